@@ -1,0 +1,25 @@
+/* cli/cli.h — private to the hopscope command.  Each subcommand lives in its
+ * own cli/cmd_<name>.c and is listed once in the table in cli/main.c. */
+#ifndef HOPSCOPE_CLI_H
+#define HOPSCOPE_CLI_H
+
+typedef struct hs__cmd {
+    const char *name;
+    int (*run)(int argc, char **argv); /* argv[0] is the subcommand name */
+    const char *summary;               /* one line for `hopscope help` */
+    const char *help;                  /* full text for `hopscope help NAME` */
+} hs__cmd;
+
+/* Exit codes of the hopscope command. */
+enum { HS_EXIT_OK = 0, HS_EXIT_FAIL = 1, HS_EXIT_USAGE = 2 };
+
+const hs__cmd *hs__cmd_find(const char *name);
+/* Prints the subcommand's help to stdout. */
+void hs__cmd_help(const hs__cmd *c);
+/* True if argv holds -h or --help before a "--". */
+int hs__wants_help(int argc, char **argv);
+/* Prints "hopscope NAME: <message>" and a hint to stderr; returns HS_EXIT_USAGE. */
+int hs__usage_error(const char *cmd, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+#endif

@@ -1,0 +1,2 @@
+# cli/: the hopscope command.
+CLI_SRCS += cli/main.c

@@ -1,0 +1,1 @@
+# tests/: integration test helpers are shell scripts under tests/integration.
