@@ -93,10 +93,10 @@ typedef struct hs_scheme {
 
 /* Defaults: k = 0 (auto), c = 4, b = 1, hashed, salt 0, nlinks 0. */
 void hs_scheme_cfg_default(hs_scheme_cfg *cfg);
-/* Smallest k >= 4 with 2^k > nlinks, or 0 if nlinks >= 2^32 - 1. */
+/* Smallest k >= 4 with 2^k > nlinks, or 0 if nlinks > 2^32 - 1. */
 unsigned hs_link_bits(uint64_t nlinks);
 /* Validates cfg and builds the tables.  Errors (err says which parameter):
- * HS_EINVAL for c, b or k outside their ranges, HS_ERANGE when k is too
+ * HS_EINVAL for c, b or k outside their ranges or b > k, HS_ERANGE when k is too
  * small for nlinks, HS_ENOMEM.  On failure *s needs no hs_scheme_free. */
 int hs_scheme_init(hs_scheme *s, const hs_scheme_cfg *cfg, hs_error *err);
 void hs_scheme_free(hs_scheme *s);
