@@ -13,6 +13,9 @@ typedef struct hs__cmd {
 /* Exit codes of the hopscope command. */
 enum { HS_EXIT_OK = 0, HS_EXIT_FAIL = 1, HS_EXIT_USAGE = 2 };
 
+/* Subcommands, one per cli/cmd_<name>.c, listed in the table in main.c. */
+int hs__cmd_demo(int argc, char **argv);
+
 const hs__cmd *hs__cmd_find(const char *name);
 /* Prints the subcommand's help to stdout. */
 void hs__cmd_help(const hs__cmd *c);

@@ -16,6 +16,17 @@ static int cmd_version(int argc, char **argv)
 }
 
 static const hs__cmd commands[] = {
+    { "demo", hs__cmd_demo,
+      "show the whole idea working on built-in data (no arguments)",
+      "usage: hopscope demo [--seed N] [--packets N]\n"
+      "\n"
+      "Runs the in-band scheme end to end on a built-in path set: packets are\n"
+      "marked hop by hop with the 6-bit field, NIC counters are decoded with the\n"
+      "blind fast and route-aware decoders, and the estimates are compared with\n"
+      "the true per-link counts.\n"
+      "\n"
+      "  --seed N      seed for the simulated packets (default 1)\n"
+      "  --packets N   number of monitored packets (default 200000)\n" },
     { "version", cmd_version, "print the version (same as --version)",
       "usage: hopscope version\n"
       "       hopscope --version\n" },

@@ -1,2 +1,3 @@
 # cli/: the hopscope command.
 CLI_SRCS += cli/main.c
+CLI_SRCS += cli/cmd_demo.c
