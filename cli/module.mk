@@ -1,3 +1,5 @@
 # cli/: the hopscope command.
 CLI_SRCS += cli/main.c
 CLI_SRCS += cli/cmd_demo.c
+CLI_SRCS += cli/cmd_topo.c
+CLI_SRCS += cli/cmd_simulate.c

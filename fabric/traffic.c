@@ -1,0 +1,659 @@
+/* Synthetic traffic for validating the model: standard patterns at a given
+ * offered load, with the usual methodology (warm-up, a measurement window,
+ * then running on until the messages generated in the window are
+ * delivered, with generation continuing so that conditions stay steady).
+ *
+ * Each active source posts messages of `size` bytes with exponential
+ * (Poisson) or fixed inter-arrival times whose mean makes its offered load
+ * the requested fraction of its injection link's bandwidth, counted in wire
+ * bytes (payload + header, at least the minimum packet), so load 1.0 fills
+ * the link exactly.  Source queues are unbounded, as in an open-loop
+ * measurement: beyond saturation latency grows with the run.
+ *
+ * Reported: offered and accepted load (wire bytes delivered in the window /
+ * capacity of the active sources), latency from posting to delivery of the
+ * measured messages (percentiles by nearest rank), and network latency
+ * from the start of the injection of a message's last packet. */
+#include "engine.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void hs_traffic_cfg_default(hs_traffic_cfg *c)
+{
+    memset(c, 0, sizeof *c);
+    c->pattern = HS_PAT_UNIFORM;
+    c->shift = 0;
+    c->target = 0;
+    c->frac = 0.1;
+    c->senders = 0;
+    c->bg_load = 0;
+    c->load = 0.5;
+    c->size = 0;
+    c->warmup = HS_TIME_NEVER;   /* default: duration / 4 */
+    c->duration = 20 * HS_PS_PER_US;
+    c->packets = 0;
+    c->drain_max = 0;
+    c->seed = 1;
+}
+
+/* "key=value" options after the pattern name, separated by commas. */
+static int pattern_opts(hs_traffic_cfg *c, char *opts, const char *s, hs_error *err)
+{
+    char *save = NULL;
+    for (char *tok = strtok_r(opts, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(tok, '=');
+        if (!eq)
+            return hs_error_set(err, HS_EINVAL, "traffic '%s': '%s' should be key=value", s, tok);
+        *eq = '\0';
+        const char *k = tok, *v = eq + 1;
+        uint64_t u;
+        double d;
+        if (strcmp(k, "target") == 0 && (c->pattern == HS_PAT_HOTSPOT ||
+                                         c->pattern == HS_PAT_INCAST)) {
+            if (hs_parse_u64(v, &u) || u > UINT32_MAX)
+                return hs_error_set(err, HS_EINVAL, "traffic '%s': target=%s: a node number",
+                                    s, v);
+            c->target = (uint32_t)u;
+        } else if (strcmp(k, "frac") == 0 && c->pattern == HS_PAT_HOTSPOT) {
+            if (hs_parse_double(v, &d) || d < 0 || d > 1)
+                return hs_error_set(err, HS_EINVAL, "traffic '%s': frac=%s: a fraction 0..1",
+                                    s, v);
+            c->frac = d;
+        } else if (strcmp(k, "senders") == 0 && c->pattern == HS_PAT_INCAST) {
+            if (hs_parse_u64(v, &u) || u == 0 || u > UINT32_MAX)
+                return hs_error_set(err, HS_EINVAL, "traffic '%s': senders=%s: a positive "
+                                    "count", s, v);
+            c->senders = (uint32_t)u;
+        } else if (strcmp(k, "list") == 0 && c->pattern == HS_PAT_INCAST) {
+            char buf[1024];
+            if (strlen(v) >= sizeof buf)
+                return hs_error_set(err, HS_EINVAL, "traffic '%s': list too long", s);
+            strcpy(buf, v);
+            char *s2 = NULL;
+            c->nsender_list = 0;
+            for (char *x = strtok_r(buf, "+", &s2); x; x = strtok_r(NULL, "+", &s2)) {
+                if (c->nsender_list == HS_TRAFFIC_MAX_LIST)
+                    return hs_error_set(err, HS_EINVAL, "traffic '%s': at most %d listed "
+                                        "senders", s, HS_TRAFFIC_MAX_LIST);
+                if (hs_parse_u64(x, &u) || u > UINT32_MAX)
+                    return hs_error_set(err, HS_EINVAL, "traffic '%s': list: '%s' is not a "
+                                        "node number", s, x);
+                c->sender_list[c->nsender_list++] = (uint32_t)u;
+            }
+        } else if (strcmp(k, "bg") == 0 && c->pattern == HS_PAT_INCAST) {
+            if (hs_parse_double(v, &d) || d < 0 || d > 1)
+                return hs_error_set(err, HS_EINVAL, "traffic '%s': bg=%s: a load 0..1", s, v);
+            c->bg_load = d;
+        } else {
+            return hs_error_set(err, HS_EINVAL, "traffic '%s': unknown option '%s'", s, k);
+        }
+    }
+    return 0;
+}
+
+int hs_traffic_parse(const char *s, hs_traffic_cfg *c, hs_error *err)
+{
+    char buf[1200];
+    if (!s || strlen(s) >= sizeof buf)
+        return hs_error_set(err, HS_EINVAL, "traffic pattern missing or too long");
+    strcpy(buf, s);
+    char *arg = strchr(buf, ':');
+    if (arg)
+        *arg++ = '\0';
+    static const struct { const char *name; hs_pattern p; } pats[] = {
+        { "uniform", HS_PAT_UNIFORM }, { "shift", HS_PAT_SHIFT },
+        { "transpose", HS_PAT_TRANSPOSE }, { "bitcomp", HS_PAT_BITCOMP },
+        { "hotspot", HS_PAT_HOTSPOT }, { "incast", HS_PAT_INCAST },
+        { "groupshift", HS_PAT_GROUPSHIFT },
+    };
+    size_t i;
+    for (i = 0; i < sizeof pats / sizeof pats[0]; i++)
+        if (strcmp(buf, pats[i].name) == 0)
+            break;
+    if (i == sizeof pats / sizeof pats[0])
+        return hs_error_set(err, HS_EINVAL, "unknown traffic pattern '%s' (uniform, shift[:S], "
+                            "transpose, bitcomp, groupshift[:G], hotspot[:target=T,frac=F], "
+                            "incast[:target=T,senders=S|list=A+B,bg=L])", buf);
+    c->pattern = pats[i].p;
+    if (!arg)
+        return 0;
+    if (c->pattern == HS_PAT_SHIFT || c->pattern == HS_PAT_GROUPSHIFT) {
+        int64_t v;
+        if (hs_parse_i64(arg, &v) || v == 0)
+            return hs_error_set(err, HS_EINVAL, "traffic '%s': the shift must be a nonzero "
+                                "integer", s);
+        c->shift = v;
+        return 0;
+    }
+    if (c->pattern == HS_PAT_HOTSPOT || c->pattern == HS_PAT_INCAST)
+        return pattern_opts(c, arg, s, err);
+    return hs_error_set(err, HS_EINVAL, "traffic '%s': pattern '%s' takes no argument", s, buf);
+}
+
+/* ---- the driver ------------------------------------------------------------- */
+
+typedef struct meas {
+    hs_time  post, sent;
+    uint32_t src;
+} meas;
+
+typedef struct driver {
+    hs_fabric *F;
+    const hs_traffic_cfg *c;
+    uint32_t N;
+    uint64_t rng[4];
+    double  *gap;          /* mean inter-arrival per node, ps; 0 = inactive */
+    uint8_t *role;         /* 0 inactive, 1 pattern source, 2 incast background */
+    uint32_t *isend;       /* incast: the senders */
+    uint32_t nsend;
+    uint32_t transpose_n;
+    uint64_t wire;         /* wire bytes per message */
+    uint64_t lastwire;     /* wire bytes of a message's last packet */
+    hs_time  w0, w1;       /* measurement window */
+    int      generating;
+    uint64_t generated, limit;
+    hs_time  last_gen;
+    /* measured messages, indexed by serial */
+    meas    *m;
+    size_t   nm, capm;
+    uint64_t outstanding;  /* measured, not yet delivered */
+    hs_time *lat, *net;
+    size_t   nlat, caplat;
+    hs_time  stop_at;      /* give up waiting for measured messages */
+    uint64_t win_delivered, win_generated;
+    int      error;
+} driver;
+
+#define COOKIE_MEASURED (1ull << 63)
+/* timer cookies besides node numbers */
+#define TIMER_WINDOW_END (UINT64_MAX - 1)
+#define TIMER_GIVE_UP (UINT64_MAX - 2)
+
+static uint64_t drand64(driver *d)
+{
+    uint64_t *s = d->rng;
+    uint64_t r = s[1] * 5, x = (r << 7 | r >> 57) * 9, t = s[1] << 17;
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = s[3] << 45 | s[3] >> 19;
+    return x;
+}
+
+static double drand01(driver *d)
+{
+    return (double)(drand64(d) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+static hs_time next_gap(driver *d, uint32_t node)
+{
+    double g = d->gap[node];
+    if (d->c->periodic)
+        return (hs_time)(g + 0.5);
+    double u = drand01(d);
+    return (hs_time)(-log1p(-u) * g + 0.5);
+}
+
+static uint32_t uniform_other(driver *d, uint32_t src, uint32_t avoid)
+{
+    /* uniform over nodes other than src and avoid (avoid may equal src) */
+    uint32_t lo = src < avoid ? src : avoid, hi = src < avoid ? avoid : src;
+    uint32_t n = d->N - (lo == hi ? 1 : 2);
+    uint32_t x = (uint32_t)(drand64(d) % n);
+    if (x >= lo)
+        x++;
+    if (hi != lo && x >= hi)
+        x++;
+    return x;
+}
+
+static uint32_t dest(driver *d, uint32_t src)
+{
+    const hs_traffic_cfg *c = d->c;
+    uint32_t N = d->N;
+    if (d->role[src] == 2)
+        return uniform_other(d, src, c->target);
+    switch (c->pattern) {
+    case HS_PAT_UNIFORM:
+        return uniform_other(d, src, src);
+    case HS_PAT_SHIFT: {
+        int64_t s = c->shift ? c->shift : (int64_t)(N / 2);
+        return (uint32_t)((((int64_t)src + s) % (int64_t)N + N) % N);
+    }
+    case HS_PAT_TRANSPOSE: {
+        uint32_t n = d->transpose_n;
+        return (src % n) * n + src / n;
+    }
+    case HS_PAT_BITCOMP:
+        return N - 1 - src;
+    case HS_PAT_GROUPSHIFT: {
+        const hs__dragonfly *df = &d->F->topo->u.df;
+        uint32_t per = df->a * df->p, G = src / per;
+        int64_t s = c->shift ? c->shift : 1;
+        uint32_t G2 = (uint32_t)((((int64_t)G + s) % (int64_t)df->g + df->g) % df->g);
+        return G2 * per + src % per;
+    }
+    case HS_PAT_HOTSPOT:
+        if (src != c->target && drand01(d) < c->frac)
+            return c->target;
+        return uniform_other(d, src, src);
+    case HS_PAT_INCAST:
+        return c->target;
+    }
+    return 0;
+}
+
+static void post(driver *d, uint32_t src)
+{
+    hs_fabric *F = d->F;
+    uint32_t dst = dest(d, src);
+    hs_time now = hs_fabric_now(F);
+    uint64_t cookie = src;
+    int measured = now >= d->w0 && now < d->w1;
+    if (measured) {
+        if (d->nm == d->capm) {
+            size_t nc = d->capm ? d->capm * 2 : 4096;
+            meas *n = realloc(d->m, nc * sizeof *n);
+            if (!n) {
+                d->error = HS_ENOMEM;
+                return;
+            }
+            d->m = n;
+            d->capm = nc;
+        }
+        d->m[d->nm].post = now;
+        d->m[d->nm].sent = 0;
+        d->m[d->nm].src = src;
+        cookie = COOKIE_MEASURED | d->nm++;
+        d->outstanding++;
+        d->win_generated++;
+    }
+    int rc = hs_fabric_inject(F, now, src, dst, d->c->size, 0, 1, cookie);
+    if (rc)
+        d->error = rc;
+    d->generated++;
+    d->last_gen = now;
+}
+
+static void on_timer(void *ctx, hs_fabric *F, uint64_t node, hs_time t)
+{
+    driver *d = ctx;
+    if (node == TIMER_WINDOW_END) {
+        if (d->outstanding == 0)
+            hs_fabric_stop(F);
+        return;
+    }
+    if (node == TIMER_GIVE_UP) {
+        hs_fabric_stop(F);
+        return;
+    }
+    if (!d->generating)
+        return;
+    post(d, (uint32_t)node);
+    if (d->limit && d->generated >= d->limit) {
+        d->generating = 0;
+        return;
+    }
+    if (hs_fabric_timer(F, t + next_gap(d, (uint32_t)node), node))
+        d->error = HS_ENOMEM;
+}
+
+static void on_sent(void *ctx, hs_fabric *F, uint64_t cookie, hs_time t)
+{
+    (void)F;
+    driver *d = ctx;
+    if (cookie & COOKIE_MEASURED)
+        d->m[cookie & ~COOKIE_MEASURED].sent = t;
+}
+
+static void on_delivered(void *ctx, hs_fabric *F, uint64_t cookie, hs_time t)
+{
+    driver *d = ctx;
+    if (t >= d->w0 && t < d->w1)
+        d->win_delivered++;
+    if (!(cookie & COOKIE_MEASURED))
+        return;
+    const meas *m = &d->m[cookie & ~COOKIE_MEASURED];
+    if (d->nlat == d->caplat) {
+        size_t nc = d->caplat ? d->caplat * 2 : 4096;
+        hs_time *a = realloc(d->lat, nc * sizeof *a);
+        if (a)
+            d->lat = a;
+        hs_time *b = realloc(d->net, nc * sizeof *b);
+        if (b)
+            d->net = b;
+        if (!a || !b) {
+            d->error = HS_ENOMEM;
+            hs_fabric_stop(F);
+            return;
+        }
+        d->caplat = nc;
+    }
+    hs_time ser = hs_ser_time(d->lastwire, F->lk[hs_topo_node_injection(F->topo, m->src)].bw);
+    d->lat[d->nlat] = t - m->post;
+    d->net[d->nlat] = t - (m->sent - ser);
+    d->nlat++;
+    if (--d->outstanding == 0 && t >= d->w1)
+        hs_fabric_stop(F);
+}
+
+static int cmp_time(const void *a, const void *b)
+{
+    hs_time x = *(const hs_time *)a, y = *(const hs_time *)b;
+    return x < y ? -1 : x > y;
+}
+
+static hs_time pct(const hs_time *v, size_t n, double q)
+{
+    if (n == 0)
+        return 0;
+    size_t r = (size_t)ceil(q * (double)n);
+    if (r < 1)
+        r = 1;
+    if (r > n)
+        r = n;
+    return v[r - 1];
+}
+
+/* Sets up roles and per-node gaps; HS_EINVAL when the pattern does not fit. */
+static int setup(driver *d, hs_error *err)
+{
+    hs_fabric *F = d->F;
+    const hs_traffic_cfg *c = d->c;
+    uint32_t N = d->N;
+    const hs_fabric_params *p = &F->prm;
+    uint64_t npk = c->size ? (c->size + p->mtu - 1) / p->mtu : 1;
+    uint64_t wire = 0;
+    for (uint64_t i = 0; i < npk; i++) {
+        uint64_t pay = i + 1 < npk ? p->mtu : c->size - (npk - 1) * p->mtu;
+        uint64_t w = pay + p->header;
+        w = w < HS_FABRIC_MIN_PACKET ? HS_FABRIC_MIN_PACKET : w;
+        wire += w;
+        d->lastwire = w;
+    }
+    d->wire = wire;
+    for (uint32_t n = 0; n < N; n++)
+        d->role[n] = 1;
+    switch (c->pattern) {
+    case HS_PAT_SHIFT: {
+        int64_t s = c->shift ? c->shift : (int64_t)(N / 2);
+        if (((s % (int64_t)N) + N) % N == 0)
+            return hs_error_set(err, HS_EINVAL, "shift %lld is a multiple of the %u nodes",
+                                (long long)s, N);
+        break;
+    }
+    case HS_PAT_TRANSPOSE: {
+        uint32_t n = (uint32_t)llround(sqrt((double)N));
+        if ((uint64_t)n * n != N)
+            return hs_error_set(err, HS_EINVAL, "transpose needs a square number of nodes "
+                                "(this network has %u)", N);
+        d->transpose_n = n;
+        for (uint32_t x = 0; x < N; x++)
+            if (x % n == x / n)
+                d->role[x] = 0;  /* the diagonal maps to itself */
+        break;
+    }
+    case HS_PAT_BITCOMP:
+        if (N % 2)
+            d->role[N / 2] = 0;
+        break;
+    case HS_PAT_GROUPSHIFT: {
+        if (F->topo->kind != HS_TOPO_DRAGONFLY)
+            return hs_error_set(err, HS_EINVAL, "groupshift needs a dragonfly topology");
+        int64_t s = c->shift ? c->shift : 1;
+        if (((s % (int64_t)F->topo->u.df.g) + F->topo->u.df.g) % F->topo->u.df.g == 0)
+            return hs_error_set(err, HS_EINVAL, "group shift %lld is a multiple of the %u "
+                                "groups", (long long)s, F->topo->u.df.g);
+        break;
+    }
+    case HS_PAT_HOTSPOT:
+        if (c->target >= N)
+            return hs_error_set(err, HS_EINVAL, "hotspot target %u: the network has %u nodes",
+                                c->target, N);
+        break;
+    case HS_PAT_INCAST: {
+        if (c->target >= N)
+            return hs_error_set(err, HS_EINVAL, "incast target %u: the network has %u nodes",
+                                c->target, N);
+        for (uint32_t n = 0; n < N; n++)
+            d->role[n] = c->bg_load > 0 && n != c->target ? 2 : 0;
+        if (c->nsender_list) {
+            for (unsigned i = 0; i < c->nsender_list; i++) {
+                uint32_t s = c->sender_list[i];
+                if (s >= N || s == c->target)
+                    return hs_error_set(err, HS_EINVAL, "incast sender %u: not a node other "
+                                        "than the target", s);
+                d->role[s] = 1;
+            }
+        } else {
+            uint32_t S = c->senders ? c->senders : N - 1;
+            if (S > N - 1)
+                return hs_error_set(err, HS_EINVAL, "incast: %u senders but only %u other "
+                                    "nodes", S, N - 1);
+            /* spread over the machine: every (N-1)/S-th node after the target */
+            for (uint32_t i = 0; i < S; i++) {
+                uint64_t off = 1 + (uint64_t)i * (N - 1) / S;
+                d->role[(c->target + off) % N] = 1;
+            }
+        }
+        break;
+    }
+    default:
+        break;
+    }
+    for (uint32_t n = 0; n < N; n++) {
+        double load = d->role[n] == 1 ? c->load : d->role[n] == 2 ? c->bg_load : 0;
+        if (load <= 0) {
+            d->gap[n] = 0;
+            d->role[n] = 0;
+            continue;
+        }
+        hs_time ser = hs_ser_time(wire, F->lk[hs_topo_node_injection(F->topo, n)].bw);
+        d->gap[n] = (double)ser / load;
+    }
+    return 0;
+}
+
+int hs_traffic_run(hs_fabric *F, const hs_traffic_cfg *cin, hs_traffic_result *r,
+                   hs_error *err)
+{
+    memset(r, 0, sizeof *r);
+    hs_traffic_cfg c = *cin;
+    if (c.size == 0)
+        c.size = F->prm.mtu;
+    if (!(c.load > 0) || c.load > 1.0)
+        return hs_error_set(err, HS_EINVAL, "load %g: must be in (0, 1] (a fraction of the "
+                            "injection bandwidth)", c.load);
+    if (c.duration == 0)
+        return hs_error_set(err, HS_EINVAL, "measurement duration must be positive");
+    if (c.warmup == HS_TIME_NEVER)
+        c.warmup = c.duration / 4;
+    if (c.drain_max == 0) {
+        c.drain_max = 10 * c.duration;
+        if (c.drain_max < 100 * HS_PS_PER_US)
+            c.drain_max = 100 * HS_PS_PER_US;
+    }
+    driver d;
+    memset(&d, 0, sizeof d);
+    d.F = F;
+    d.c = &c;
+    d.N = F->N;
+    uint64_t x = c.seed ^ 0x5f3759df9e3779b9ull;
+    for (int i = 0; i < 4; i++) {
+        uint64_t z = (x += 0x9e3779b97f4a7c15ull);
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+        d.rng[i] = z ^ (z >> 31);
+    }
+    d.gap = calloc(d.N, sizeof *d.gap);
+    d.role = calloc(d.N, 1);
+    int rc = 0;
+    if (!d.gap || !d.role) {
+        rc = HS_ENOMEM;
+        goto out;
+    }
+    rc = setup(&d, err);
+    if (rc)
+        goto out;
+    uint32_t active = 0;
+    for (uint32_t n = 0; n < d.N; n++)
+        active += d.role[n] == 1;
+    if (active == 0) {
+        rc = hs_error_set(err, HS_EINVAL, "the pattern leaves no node sending");
+        goto out;
+    }
+    hs_time t0 = hs_fabric_now(F);
+    if (c.packets) {
+        d.limit = c.packets;
+        d.w0 = t0;
+        d.w1 = HS_TIME_NEVER;
+    } else {
+        d.w0 = t0 + c.warmup;
+        d.w1 = d.w0 + c.duration;
+    }
+    d.generating = 1;
+    hs_fabric_callbacks cb = { on_sent, on_delivered, on_timer };
+    hs_fabric_set_callbacks(F, &cb, &d);
+    for (uint32_t n = 0; n < d.N && !rc; n++)
+        if (d.gap[n] > 0) {
+            /* first arrival: a full random gap (Poisson) or a random phase */
+            hs_time g = c.periodic ? (hs_time)(drand01(&d) * d.gap[n]) : next_gap(&d, n);
+            rc = hs_fabric_timer(F, t0 + g, n);
+        }
+    if (!rc && !c.packets) {
+        rc = hs_fabric_timer(F, d.w1, TIMER_WINDOW_END);
+        if (!rc)
+            rc = hs_fabric_timer(F, d.w1 + c.drain_max, TIMER_GIVE_UP);
+    }
+    /* packets mode: runs until the network drains; duration mode: until
+     * the measured messages are delivered or the drain limit */
+    int frc = rc ? 0 : hs_fabric_run(F, HS_TIME_NEVER);
+    d.generating = 0;
+    if (!rc && d.error)
+        rc = d.error;
+    if (!rc && frc < 0 && frc != HS_EDEADLOCK)
+        rc = frc;
+    r->status = frc == HS_EDEADLOCK ? HS_EDEADLOCK : 0;
+    if (rc)
+        goto out;
+    hs_time w0 = d.w0, w1 = c.packets ? d.last_gen + 1 : d.w1;
+    double cap = 0;
+    for (uint32_t n = 0; n < d.N; n++)
+        if (d.role[n] == 1)
+            cap += (double)F->lk[hs_topo_node_injection(F->topo, n)].bw;
+    double secs = (double)(w1 - w0) / (double)HS_PS_PER_S;
+    r->offered = (double)d.win_generated * (double)d.wire / (cap * secs);
+    r->accepted = (double)d.win_delivered * (double)d.wire / (cap * secs);
+    r->accepted_bps = (double)d.win_delivered * (double)c.size / secs;
+    if (c.packets) {
+        r->offered = c.load;
+        r->accepted = (double)d.nlat * (double)d.wire / (cap * secs);
+        r->accepted_bps = (double)d.nlat * (double)c.size / secs;
+    }
+    r->measured = d.nm;
+    r->unfinished = d.outstanding;
+    if (d.nlat) {
+        qsort(d.lat, d.nlat, sizeof *d.lat, cmp_time);
+        qsort(d.net, d.nlat, sizeof *d.net, cmp_time);
+        double sum = 0, sumn = 0;
+        for (size_t i = 0; i < d.nlat; i++) {
+            sum += (double)d.lat[i];
+            sumn += (double)d.net[i];
+        }
+        r->lat_min = d.lat[0];
+        r->lat_max = d.lat[d.nlat - 1];
+        r->lat_mean = (hs_time)(sum / (double)d.nlat + 0.5);
+        r->lat_p50 = pct(d.lat, d.nlat, 0.50);
+        r->lat_p90 = pct(d.lat, d.nlat, 0.90);
+        r->lat_p99 = pct(d.lat, d.nlat, 0.99);
+        r->lat_p999 = pct(d.lat, d.nlat, 0.999);
+        r->net_mean = (hs_time)(sumn / (double)d.nlat + 0.5);
+        r->net_p50 = pct(d.net, d.nlat, 0.50);
+        r->net_p99 = pct(d.net, d.nlat, 0.99);
+    }
+    r->end = hs_fabric_now(F);
+out:
+    hs_fabric_set_callbacks(F, NULL, NULL);
+    free(d.gap);
+    free(d.role);
+    free(d.m);
+    free(d.lat);
+    free(d.net);
+    return rc;
+}
+
+void hs_traffic_json(hs_json *w, const hs_traffic_cfg *c, const hs_traffic_result *r)
+{
+    static const char *names[] = { "?", "uniform", "shift", "transpose", "bitcomp",
+                                   "hotspot", "incast", "groupshift" };
+    hs_json_key(w, "traffic");
+    hs_json_obj_begin(w);
+    hs_json_key(w, "pattern");
+    hs_json_str(w, names[c->pattern <= HS_PAT_GROUPSHIFT ? c->pattern : 0]);
+    if (c->pattern == HS_PAT_SHIFT || c->pattern == HS_PAT_GROUPSHIFT) {
+        hs_json_key(w, "shift");
+        hs_json_int(w, c->shift);
+    }
+    if (c->pattern == HS_PAT_HOTSPOT || c->pattern == HS_PAT_INCAST) {
+        hs_json_key(w, "target");
+        hs_json_uint(w, c->target);
+    }
+    if (c->pattern == HS_PAT_HOTSPOT) {
+        hs_json_key(w, "frac");
+        hs_json_num(w, c->frac);
+    }
+    if (c->pattern == HS_PAT_INCAST) {
+        hs_json_key(w, "senders");
+        hs_json_uint(w, c->nsender_list ? c->nsender_list : c->senders);
+        hs_json_key(w, "bg_load");
+        hs_json_num(w, c->bg_load);
+    }
+    hs_json_key(w, "load");
+    hs_json_num(w, c->load);
+    hs_json_key(w, "size");
+    hs_json_uint(w, c->size);
+    hs_json_key(w, "arrivals");
+    hs_json_str(w, c->periodic ? "periodic" : "poisson");
+    hs_json_key(w, "warmup_ps");
+    hs_json_uint(w, c->warmup == HS_TIME_NEVER ? c->duration / 4 : c->warmup);
+    hs_json_key(w, "duration_ps");
+    hs_json_uint(w, c->duration);
+    hs_json_key(w, "packets");
+    hs_json_uint(w, c->packets);
+    hs_json_key(w, "seed");
+    hs_json_uint(w, c->seed);
+    hs_json_key(w, "offered");
+    hs_json_num(w, r->offered);
+    hs_json_key(w, "accepted");
+    hs_json_num(w, r->accepted);
+    hs_json_key(w, "accepted_Bps");
+    hs_json_num(w, r->accepted_bps);
+    hs_json_key(w, "measured");
+    hs_json_uint(w, r->measured);
+    hs_json_key(w, "unfinished");
+    hs_json_uint(w, r->unfinished);
+    hs_json_key(w, "latency_ps");
+    hs_json_obj_begin(w);
+    hs_json_key(w, "min"); hs_json_uint(w, r->lat_min);
+    hs_json_key(w, "mean"); hs_json_uint(w, r->lat_mean);
+    hs_json_key(w, "p50"); hs_json_uint(w, r->lat_p50);
+    hs_json_key(w, "p90"); hs_json_uint(w, r->lat_p90);
+    hs_json_key(w, "p99"); hs_json_uint(w, r->lat_p99);
+    hs_json_key(w, "p999"); hs_json_uint(w, r->lat_p999);
+    hs_json_key(w, "max"); hs_json_uint(w, r->lat_max);
+    hs_json_obj_end(w);
+    hs_json_key(w, "network_latency_ps");
+    hs_json_obj_begin(w);
+    hs_json_key(w, "mean"); hs_json_uint(w, r->net_mean);
+    hs_json_key(w, "p50"); hs_json_uint(w, r->net_p50);
+    hs_json_key(w, "p99"); hs_json_uint(w, r->net_p99);
+    hs_json_obj_end(w);
+    hs_json_key(w, "status");
+    hs_json_str(w, r->status == HS_EDEADLOCK ? "deadlock" : "ok");
+    hs_json_obj_end(w);
+}
