@@ -11,3 +11,4 @@ INSTALL_HEADERS += include/hopscope/fabric.h
 # The event loop and device code are the hot path.
 CFLAGS_fabric_ := -O3
 UNIT_TESTS += tests/unit/test_fabric_topo.c
+UNIT_TESTS += tests/unit/test_fabric_engine.c
