@@ -36,8 +36,9 @@
 #define HS_NIL UINT32_MAX
 
 /* ---- events -------------------------------------------------------------
- * A heap entry is (time, data); ties are broken by data, whose top bits are
- * the type, so the order is total and reproducible. */
+ * Events run in (time, seq) order, seq being the order in which they were
+ * scheduled: a total order, the same for any queue implementation, so the
+ * same inputs give the same run. */
 enum {
     EV_TX_END = 0,   /* arg: link; a transmission ended */
     EV_CREDIT = 1,   /* arg: link | vc | bytes; credits reached the transmitter */
@@ -45,6 +46,7 @@ enum {
     EV_DELIVER = 3,  /* arg: packet; processed by the destination NIC */
     EV_POST = 4,     /* arg: message; posted at the source NIC */
     EV_TIMER = 5,    /* arg: timer slot */
+    EV_WAKE = 6,     /* arg: link; a credit-stalled transmitter's credit is in */
 };
 #define EV_SHIFT 60
 #define EV_ARG_MASK ((1ull << EV_SHIFT) - 1)
@@ -56,33 +58,61 @@ enum {
 
 typedef struct hs__ev {
     hs_time  t;
-    uint64_t d;
+    uint64_t d;          /* type << EV_SHIFT | arg */
 } hs__ev;
+
+/* Far-future events wait in a 4-ary heap ordered by (t, seq). */
+typedef struct hs__fev {
+    hs_time  t;
+    uint64_t seq;
+    uint64_t d;
+} hs__fev;
+
+/* Wheel buckets: chains of chunks of events in scheduling order
+ * (contiguous, so gathering a bucket streams through memory). */
+#define EV_CHUNK 15
+typedef struct hs__chunk {
+    uint32_t next, n;
+    hs__ev   e[EV_CHUNK];
+} hs__chunk;
+
+/* Timing wheel (engine.c): buckets of 2^WHEEL_BITS ps, WHEEL_SLOTS of them
+ * ahead of the current one (about 4 us); later events wait in the far heap
+ * and move into the wheel as it turns. */
+#define WHEEL_BITS 8
+#define WHEEL_SLOTS (1u << 14)
 
 /* ---- packets and messages ---------------------------------------------- */
 
+/* A packet in flight, split by access: the hot part (one cache line) is
+ * touched at every hop, the cold part only when the NIC creates or
+ * delivers it. */
 typedef struct hs__pkt {
     uint64_t key;        /* hs_packet_key(salt, src, dst, seq) */
-    uint64_t seq;        /* source NIC's sequence number */
     hs_time  ready;      /* eligible for its next transmission since */
     hs_time  tail;       /* its tail arrives at the current input at */
-    hs_time  t_first;    /* first transmission started at */
-    uint32_t msg;
-    uint32_t src, dst;
+    uint32_t dst;
     uint32_t bytes;      /* on the wire */
-    uint32_t payload;    /* message bytes it carries */
     uint32_t in;         /* link it arrived on */
     uint32_t out;        /* output chosen at the current switch */
     uint32_t next;       /* FIFO successor / free list */
     uint32_t inter;      /* dragonfly Valiant group still to visit, or HS_NIL */
-    uint16_t phase, pidx;/* phase id and its dense index */
+    uint16_t pidx;       /* dense phase index */
     uint8_t  vc;         /* VC of the buffer it occupies */
     uint8_t  out_vc;     /* VC on the chosen output */
     uint8_t  monitored;
     uint8_t  nsw;        /* switch-to-switch hops taken */
     uint8_t  ng;         /* dragonfly global hops taken */
     hs_field field;
-} hs__pkt;
+} __attribute__((aligned(64))) hs__pkt;
+
+typedef struct hs__pkc {
+    uint64_t seq;        /* source NIC's sequence number */
+    uint32_t msg;
+    uint32_t src;
+    uint32_t payload;    /* message bytes it carries */
+    uint16_t phase;
+} hs__pkc;
 
 typedef struct hs__msg {
     uint64_t cookie;
@@ -100,6 +130,17 @@ typedef struct hs__msg {
 
 /* ---- ports -------------------------------------------------------------- */
 
+/* Credits on their way back to a transmitter, in arrival order.  They are
+ * absorbed lazily when the transmitter looks at its credits; only a
+ * transmitter that waits for credit gets an event (EV_WAKE) at the first
+ * arrival.  A full ring falls back to an EV_CREDIT event. */
+#define CR_RING 4
+typedef struct hs__cring {
+    hs_time  t[CR_RING];
+    uint32_t v[CR_RING];   /* bytes | vc << CR_VC_SHIFT */
+    uint8_t  head, n;
+} hs__cring;
+
 typedef struct hs__oport {
     hs_time  stall_since;  /* HS_TIME_NEVER unless idle with a credit-starved request */
     uint64_t queued;       /* bytes of head packets requesting this output */
@@ -110,13 +151,24 @@ typedef struct hs__oport {
     uint16_t stall_pidx;   /* phase the stall is charged to */
     uint8_t  busy;
     uint8_t  cur_vc;
+    uint8_t  waiting;      /* blocked on credit: wants an EV_WAKE */
+    uint8_t  wake;         /* an EV_WAKE is scheduled */
     uint32_t req_off;      /* this output's request bitset in req[] */
 } hs__oport;
 
+/* Switch input ports are numbered globally, gp = port_off[switch] + port,
+ * and a switch's requesters r = port * nvc + vc are contiguous from
+ * gp_first * nvc, so arbitration reads one small block. */
 typedef struct hs__iport {
     uint8_t busy;          /* sending a packet through the crossbar */
     uint8_t rrvc;          /* VC to offer first when it frees */
 } hs__iport;
+
+/* What the head packet of an input FIFO asks of its output. */
+typedef struct hs__req {
+    uint32_t need;         /* bytes (credits) */
+    uint8_t  ovc;          /* VC on the output */
+} hs__req;
 
 typedef struct hs__nic {
     uint32_t hold;         /* packet cut and waiting for credits, or HS_NIL */
@@ -157,8 +209,11 @@ struct hs_fabric {
     hs_time  *ser_full;     /* serialisation of a full packet */
     hs_time  *tau;
     hs__oport *op;
-    hs__iport *ip;
-    int64_t  *credits;      /* [l * nvc + v] */
+    hs__iport *ip;          /* [global port] */
+    uint32_t  *gp_in;       /* [l]: global port where link l arrives (switches) */
+    hs__req   *rq;          /* [global port * nvc + vc] */
+    int64_t  *credits;      /* [l * nvc + v], absorbed so far */
+    hs__cring *cring;       /* [l]: credits on their way back */
     int64_t   cap_vc;       /* initial credits of a switch VC buffer */
     uint32_t *qhead, *qtail;/* switch input FIFOs [l * nvc + v] */
     uint64_t *req;          /* request bitsets */
@@ -171,15 +226,28 @@ struct hs_fabric {
 
     /* pools */
     hs__pkt  *pk;
+    hs__pkc  *pc;           /* cold parts, same index */
     uint32_t  pk_cap, pk_free, pk_live, pk_peak;
     hs__msg  *ms;
     uint32_t  ms_cap, ms_free, ms_live;
     uint64_t *tm;           /* timer cookies */
     uint32_t  tm_cap, tm_free;
 
-    /* event heap */
-    hs__ev   *ev;
-    size_t    ev_n, ev_cap;
+    /* event queue: wheel + far heap */
+    uint32_t   *whead, *wtail;  /* [WHEEL_SLOTS] chunk chains */
+    uint32_t   *wcount;     /* events per slot */
+    uint64_t   *wbits;      /* non-empty slots */
+    hs__chunk  *chk;        /* chunk pool */
+    uint32_t    chk_cap, chk_free;
+    hs__ev     *cur;        /* the current bucket, sorted */
+    uint32_t    cur_n, cur_cap, wpos;
+    hs__ev     *wtmp;       /* sorting scratch (cur_cap entries) */
+    uint64_t    wcur;       /* absolute bucket of `now` / being consumed */
+    int         wopen;      /* cur holds bucket wcur */
+    hs__fev    *ev;         /* far heap */
+    size_t      ev_n, ev_cap;
+    uint64_t    evseq;
+    size_t      nev;        /* events pending in total */
     hs_time   now;
     uint64_t  rng[4];
 
@@ -190,10 +258,12 @@ struct hs_fabric {
     unsigned  nphase;
 
     /* ground truth */
-    hs__truth  *truth;      /* [L+1] totals */
+    hs__truth  *truth;      /* [L+1] totals, filled by hs__truth_sum */
     hs__truth **truth_ph;   /* [nphase][L+1] */
     hs__truth **truth_win;  /* [nwin][L+1], NULL where untouched */
     size_t      nwin, cap_win;
+    hs__truth  *twin_blk;   /* cached window [twin_lo, twin_hi) */
+    hs_time     twin_lo, twin_hi;
     uint64_t    win_ops;    /* packets accounted to windows */
 
     /* in-band counters */
@@ -201,6 +271,8 @@ struct hs_fabric {
     hs_counters *ct_ph;     /* [nphase] (n == 0: not yet used) */
     hs_counters **ct_win;   /* [nwin] */
     size_t       nctwin;
+    hs_counters *cwin_ct;   /* cached window [cwin_lo, cwin_hi) */
+    hs_time      cwin_lo, cwin_hi;
     hs__record  *rec;
     size_t       nrec, caprec;
     uint64_t     rec_dropped;
@@ -215,6 +287,9 @@ struct hs_fabric {
 
 /* ---- engine.c -------------------------------------------------------------- */
 int  hs__ev_push(hs_fabric *F, hs_time t, unsigned type, uint64_t arg);
+int  hs__ev_init(hs_fabric *F);
+size_t hs__ev_bytes(const hs_fabric *F);
+void hs__ev_free(hs_fabric *F);
 static inline uint64_t hs__rand(hs_fabric *F)
 {
     /* xoshiro256** */
@@ -248,6 +323,26 @@ void hs__link_transmit(hs_fabric *F, uint32_t o, uint32_t p, hs_time t0);
 void hs__stall_begin(hs_fabric *F, uint32_t o, uint16_t pidx);
 void hs__stall_end(hs_fabric *F, uint32_t o);
 void hs__on_credit(hs_fabric *F, uint64_t arg);
+void hs__on_wake(hs_fabric *F, uint32_t o);
+/* Sends credit for `bytes` of VC vc back to the transmitter of link l,
+ * arriving one link latency from now. */
+void hs__credit_return(hs_fabric *F, uint32_t l, unsigned vc, uint32_t bytes);
+/* Takes in the credits of link o that have arrived by now. */
+static inline void hs__credit_absorb(hs_fabric *F, uint32_t o)
+{
+    hs__cring *r = &F->cring[o];
+    while (r->n && r->t[r->head] <= F->now) {
+        uint32_t v = r->v[r->head];
+        F->credits[(size_t)o * F->nvc + (v >> CR_VC_SHIFT)] += v & ((1u << CR_VC_SHIFT) - 1);
+        r->head = (uint8_t)((r->head + 1) % CR_RING);
+        r->n--;
+    }
+}
+/* The transmitter of o is blocked on credit: make sure it is woken when
+ * the next credit arrives. */
+void hs__credit_wait(hs_fabric *F, uint32_t o);
+/* Tests: every credit back, as if all had arrived. */
+void hs__credit_flush(hs_fabric *F);
 
 /* ---- switch.c --------------------------------------------------------------- */
 void hs__switch_arrive(hs_fabric *F, uint32_t p);
@@ -269,7 +364,7 @@ void hs__route_torus(hs_fabric *F, uint32_t sw, hs__pkt *p);
 void hs__route_table(hs_fabric *F, uint32_t sw, hs__pkt *p);
 /* Occupancy seen by adaptive routing: bytes waiting here for output o plus
  * bytes held in the buffer at its far end. */
-uint64_t hs__occupancy(const hs_fabric *F, uint32_t o);
+uint64_t hs__occupancy(hs_fabric *F, uint32_t o);
 
 /* ---- truth.c ------------------------------------------------------------------ */
 int  hs__truth_init(hs_fabric *F);
@@ -286,6 +381,8 @@ uint16_t hs__phase_index(hs_fabric *F, uint16_t phase);
 hs_counters *hs__counters_phase(hs_fabric *F, uint16_t pidx);
 hs_counters *hs__counters_window(hs_fabric *F, hs_time t);
 hs__truth *hs__truth_window(hs_fabric *F, size_t w);
+/* Fills and returns F->truth, the per-link totals (sum over phases). */
+const hs__truth *hs__truth_sum(hs_fabric *F);
 size_t hs__truth_bytes(const hs_fabric *F);
 
 #endif

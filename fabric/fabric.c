@@ -75,7 +75,10 @@ void hs_fabric_destroy(hs_fabric *F)
     free(F->tau);
     free(F->op);
     free(F->ip);
+    free(F->gp_in);
+    free(F->rq);
     free(F->credits);
+    free(F->cring);
     free(F->qhead);
     free(F->qtail);
     free(F->req);
@@ -85,9 +88,10 @@ void hs_fabric_destroy(hs_fabric *F)
     free(F->mq_tail);
     free(F->rx_rate);
     free(F->pk);
+    free(F->pc);
     free(F->ms);
     free(F->tm);
-    free(F->ev);
+    hs__ev_free(F);
     hs_topo_free(F->topo);
     free(F);
 }
@@ -140,8 +144,12 @@ int hs_fabric_create_topo(hs_fabric **out, hs_topo *t, const hs_fabric_params *p
     F->ser_full = calloc(L1, sizeof *F->ser_full);
     F->tau = calloc(L1, sizeof *F->tau);
     F->op = calloc(L1, sizeof *F->op);
-    F->ip = calloc(L1, sizeof *F->ip);
+    size_t GP = t->port_off[F->S];
+    F->ip = calloc(GP ? GP : 1, sizeof *F->ip);
+    F->gp_in = calloc(L1, sizeof *F->gp_in);
+    F->rq = calloc((GP ? GP : 1) * nvc, sizeof *F->rq);
     F->credits = calloc(L1 * nvc, sizeof *F->credits);
+    F->cring = calloc(L1, sizeof *F->cring);
     F->qhead = malloc(L1 * nvc * sizeof *F->qhead);
     F->qtail = malloc(L1 * nvc * sizeof *F->qtail);
     F->sw_nreq = calloc(F->S ? F->S : 1, sizeof *F->sw_nreq);
@@ -149,9 +157,9 @@ int hs_fabric_create_topo(hs_fabric **out, hs_topo *t, const hs_fabric_params *p
     F->mq_head = malloc((size_t)F->N * Q * sizeof *F->mq_head);
     F->mq_tail = malloc((size_t)F->N * Q * sizeof *F->mq_tail);
     F->rx_rate = calloc(F->N, sizeof *F->rx_rate);
-    if (!F->ser_full || !F->tau || !F->op || !F->ip || !F->credits || !F->qhead ||
+    if (!F->ser_full || !F->tau || !F->op || !F->ip || !F->gp_in || !F->rq || !F->credits || !F->cring || !F->qhead ||
         !F->qtail || !F->sw_nreq || !F->nic || !F->mq_head || !F->mq_tail || !F->rx_rate ||
-        hs__truth_init(F) != 0) {
+        hs__truth_init(F) != 0 || hs__ev_init(F) != 0) {
         hs_fabric_destroy(F);
         return hs_error_set(err, HS_ENOMEM, "out of memory building the network");
     }
@@ -175,6 +183,8 @@ int hs_fabric_create_topo(hs_fabric **out, hs_topo *t, const hs_fabric_params *p
             F->tau[l] = (hs_time)((double)F->ser_full[l] * p->tau_factor + 0.5);
         if (F->tau[l] == 0)
             F->tau[l] = 1;
+        if (li->to_kind == HS_DEV_SWITCH)
+            F->gp_in[l] = t->port_off[li->to] + li->to_port;
         F->op[l].stall_since = HS_TIME_NEVER;
         F->op[l].cur_msg = HS_NIL;
         F->op[l].cur_in = HS_NIL;
@@ -332,14 +342,15 @@ void hs_fabric_get_stats(const hs_fabric *F, hs_fabric_stats *s)
     s->packets_peak = F->pk_peak;
     size_t L1 = (size_t)F->L + 1;
     size_t m = sizeof *F;
-    m += L1 * (2 * sizeof(hs_time) + sizeof(hs__oport) + sizeof(hs__iport));
-    m += L1 * F->nvc * (sizeof(int64_t) + 2 * sizeof(uint32_t));
+    m += L1 * (2 * sizeof(hs_time) + sizeof(hs__oport) + sizeof(uint32_t));
+    m += (size_t)F->topo->port_off[F->S] * (sizeof(hs__iport) + F->nvc * sizeof(hs__req));
+    m += L1 * F->nvc * (sizeof(int64_t) + 2 * sizeof(uint32_t)) + L1 * sizeof(hs__cring);
     for (uint32_t sw = 0; sw < F->S; sw++)
         m += (size_t)(F->topo->port_off[sw + 1] - F->topo->port_off[sw]) *
              ((F->sw_nreq[sw] + 63) / 64) * 8;
     m += (size_t)F->N * (sizeof(hs__nic) + 8 + 2 * 4 * F->prm.nic_queues);
-    m += (size_t)F->pk_cap * sizeof(hs__pkt) + (size_t)F->ms_cap * sizeof(hs__msg);
-    m += (size_t)F->tm_cap * 8 + F->ev_cap * sizeof(hs__ev);
+    m += (size_t)F->pk_cap * (sizeof(hs__pkt) + sizeof(hs__pkc)) + (size_t)F->ms_cap * sizeof(hs__msg);
+    m += (size_t)F->tm_cap * 8 + hs__ev_bytes(F);
     m += F->caprec * sizeof(hs__record);
     m += hs__truth_bytes(F) + 65536 * sizeof(uint16_t);
     m += L1 * sizeof(hs_link_info) + F->topo->port_off[F->S] * 8ull;

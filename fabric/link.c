@@ -51,6 +51,17 @@ void hs__link_transmit(hs_fabric *F, uint32_t o, uint32_t pi, hs_time t0)
     }
 }
 
+void hs__credit_wait(hs_fabric *F, uint32_t o)
+{
+    hs__oport *op = &F->op[o];
+    op->waiting = 1;
+    hs__cring *r = &F->cring[o];
+    if (r->n && !op->wake) {
+        op->wake = 1;
+        hs__ev_push(F, r->t[r->head], EV_WAKE, o);
+    }
+}
+
 void hs__stall_begin(hs_fabric *F, uint32_t o, uint16_t pidx)
 {
     hs__oport *op = &F->op[o];
@@ -58,16 +69,61 @@ void hs__stall_begin(hs_fabric *F, uint32_t o, uint16_t pidx)
         op->stall_since = F->now;
         op->stall_pidx = pidx;
     }
+    hs__credit_wait(F, o);
 }
 
 void hs__stall_end(hs_fabric *F, uint32_t o)
 {
     hs__oport *op = &F->op[o];
+    op->waiting = 0;
     if (op->stall_since != HS_TIME_NEVER) {
         if (F->now > op->stall_since)
             hs__truth_stall(F, o, op->stall_pidx, op->stall_since, F->now);
         op->stall_since = HS_TIME_NEVER;
     }
+}
+
+void hs__credit_return(hs_fabric *F, uint32_t l, unsigned vc, uint32_t bytes)
+{
+    hs_time t = F->now + F->lk[l].lat;
+    hs__cring *r = &F->cring[l];
+    if (r->n == CR_RING) {
+        hs__ev_push(F, t, EV_CREDIT,
+                    (uint64_t)l << CR_LINK_SHIFT | (uint64_t)vc << CR_VC_SHIFT | bytes);
+        return;
+    }
+    unsigned k = (r->head + r->n) % CR_RING;
+    r->t[k] = t;
+    r->v[k] = bytes | (uint32_t)vc << CR_VC_SHIFT;
+    r->n++;
+    hs__oport *op = &F->op[l];
+    if (op->waiting && !op->wake) {
+        op->wake = 1;
+        hs__ev_push(F, t, EV_WAKE, l);
+    }
+}
+
+void hs__credit_flush(hs_fabric *F)
+{
+    for (uint32_t l = 1; l <= F->L; l++) {
+        hs__cring *r = &F->cring[l];
+        while (r->n) {
+            uint32_t v = r->v[r->head];
+            F->credits[(size_t)l * F->nvc + (v >> CR_VC_SHIFT)] += v & ((1u << CR_VC_SHIFT) - 1);
+            r->head = (uint8_t)((r->head + 1) % CR_RING);
+            r->n--;
+        }
+    }
+}
+
+void hs__on_wake(hs_fabric *F, uint32_t o)
+{
+    F->op[o].wake = 0;
+    hs__credit_absorb(F, o);
+    if (F->lk[o].from_kind == HS_DEV_NODE)
+        hs__nic_kick(F, F->lk[o].from);
+    else if (!F->op[o].busy)
+        hs__switch_arbitrate(F, o);
 }
 
 void hs__on_credit(hs_fabric *F, uint64_t arg)
@@ -76,6 +132,7 @@ void hs__on_credit(hs_fabric *F, uint64_t arg)
     unsigned vc = (unsigned)(arg >> CR_VC_SHIFT) & 7u;
     uint32_t bytes = (uint32_t)(arg & ((1u << CR_BYTES_BITS) - 1));
     F->credits[(size_t)o * F->nvc + vc] += bytes;
+    hs__credit_absorb(F, o);
     if (F->lk[o].from_kind == HS_DEV_NODE)
         hs__nic_kick(F, F->lk[o].from);
     else if (!F->op[o].busy)

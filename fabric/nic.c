@@ -84,26 +84,26 @@ static uint32_t cut_packet(hs_fabric *F, uint32_t node)
     n->rrq = (n->rrq + k + 1) % Q;
     hs__msg *msg = &F->ms[m];
     hs__pkt *p = &F->pk[pi];
+    hs__pkc *pc = &F->pc[pi];
     uint32_t mtu = F->prm.mtu;
     uint64_t payload = msg->cut + 1 < msg->npk ? mtu : msg->bytes - (uint64_t)(msg->npk - 1) * mtu;
     uint64_t wire = payload + F->prm.header;
     if (wire < HS_FABRIC_MIN_PACKET)
         wire = HS_FABRIC_MIN_PACKET;
-    p->seq = n->seq++;
-    p->src = node;
+    pc->seq = n->seq++;
+    pc->src = node;
+    pc->msg = m;
+    pc->payload = (uint32_t)payload;
+    pc->phase = msg->phase;
     p->dst = msg->dst;
-    p->key = msg->monitored ? hs_packet_key(F->scheme.salt, node, msg->dst, p->seq) : 0;
+    p->key = msg->monitored ? hs_packet_key(F->scheme.salt, node, msg->dst, pc->seq) : 0;
     p->ready = F->now;
     p->tail = 0;
-    p->t_first = HS_TIME_NEVER;
-    p->msg = m;
     p->bytes = (uint32_t)wire;
-    p->payload = (uint32_t)payload;
     p->in = HS_NIL;
     p->out = hs_topo_node_injection(F->topo, node);
     p->next = HS_NIL;
     p->inter = HS_NIL;
-    p->phase = msg->phase;
     p->pidx = msg->pidx;
     p->vc = 0;
     p->out_vc = 0;
@@ -135,6 +135,7 @@ void hs__nic_kick(hs_fabric *F, uint32_t node)
     }
     uint32_t pi = n->hold;
     hs__pkt *p = &F->pk[pi];
+    hs__credit_absorb(F, o);
     int64_t *cr = &F->credits[(size_t)o * F->nvc];
     if (*cr < (int64_t)p->bytes) {
         hs__stall_begin(F, o, p->pidx);
@@ -144,9 +145,9 @@ void hs__nic_kick(hs_fabric *F, uint32_t node)
     n->hold = HS_NIL;
     *cr -= p->bytes;
     op->busy = 1;
-    hs__msg *msg = &F->ms[p->msg];
-    op->cur_msg = msg->cut == msg->npk ? p->msg : HS_NIL;  /* the held packet is the last cut */
-    p->t_first = F->now;
+    uint32_t m = F->pc[pi].msg;
+    hs__msg *msg = &F->ms[m];
+    op->cur_msg = msg->cut == msg->npk ? m : HS_NIL;  /* the held packet is the last cut */
     hs__link_transmit(F, o, pi, F->now);
 }
 
@@ -178,6 +179,7 @@ void hs__nic_tx_end(hs_fabric *F, uint32_t o)
 void hs__nic_deliver(hs_fabric *F, uint32_t pi)
 {
     hs__pkt *p = &F->pk[pi];
+    const hs__pkc *pc = &F->pc[pi];
     uint32_t node = p->dst;
     if (p->monitored) {
         if (F->counters_ok) {
@@ -204,23 +206,22 @@ void hs__nic_deliver(hs_fabric *F, uint32_t pi)
                     F->caprec = nc;
                 }
                 hs__record *r = &F->rec[F->nrec++];
-                r->src = p->src;
+                r->src = pc->src;
                 r->dst = node;
-                r->seq = p->seq;
+                r->seq = pc->seq;
                 r->t = F->now;
                 r->field = hs_field_pack(&F->scheme, &p->field);
-                r->phase = p->phase;
+                r->phase = pc->phase;
             } else {
                 F->rec_dropped++;
             }
         }
     }
     F->st.packets_delivered++;
-    F->st.bytes_delivered += p->payload;
+    F->st.bytes_delivered += pc->payload;
     uint32_t ej = hs_topo_node_ejection(F->topo, node);
-    hs__ev_push(F, F->now + F->lk[ej].lat, EV_CREDIT,
-                (uint64_t)ej << CR_LINK_SHIFT | p->bytes);
-    uint32_t m = p->msg;
+    hs__credit_return(F, ej, 0, p->bytes);
+    uint32_t m = pc->msg;
     hs__pkt_free(F, pi);
     hs__msg *msg = &F->ms[m];
     if (++msg->done == msg->npk && msg->sent) {

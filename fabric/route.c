@@ -4,8 +4,9 @@
  * hop-indexed VCs). */
 #include "engine.h"
 
-uint64_t hs__occupancy(const hs_fabric *F, uint32_t o)
+uint64_t hs__occupancy(hs_fabric *F, uint32_t o)
 {
+    hs__credit_absorb(F, o);
     uint64_t used = 0;
     const int64_t *c = &F->credits[(size_t)o * F->nvc];
     for (unsigned v = 0; v < F->nvc; v++)

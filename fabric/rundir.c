@@ -533,8 +533,9 @@ static int write_truth(hs_fabric *F, const char *dir, uint32_t *nwin_out, hs_err
     for (size_t i = 0; i < F->nwin; i++)
         if (F->truth_win[i])
             wr_u64(w, i);
+    const hs__truth *tot = hs__truth_sum(F);
     for (uint32_t l = 1; l <= F->L; l++)
-        wr_truth(w, &F->truth[l]);
+        wr_truth(w, &tot[l]);
     for (unsigned i = 0; i < F->nphase; i++)
         for (uint32_t l = 1; l <= F->L; l++)
             wr_truth(w, &F->truth_ph[i][l]);

@@ -16,17 +16,27 @@
  * clock is exact. */
 #include "engine.h"
 
-static inline uint32_t req_index(const hs_fabric *F, uint32_t in_link, unsigned vc)
-{
-    return F->lk[in_link].to_port * F->nvc + vc;
-}
-
 static inline int64_t *credit(hs_fabric *F, uint32_t o, unsigned vc)
 {
     return &F->credits[(size_t)o * F->nvc + vc];
 }
 
-static void start_tx(hs_fabric *F, uint32_t o, uint32_t pi, uint32_t r)
+/* The packet at the head of FIFO (input link i, vc v) has been routed:
+ * record what it asks and raise its request at its output. */
+static void request(hs_fabric *F, const hs__pkt *p)
+{
+    uint32_t gp = F->gp_in[p->in];
+    unsigned nvc = F->nvc;
+    hs__req *q = &F->rq[(size_t)gp * nvc + p->vc];
+    q->need = p->bytes;
+    q->ovc = p->out_vc;
+    uint32_t r = F->lk[p->in].to_port * nvc + p->vc;
+    hs__oport *op = &F->op[p->out];
+    F->req[op->req_off + (r >> 6)] |= 1ull << (r & 63);
+    op->queued += p->bytes;
+}
+
+static void start_tx(hs_fabric *F, uint32_t o, uint32_t pi, uint32_t r, uint32_t gp)
 {
     hs__pkt *p = &F->pk[pi];
     hs__oport *op = &F->op[o];
@@ -38,7 +48,7 @@ static void start_tx(hs_fabric *F, uint32_t o, uint32_t pi, uint32_t r)
         F->qtail[q] = HS_NIL;
     F->req[op->req_off + (r >> 6)] &= ~(1ull << (r & 63));
     op->queued -= p->bytes;
-    F->ip[i].busy = 1;
+    F->ip[gp].busy = 1;
     op->busy = 1;
     op->cur_in = i;
     op->cur_vc = (uint8_t)v;
@@ -56,12 +66,13 @@ static void start_tx(hs_fabric *F, uint32_t o, uint32_t pi, uint32_t r)
          * busy, so it cannot be granted yet, but it may start a stall */
         hs__pkt *h = &F->pk[nh];
         hs__route(F, F->lk[i].to, h);
+        request(F, h);
         uint32_t o2 = h->out;
-        uint32_t r2 = req_index(F, i, v);
-        F->req[F->op[o2].req_off + (r2 >> 6)] |= 1ull << (r2 & 63);
-        F->op[o2].queued += h->bytes;
-        if (!F->op[o2].busy && *credit(F, o2, h->out_vc) < (int64_t)h->bytes)
-            hs__stall_begin(F, o2, h->pidx);
+        if (!F->op[o2].busy) {
+            hs__credit_absorb(F, o2);
+            if (*credit(F, o2, h->out_vc) < (int64_t)h->bytes)
+                hs__stall_begin(F, o2, h->pidx);
+        }
     }
 }
 
@@ -70,13 +81,16 @@ void hs__switch_arbitrate(hs_fabric *F, uint32_t o)
     hs__oport *op = &F->op[o];
     if (op->busy)
         return;
+    hs__credit_absorb(F, o);
     uint32_t s = F->lk[o].from;
     uint32_t n = F->sw_nreq[s];
     const uint64_t *base = F->req + op->req_off;
-    const uint32_t *pin = F->topo->port_in + F->topo->port_off[s];
     unsigned nvc = F->nvc;
+    uint32_t gp0 = F->topo->port_off[s];
+    const hs__req *rq = F->rq + (size_t)gp0 * nvc;
+    const int64_t *cr = &F->credits[(size_t)o * nvc];
     int starved = 0;
-    uint16_t starved_pidx = 0;
+    uint32_t starved_r = 0;
     uint32_t start = op->rr < n ? op->rr : 0;
     for (int pass = 0; pass < 2; pass++) {
         uint32_t lo = pass ? 0 : start, hi = pass ? start : n;
@@ -91,49 +105,31 @@ void hs__switch_arbitrate(hs_fabric *F, uint32_t o)
             while (bits) {
                 uint32_t r = (w << 6) | (uint32_t)__builtin_ctzll(bits);
                 bits &= bits - 1;
-                uint32_t port = nvc == 1 ? r : r / nvc;
-                unsigned v = nvc == 1 ? 0 : r % nvc;
-                uint32_t i = pin[port];
-                uint32_t pi = F->qhead[(size_t)i * nvc + v];
-                hs__pkt *p = &F->pk[pi];
-                if (*credit(F, o, p->out_vc) < (int64_t)p->bytes) {
+                if (cr[rq[r].ovc] < (int64_t)rq[r].need) {
                     if (!starved) {
                         starved = 1;
-                        starved_pidx = p->pidx;
+                        starved_r = r;
                     }
                     continue;
                 }
-                if (F->ip[i].busy)
+                uint32_t port = nvc == 1 ? r : r / nvc;
+                if (F->ip[gp0 + port].busy)
                     continue;
+                unsigned v = nvc == 1 ? 0 : r % nvc;
+                uint32_t i = F->topo->port_in[gp0 + port];
                 op->rr = r + 1 < n ? r + 1 : 0;
-                start_tx(F, o, pi, r);
+                start_tx(F, o, F->qhead[(size_t)i * nvc + v], r, gp0 + port);
                 return;
             }
         }
     }
-    if (starved)
-        hs__stall_begin(F, o, starved_pidx);
-    else
+    if (starved) {
+        uint32_t port = nvc == 1 ? starved_r : starved_r / nvc;
+        unsigned v = nvc == 1 ? 0 : starved_r % nvc;
+        uint32_t i = F->topo->port_in[gp0 + port];
+        hs__stall_begin(F, o, F->pk[F->qhead[(size_t)i * nvc + v]].pidx);
+    } else {
         hs__stall_end(F, o);
-}
-
-/* A packet became head of its FIFO with its input port free. */
-static void head_ready(hs_fabric *F, uint32_t pi)
-{
-    hs__pkt *p = &F->pk[pi];
-    hs__route(F, F->lk[p->in].to, p);
-    uint32_t o = p->out;
-    uint32_t r = req_index(F, p->in, p->vc);
-    hs__oport *op = &F->op[o];
-    F->req[op->req_off + (r >> 6)] |= 1ull << (r & 63);
-    op->queued += p->bytes;
-    if (!op->busy) {
-        if (F->ip[p->in].busy) {
-            if (*credit(F, o, p->out_vc) < (int64_t)p->bytes)
-                hs__stall_begin(F, o, p->pidx);
-        } else {
-            hs__switch_arbitrate(F, o);
-        }
     }
 }
 
@@ -142,12 +138,24 @@ void hs__switch_arrive(hs_fabric *F, uint32_t pi)
     hs__pkt *p = &F->pk[pi];
     size_t q = (size_t)p->in * F->nvc + p->vc;
     p->next = HS_NIL;
-    if (F->qtail[q] == HS_NIL) {
-        F->qhead[q] = F->qtail[q] = pi;
-        head_ready(F, pi);
-    } else {
+    if (F->qtail[q] != HS_NIL) {
         F->pk[F->qtail[q]].next = pi;
         F->qtail[q] = pi;
+        return;
+    }
+    /* head of its FIFO at once: route and request */
+    F->qhead[q] = F->qtail[q] = pi;
+    hs__route(F, F->lk[p->in].to, p);
+    request(F, p);
+    uint32_t o = p->out;
+    if (F->op[o].busy)
+        return;
+    if (F->ip[F->gp_in[p->in]].busy) {
+        hs__credit_absorb(F, o);
+        if (*credit(F, o, p->out_vc) < (int64_t)p->bytes)
+            hs__stall_begin(F, o, p->pidx);
+    } else {
+        hs__switch_arbitrate(F, o);
     }
 }
 
@@ -155,15 +163,14 @@ void hs__switch_tx_end(hs_fabric *F, uint32_t o)
 {
     hs__oport *op = &F->op[o];
     uint32_t i = op->cur_in;
+    uint32_t gp = F->gp_in[i];
     op->busy = 0;
-    F->ip[i].busy = 0;
+    F->ip[gp].busy = 0;
     /* the packet's tail has left input buffer i: its space goes back to
      * the transmitter of link i, one link latency away */
-    uint64_t arg = (uint64_t)i << CR_LINK_SHIFT | (uint64_t)op->cur_vc << CR_VC_SHIFT |
-                   op->cur_bytes;
-    hs__ev_push(F, F->now + F->lk[i].lat, EV_CREDIT, arg);
+    hs__credit_return(F, i, op->cur_vc, op->cur_bytes);
     hs__switch_arbitrate(F, o);
-    hs__iport *ip = &F->ip[i];
+    hs__iport *ip = &F->ip[gp];
     unsigned nvc = F->nvc;
     for (unsigned k = 0; k < nvc && !ip->busy; k++) {
         unsigned v = (ip->rrvc + k) % nvc;

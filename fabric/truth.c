@@ -2,9 +2,9 @@
  * window.
  *
  * Truth per link: packets, bytes, busy time, stall time and congested
- * packets, kept three ways: total, per phase (dense phase index, a block of
- * L+1 entries each), and per window (a block per window of `window` ps,
- * allocated when first touched).  Busy and stall intervals are split
+ * packets, kept per phase (dense phase index, a block of L+1 entries each)
+ * and per window (a block per window of `window` ps, allocated when first
+ * touched); totals are the sum over phases, computed when asked.  Busy and stall intervals are split
  * exactly at window boundaries; packets, bytes and congested packets go to
  * the window in which their transmission started.
  *
@@ -136,11 +136,7 @@ static void split_time(hs_fabric *F, uint32_t o, hs_time t0, hs_time t1, int sta
 void hs__truth_tx(hs_fabric *F, uint32_t o, uint16_t pidx, hs_time t0, hs_time ser,
                   uint32_t bytes, int congested)
 {
-    hs__truth *t = &F->truth[o];
-    t->packets++;
-    t->bytes += bytes;
-    t->busy += ser;
-    t->congested += (uint64_t)congested;
+    /* totals are the sum over phases (hs__truth_sum), not kept per hop */
     if (pidx != PHASE_NONE) {
         hs__truth *ph = &F->truth_ph[pidx][o];
         ph->packets++;
@@ -148,15 +144,24 @@ void hs__truth_tx(hs_fabric *F, uint32_t o, uint16_t pidx, hs_time t0, hs_time s
         ph->busy += ser;
         ph->congested += (uint64_t)congested;
     }
-    hs_time W = F->prm.window;
-    size_t w = (size_t)(t0 / W);
-    hs__truth *b = w < F->nwin && F->truth_win[w] ? F->truth_win[w] : hs__truth_window(F, w);
-    if (!b)
-        return;
+    /* the window of t0: nearly always the cached one (no division) */
+    hs__truth *b;
+    if (t0 >= F->twin_lo && t0 < F->twin_hi) {
+        b = F->twin_blk;
+    } else {
+        hs_time W = F->prm.window;
+        size_t w = (size_t)(t0 / W);
+        b = hs__truth_window(F, w);
+        if (!b)
+            return;
+        F->twin_blk = b;
+        F->twin_lo = (hs_time)w * W;
+        F->twin_hi = F->twin_lo + W;
+    }
     b[o].packets++;
     b[o].bytes += bytes;
     b[o].congested += (uint64_t)congested;
-    if (t0 + ser <= ((hs_time)w + 1) * W)
+    if (t0 + ser <= F->twin_hi)
         b[o].busy += ser;
     else
         split_time(F, o, t0, t0 + ser, 0);
@@ -164,10 +169,25 @@ void hs__truth_tx(hs_fabric *F, uint32_t o, uint16_t pidx, hs_time t0, hs_time s
 
 void hs__truth_stall(hs_fabric *F, uint32_t o, uint16_t pidx, hs_time t0, hs_time t1)
 {
-    F->truth[o].stall += t1 - t0;
     if (pidx != PHASE_NONE)
         F->truth_ph[pidx][o].stall += t1 - t0;
     split_time(F, o, t0, t1, 1);
+}
+
+const hs__truth *hs__truth_sum(hs_fabric *F)
+{
+    memset(F->truth, 0, ((size_t)F->L + 1) * sizeof *F->truth);
+    for (unsigned i = 0; i < F->nphase; i++)
+        for (uint32_t l = 1; l <= F->L; l++) {
+            const hs__truth *x = &F->truth_ph[i][l];
+            hs__truth *t = &F->truth[l];
+            t->packets += x->packets;
+            t->bytes += x->bytes;
+            t->busy += x->busy;
+            t->stall += x->stall;
+            t->congested += x->congested;
+        }
+    return F->truth;
 }
 
 hs_counters *hs__counters_phase(hs_fabric *F, uint16_t pidx)
@@ -185,6 +205,8 @@ hs_counters *hs__counters_phase(hs_fabric *F, uint16_t pidx)
 
 hs_counters *hs__counters_window(hs_fabric *F, hs_time t)
 {
+    if (t >= F->cwin_lo && t < F->cwin_hi)
+        return F->cwin_ct;
     size_t w = (size_t)(t / F->prm.window);
     if (w >= F->nctwin) {
         size_t nc = F->nctwin ? F->nctwin : 16;
@@ -208,6 +230,9 @@ hs_counters *hs__counters_window(hs_fabric *F, hs_time t)
         }
         F->ct_win[w] = c;
     }
+    F->cwin_ct = F->ct_win[w];
+    F->cwin_lo = (hs_time)w * F->prm.window;
+    F->cwin_hi = F->cwin_lo + F->prm.window;
     return F->ct_win[w];
 }
 
