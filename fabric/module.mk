@@ -12,3 +12,4 @@ INSTALL_HEADERS += include/hopscope/fabric.h
 CFLAGS_fabric_ := -O3
 UNIT_TESTS += tests/unit/test_fabric_topo.c
 UNIT_TESTS += tests/unit/test_fabric_engine.c
+UNIT_TESTS += tests/unit/test_fabric_rundir.c
