@@ -17,7 +17,7 @@ enum {
     O_TOPO = 1000, O_TRAFFIC, O_LOAD, O_SIZE, O_PERIODIC, O_PACKETS, O_DURATION, O_WARMUP,
     O_DRAIN, O_SEED, O_OUT, O_MTU, O_HEADER, O_BUFFER, O_NICBUF, O_UNBOUNDED, O_RDELAY,
     O_RXRATE, O_QUEUES, O_TAUF, O_TAU, O_WINDOW, O_UGALT, O_HOPBITS, O_HASHBITS, O_EXACT,
-    O_SALT, O_LINKBITS, O_NORECORDS, O_RECCAP, O_TSV, O_QUIET,
+    O_SALT, O_LINKBITS, O_NORECORDS, O_RECCAP, O_TSV, O_QUIET, O_MONITOR,
 };
 
 static const struct option opts[] = {
@@ -50,6 +50,7 @@ static const struct option opts[] = {
     { "salt", required_argument, NULL, O_SALT },
     { "link-bits", required_argument, NULL, O_LINKBITS },
     { "no-records", no_argument, NULL, O_NORECORDS },
+    { "monitor", required_argument, NULL, O_MONITOR },
     { "records-cap", required_argument, NULL, O_RECCAP },
     { "tsv", no_argument, NULL, O_TSV },
     { "quiet", no_argument, NULL, O_QUIET },
@@ -199,6 +200,11 @@ static int apply(sim_opts *o, int c, const char *v)
         o->prm.scheme.k = (unsigned)u;
         break;
     case O_NORECORDS: o->prm.records = 0; break;
+    case O_MONITOR:
+        if (hs_parse_double(v, &d) || !(d >= 0) || d > 1)
+            return bad("monitor", v, "a fraction of messages in [0, 1]");
+        o->tc.monitor = d;
+        break;
     case O_RECCAP:
         rc = u64_in("records-cap", v, 0, UINT64_MAX, &u, "a number of records");
         o->prm.records_cap = u;
@@ -307,6 +313,11 @@ int hs__cmd_simulate(int argc, char **argv)
         printf("  network   mean %s  p50 %s  p99 %s  (from injection of the last packet)\n",
                tstr(r.net_mean, a, sizeof a), tstr(r.net_p50, b, sizeof b),
                tstr(r.net_p99, cc, sizeof cc));
+        if (r.bg_measured) {
+            printf("background  offered %.4f, accepted %.4f, latency mean %s  p50 %s  p99 %s\n",
+                   r.bg_offered, r.bg_accepted, tstr(r.bg_lat_mean, a, sizeof a),
+                   tstr(r.bg_lat_p50, b, sizeof b), tstr(r.bg_lat_p99, cc, sizeof cc));
+        }
         printf("simulated   %s: %llu events, %llu packet hops in %.3g s (%.3g M hops/s)\n",
                tstr(r.end, g, sizeof g), (unsigned long long)st.events,
                (unsigned long long)st.hops, secs, secs > 0 ? (double)st.hops / secs / 1e6 : 0);

@@ -73,6 +73,7 @@ static const hs__cmd commands[] = {
       "                     serialisation on the link (2)\n"
       "  --tau T            or an absolute threshold for every link\n"
       "  --window T         counter and ground-truth window width (10us)\n"
+      "  --monitor F        fraction of messages that carry the field (1)\n"
       "  --no-records       do not log sampled records\n"
       "  --records-cap N    at most N records (4194304); the rest are counted\n"
       "\n"

@@ -31,6 +31,7 @@ void hs_traffic_cfg_default(hs_traffic_cfg *c)
     c->senders = 0;
     c->bg_load = 0;
     c->load = 0.5;
+    c->monitor = 1.0;
     c->size = 0;
     c->warmup = HS_TIME_NEVER;   /* default: duration / 4 */
     c->duration = 20 * HS_PS_PER_US;
@@ -138,7 +139,15 @@ int hs_traffic_parse(const char *s, hs_traffic_cfg *c, hs_error *err)
 typedef struct meas {
     hs_time  post, sent;
     uint32_t src;
+    uint8_t  bg;
 } meas;
+
+/* Latency samples of one class of messages. */
+typedef struct lats {
+    hs_time *lat, *net;
+    size_t   n, cap;
+    uint64_t measured, outstanding, win_generated, win_delivered;
+} lats;
 
 typedef struct driver {
     hs_fabric *F;
@@ -159,11 +168,8 @@ typedef struct driver {
     /* measured messages, indexed by serial */
     meas    *m;
     size_t   nm, capm;
-    uint64_t outstanding;  /* measured, not yet delivered */
-    hs_time *lat, *net;
-    size_t   nlat, caplat;
-    hs_time  stop_at;      /* give up waiting for measured messages */
-    uint64_t win_delivered, win_generated;
+    uint64_t outstanding;  /* measured, not yet delivered (both classes) */
+    lats     cls[2];       /* pattern senders, background senders */
     int      error;
 } driver;
 
@@ -269,11 +275,16 @@ static void post(driver *d, uint32_t src)
         d->m[d->nm].post = now;
         d->m[d->nm].sent = 0;
         d->m[d->nm].src = src;
+        d->m[d->nm].bg = d->role[src] == 2;
         cookie = COOKIE_MEASURED | d->nm++;
         d->outstanding++;
-        d->win_generated++;
+        lats *c = &d->cls[d->role[src] == 2];
+        c->measured++;
+        c->outstanding++;
+        c->win_generated++;
     }
-    int rc = hs_fabric_inject(F, now, src, dst, d->c->size, 0, 1, cookie);
+    int mon = d->c->monitor >= 1.0 || (d->c->monitor > 0 && drand01(d) < d->c->monitor);
+    int rc = hs_fabric_inject(F, now, src, dst, d->c->size, 0, mon, cookie);
     if (rc)
         d->error = rc;
     d->generated++;
@@ -314,30 +325,34 @@ static void on_sent(void *ctx, hs_fabric *F, uint64_t cookie, hs_time t)
 static void on_delivered(void *ctx, hs_fabric *F, uint64_t cookie, hs_time t)
 {
     driver *d = ctx;
+    int bg = d->role[cookie & COOKIE_MEASURED ? d->m[cookie & ~COOKIE_MEASURED].src
+                                              : (uint32_t)cookie] == 2;
+    lats *c = &d->cls[bg];
     if (t >= d->w0 && t < d->w1)
-        d->win_delivered++;
+        c->win_delivered++;
     if (!(cookie & COOKIE_MEASURED))
         return;
     const meas *m = &d->m[cookie & ~COOKIE_MEASURED];
-    if (d->nlat == d->caplat) {
-        size_t nc = d->caplat ? d->caplat * 2 : 4096;
-        hs_time *a = realloc(d->lat, nc * sizeof *a);
+    if (c->n == c->cap) {
+        size_t nc = c->cap ? c->cap * 2 : 4096;
+        hs_time *a = realloc(c->lat, nc * sizeof *a);
         if (a)
-            d->lat = a;
-        hs_time *b = realloc(d->net, nc * sizeof *b);
+            c->lat = a;
+        hs_time *b = realloc(c->net, nc * sizeof *b);
         if (b)
-            d->net = b;
+            c->net = b;
         if (!a || !b) {
             d->error = HS_ENOMEM;
             hs_fabric_stop(F);
             return;
         }
-        d->caplat = nc;
+        c->cap = nc;
     }
     hs_time ser = hs_ser_time(d->lastwire, F->lk[hs_topo_node_injection(F->topo, m->src)].bw);
-    d->lat[d->nlat] = t - m->post;
-    d->net[d->nlat] = t - (m->sent - ser);
-    d->nlat++;
+    c->lat[c->n] = t - m->post;
+    c->net[c->n] = t - (m->sent - ser);
+    c->n++;
+    c->outstanding--;
     if (--d->outstanding == 0 && t >= d->w1)
         hs_fabric_stop(F);
 }
@@ -496,6 +511,8 @@ int hs_traffic_run(hs_fabric *F, const hs_traffic_cfg *cin, hs_traffic_result *r
                             "injection bandwidth)", c.load);
     if (c.duration == 0)
         return hs_error_set(err, HS_EINVAL, "measurement duration must be positive");
+    if (!(c.monitor >= 0) || c.monitor > 1)
+        return hs_error_set(err, HS_EINVAL, "monitored fraction %g: must be in [0, 1]", c.monitor);
     if (c.warmup == HS_TIME_NEVER)
         c.warmup = c.duration / 4;
     if (c.drain_max == 0) {
@@ -567,41 +584,62 @@ int hs_traffic_run(hs_fabric *F, const hs_traffic_cfg *cin, hs_traffic_result *r
     if (rc)
         goto out;
     hs_time w0 = d.w0, w1 = c.packets ? d.last_gen + 1 : d.w1;
-    double cap = 0;
-    for (uint32_t n = 0; n < d.N; n++)
-        if (d.role[n] == 1)
-            cap += (double)F->lk[hs_topo_node_injection(F->topo, n)].bw;
     double secs = (double)(w1 - w0) / (double)HS_PS_PER_S;
-    r->offered = (double)d.win_generated * (double)d.wire / (cap * secs);
-    r->accepted = (double)d.win_delivered * (double)d.wire / (cap * secs);
-    r->accepted_bps = (double)d.win_delivered * (double)c.size / secs;
-    if (c.packets) {
-        r->offered = c.load;
-        r->accepted = (double)d.nlat * (double)d.wire / (cap * secs);
-        r->accepted_bps = (double)d.nlat * (double)c.size / secs;
-    }
-    r->measured = d.nm;
-    r->unfinished = d.outstanding;
-    if (d.nlat) {
-        if (sort_times(d.lat, d.nlat) || sort_times(d.net, d.nlat)) {
+    for (int k = 0; k < 2; k++) {
+        lats *lc = &d.cls[k];
+        double cap = 0;
+        for (uint32_t n = 0; n < d.N; n++)
+            if (d.role[n] == 1 + k)
+                cap += (double)F->lk[hs_topo_node_injection(F->topo, n)].bw;
+        if (cap == 0)
+            continue;
+        double offered = (double)lc->win_generated * (double)d.wire / (cap * secs);
+        double accepted = (double)lc->win_delivered * (double)d.wire / (cap * secs);
+        double abps = (double)lc->win_delivered * (double)c.size / secs;
+        if (c.packets) {
+            offered = k ? c.bg_load : c.load;
+            accepted = (double)lc->n * (double)d.wire / (cap * secs);
+            abps = (double)lc->n * (double)c.size / secs;
+        }
+        if (lc->n && (sort_times(lc->lat, lc->n) || sort_times(lc->net, lc->n))) {
             rc = HS_ENOMEM;
             goto out;
         }
         double sum = 0, sumn = 0;
-        for (size_t i = 0; i < d.nlat; i++) {
-            sum += (double)d.lat[i];
-            sumn += (double)d.net[i];
+        for (size_t i = 0; i < lc->n; i++) {
+            sum += (double)lc->lat[i];
+            sumn += (double)lc->net[i];
         }
-        r->lat_min = d.lat[0];
-        r->lat_max = d.lat[d.nlat - 1];
-        r->lat_mean = (hs_time)(sum / (double)d.nlat + 0.5);
-        r->lat_p50 = pct(d.lat, d.nlat, 0.50);
-        r->lat_p90 = pct(d.lat, d.nlat, 0.90);
-        r->lat_p99 = pct(d.lat, d.nlat, 0.99);
-        r->lat_p999 = pct(d.lat, d.nlat, 0.999);
-        r->net_mean = (hs_time)(sumn / (double)d.nlat + 0.5);
-        r->net_p50 = pct(d.net, d.nlat, 0.50);
-        r->net_p99 = pct(d.net, d.nlat, 0.99);
+        hs_time mean = lc->n ? (hs_time)(sum / (double)lc->n + 0.5) : 0;
+        if (k == 0) {
+            r->offered = offered;
+            r->accepted = accepted;
+            r->accepted_bps = abps;
+            r->measured = lc->measured;
+            r->unfinished = lc->outstanding;
+            if (lc->n) {
+                r->lat_min = lc->lat[0];
+                r->lat_max = lc->lat[lc->n - 1];
+                r->lat_mean = mean;
+                r->lat_p50 = pct(lc->lat, lc->n, 0.50);
+                r->lat_p90 = pct(lc->lat, lc->n, 0.90);
+                r->lat_p99 = pct(lc->lat, lc->n, 0.99);
+                r->lat_p999 = pct(lc->lat, lc->n, 0.999);
+                r->net_mean = (hs_time)(sumn / (double)lc->n + 0.5);
+                r->net_p50 = pct(lc->net, lc->n, 0.50);
+                r->net_p99 = pct(lc->net, lc->n, 0.99);
+            }
+        } else {
+            r->bg_offered = offered;
+            r->bg_accepted = accepted;
+            r->bg_measured = lc->measured;
+            r->bg_unfinished = lc->outstanding;
+            if (lc->n) {
+                r->bg_lat_mean = mean;
+                r->bg_lat_p50 = pct(lc->lat, lc->n, 0.50);
+                r->bg_lat_p99 = pct(lc->lat, lc->n, 0.99);
+            }
+        }
     }
     r->end = hs_fabric_now(F);
 out:
@@ -609,8 +647,10 @@ out:
     free(d.gap);
     free(d.role);
     free(d.m);
-    free(d.lat);
-    free(d.net);
+    for (int k = 0; k < 2; k++) {
+        free(d.cls[k].lat);
+        free(d.cls[k].net);
+    }
     return rc;
 }
 
@@ -644,6 +684,8 @@ void hs_traffic_json(hs_json *w, const hs_traffic_cfg *c, const hs_traffic_resul
     hs_json_num(w, c->load);
     hs_json_key(w, "size");
     hs_json_uint(w, c->size);
+    hs_json_key(w, "monitored_fraction");
+    hs_json_num(w, c->monitor);
     hs_json_key(w, "arrivals");
     hs_json_str(w, c->periodic ? "periodic" : "poisson");
     hs_json_key(w, "warmup_ps");
@@ -680,6 +722,21 @@ void hs_traffic_json(hs_json *w, const hs_traffic_cfg *c, const hs_traffic_resul
     hs_json_key(w, "p50"); hs_json_uint(w, r->net_p50);
     hs_json_key(w, "p99"); hs_json_uint(w, r->net_p99);
     hs_json_obj_end(w);
+    if (c->pattern == HS_PAT_INCAST && c->bg_load > 0) {
+        hs_json_key(w, "background");
+        hs_json_obj_begin(w);
+        hs_json_key(w, "offered"); hs_json_num(w, r->bg_offered);
+        hs_json_key(w, "accepted"); hs_json_num(w, r->bg_accepted);
+        hs_json_key(w, "measured"); hs_json_uint(w, r->bg_measured);
+        hs_json_key(w, "unfinished"); hs_json_uint(w, r->bg_unfinished);
+        hs_json_key(w, "latency_ps");
+        hs_json_obj_begin(w);
+        hs_json_key(w, "mean"); hs_json_uint(w, r->bg_lat_mean);
+        hs_json_key(w, "p50"); hs_json_uint(w, r->bg_lat_p50);
+        hs_json_key(w, "p99"); hs_json_uint(w, r->bg_lat_p99);
+        hs_json_obj_end(w);
+        hs_json_obj_end(w);
+    }
     hs_json_key(w, "status");
     hs_json_str(w, r->status == HS_EDEADLOCK ? "deadlock" : "ok");
     hs_json_obj_end(w);

@@ -251,3 +251,30 @@ size_t hs__truth_bytes(const hs_fabric *F)
             n += hs_counters_bytes(F->ct_win[w]);
     return n;
 }
+
+int hs_fabric_truth(hs_fabric *F, uint32_t link, hs_link_truth *t)
+{
+    if (link == 0 || link > F->L)
+        return HS_EINVAL;
+    memset(t, 0, sizeof *t);
+    for (unsigned i = 0; i < F->nphase; i++) {
+        const hs__truth *x = &F->truth_ph[i][link];
+        t->packets += x->packets;
+        t->bytes += x->bytes;
+        t->busy_ps += x->busy;
+        t->stall_ps += x->stall;
+        t->congested += x->congested;
+    }
+    const hs__oport *op = &F->op[link];
+    if (op->stall_since != HS_TIME_NEVER && F->now > op->stall_since)
+        t->stall_ps += F->now - op->stall_since;
+    return 0;
+}
+
+const hs_counters *hs_fabric_counters(const hs_fabric *F, uint16_t phase)
+{
+    uint16_t i = F->phase_idx[phase];
+    if (i == PHASE_NONE || !F->ct_ph || F->ct_ph[i].n == 0)
+        return NULL;
+    return &F->ct_ph[i];
+}

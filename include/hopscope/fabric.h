@@ -268,6 +268,20 @@ hs_time hs_fabric_now(const hs_fabric *f);
 /* Messages posted and not yet delivered. */
 uint64_t hs_fabric_pending(const hs_fabric *f);
 
+/* Ground truth of one link so far, over all phases and windows. */
+typedef struct hs_link_truth {
+    uint64_t packets, bytes;   /* bytes on the wire */
+    uint64_t busy_ps;          /* transmitting (whole transmissions, counted at their start) */
+    uint64_t stall_ps;         /* idle while a waiting packet lacked credit (running stalls
+                                  counted up to now) */
+    uint64_t congested;        /* packets that waited >= tau before their transmission */
+} hs_link_truth;
+/* HS_EINVAL for a link outside 1..nlinks. */
+int hs_fabric_truth(hs_fabric *f, uint32_t link, hs_link_truth *t);
+/* The in-band counters of a phase (summed over NICs), or NULL if no
+ * monitored packet of that phase was delivered or counters are off. */
+const hs_counters *hs_fabric_counters(const hs_fabric *f, uint16_t phase);
+
 typedef struct hs_fabric_stats {
     uint64_t events;          /* processed */
     uint64_t hops;            /* packet transmissions on links */
@@ -315,6 +329,7 @@ typedef struct hs_traffic_cfg {
     double   load;         /* offered load per node, fraction of injection bw */
     uint32_t size;         /* message bytes (default: the MTU) */
     int      periodic;     /* 1: fixed inter-arrival instead of Poisson */
+    double   monitor;      /* fraction of messages monitored (default 1) */
     hs_time  warmup;       /* before measuring (default duration / 4) */
     hs_time  duration;     /* measurement window (default 20 us) */
     uint64_t packets;      /* if nonzero: stop after this many messages in
@@ -342,6 +357,11 @@ typedef struct hs_traffic_result {
     hs_time  net_mean, net_p50, net_p99;
     hs_time  end;             /* simulated time at the end */
     int      status;          /* 0, or HS_EDEADLOCK */
+    /* incast with bg=L: the background senders' own figures (the above
+     * cover the pattern's senders only) */
+    double   bg_offered, bg_accepted;
+    uint64_t bg_measured, bg_unfinished;
+    hs_time  bg_lat_mean, bg_lat_p50, bg_lat_p99;
 } hs_traffic_result;
 
 /* Drives f with synthetic traffic per c and measures it.  Uses phase 0
