@@ -321,6 +321,8 @@ int hs__cmd_simulate(int argc, char **argv)
         printf("simulated   %s: %llu events, %llu packet hops in %.3g s (%.3g M hops/s)\n",
                tstr(r.end, g, sizeof g), (unsigned long long)st.events,
                (unsigned long long)st.hops, secs, secs > 0 ? (double)st.hops / secs / 1e6 : 0);
+        printf("memory      %.1f MB of model state, at most %llu packets in flight\n",
+               (double)st.mem_bytes / 1e6, (unsigned long long)st.packets_peak);
         if (r.status == HS_EDEADLOCK)
             printf("DEADLOCK    the network went idle with %llu packets stuck\n",
                    (unsigned long long)st.packets_in_flight);

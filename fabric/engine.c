@@ -1,27 +1,29 @@
 /* The discrete-event core: a 4-ary min-heap of (time, data) events, the
  * packet pool, and the run loop that dispatches events to the devices.
  *
- * Why a timing wheel: the pending set is a few events per busy port (end
- * of transmission, credit return, arrival), up to millions in a large
- * network, nearly all within a microsecond of now.  A heap pays log(n)
- * cache-missing levels per event; the wheel appends in O(1) and sorts each
- * 64 ps bucket (a handful of events) when it comes up.  Events beyond the
- * wheel's ~4 us horizon (timers of the replay or of sparse traffic) wait
- * in a 4-ary heap.  Ties run in scheduling order, so the order is total and
- * independent of the wheel's geometry: the same inputs give the same run. */
+ * Why delay lanes: nearly every event is scheduled at one of a few
+ * constant delays from now (a full packet's serialisation, link latency +
+ * routing delay, ...), and events of one delay are scheduled in time
+ * order, so each such class is a FIFO: scheduling is an append and finding
+ * the next event a look at a few heads.  A heap pays log(n) cache-missing
+ * levels per event for the same order (an earlier version's timing wheel
+ * still sorted buckets).  Events at other delays (timers, credit wake-ups,
+ * cut-through-delayed ends) go to a 4-ary heap.  All events run in (time,
+ * scheduling order), a total order independent of the queue's structure:
+ * the same inputs give the same run. */
 #include "engine.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- far heap (events beyond the wheel's horizon) ------------------------- */
+/* ---- heap (events at irregular delays) ------------------------------------ */
 
 static inline int fev_less(const hs__fev *a, const hs__fev *b)
 {
     return a->t < b->t || (a->t == b->t && a->seq < b->seq);
 }
 
-static int far_push(hs_fabric *F, hs__fev e)
+static int heap_push(hs_fabric *F, hs__fev e)
 {
     if (F->ev_n == F->ev_cap) {
         size_t nc = F->ev_cap ? F->ev_cap * 2 : 1024;
@@ -46,10 +48,9 @@ static int far_push(hs_fabric *F, hs__fev e)
     return 0;
 }
 
-static hs__fev far_pop(hs_fabric *F)
+static void heap_pop(hs_fabric *F)
 {
     hs__fev *h = F->ev;
-    hs__fev top = h[0];
     hs__fev last = h[--F->ev_n];
     size_t n = F->ev_n, i = 0;
     for (;;) {
@@ -68,241 +69,144 @@ static hs__fev far_pop(hs_fabric *F)
     }
     if (n)
         h[i] = last;
-    return top;
 }
 
-/* ---- the wheel ---------------------------------------------------------------
- * Bucket b (= t >> WHEEL_BITS) lives in slot b mod WHEEL_SLOTS while
- * wcur <= b < wcur + WHEEL_SLOTS, as a list in scheduling order.  When it
- * becomes current it is moved into `cur` and sorted by time with a stable
- * sort, which leaves equal times in scheduling order: (t, seq) order.  Far
- * events of a bucket move into its list, in (t, seq) order, as soon as the
- * bucket enters the horizon, which is before any event can be scheduled
- * into it directly, so they keep their place too.  An event scheduled for
- * the current bucket, or for an earlier time after hs_fabric_run stopped
- * short of the next event, is inserted into `cur` after every event with
- * the same or an earlier time. */
+/* ---- delay lanes --------------------------------------------------------------
+ * A lane holds the events scheduled at one constant delay from the time
+ * they were scheduled; as scheduling times never decrease, a lane is in
+ * (t, seq) order by construction and pushing is an append.  The lanes are
+ * the delays that occur on most links (set up by hs__ev_init_lanes); an
+ * event whose delay has no lane, or that would break a lane's order (a
+ * post at a given time from outside a run), goes to the heap. */
 
-static uint32_t chunk_alloc(hs_fabric *F)
+static int lane_append(hs_fabric *F, hs__lane *L, hs__fev e)
 {
-    if (F->chk_free == HS_NIL) {
-        uint32_t nc = F->chk_cap ? F->chk_cap * 2 : 1024;
-        if (nc <= F->chk_cap || nc == HS_NIL)
-            return HS_NIL;
-        hs__chunk *n = realloc(F->chk, (size_t)nc * sizeof *n);
-        if (!n)
-            return HS_NIL;
-        for (uint32_t i = F->chk_cap; i < nc; i++)
-            n[i].next = i + 1 < nc ? i + 1 : HS_NIL;
-        F->chk = n;
-        F->chk_free = F->chk_cap;
-        F->chk_cap = nc;
-    }
-    uint32_t k = F->chk_free;
-    F->chk_free = F->chk[k].next;
-    F->chk[k].next = HS_NIL;
-    F->chk[k].n = 0;
-    return k;
-}
-
-static int wheel_put(hs_fabric *F, hs_time t, uint64_t d)
-{
-    uint32_t slot = (uint32_t)((t >> WHEEL_BITS) & (WHEEL_SLOTS - 1));
-    uint32_t tail = F->wtail[slot];
-    if (tail == HS_NIL || F->chk[tail].n == EV_CHUNK) {
-        uint32_t k = chunk_alloc(F);
-        if (k == HS_NIL) {
+    if (L->n == L->cap) {
+        uint32_t nc = L->cap ? L->cap * 2 : 1024;
+        hs__fev *n = malloc((size_t)nc * sizeof *n);
+        if (!n) {
             F->error = HS_ENOMEM;
             return HS_ENOMEM;
         }
-        if (tail == HS_NIL) {
-            F->whead[slot] = k;
-            F->wbits[slot >> 6] |= 1ull << (slot & 63);
-        } else {
-            F->chk[tail].next = k;
-        }
-        F->wtail[slot] = tail = k;
+        for (uint32_t i = 0; i < L->n; i++)
+            n[i] = L->e[(L->head + i) & (L->cap - 1)];
+        free(L->e);
+        L->e = n;
+        L->head = 0;
+        L->cap = nc;
     }
-    hs__chunk *c = &F->chk[tail];
-    c->e[c->n].t = t;
-    c->e[c->n].d = d;
-    c->n++;
-    F->wcount[slot]++;
-    return 0;
-}
-
-static int cur_reserve(hs_fabric *F, uint32_t n)
-{
-    if (n <= F->cur_cap)
-        return 0;
-    uint32_t nc = F->cur_cap ? F->cur_cap : 256;
-    while (nc < n)
-        nc *= 2;
-    hs__ev *a = realloc(F->cur, (size_t)nc * sizeof *a);
-    if (a)
-        F->cur = a;
-    hs__ev *b = realloc(F->wtmp, (size_t)nc * sizeof *b);
-    if (b)
-        F->wtmp = b;
-    if (!a || !b) {
-        F->error = HS_ENOMEM;
-        return HS_ENOMEM;
-    }
-    F->cur_cap = nc;
+    L->e[(L->head + L->n) & (L->cap - 1)] = e;
+    L->n++;
     return 0;
 }
 
 int hs__ev_push(hs_fabric *F, hs_time t, unsigned type, uint64_t arg)
 {
-    uint64_t d = (uint64_t)type << EV_SHIFT | arg;
-    uint64_t b = t >> WHEEL_BITS;
+    hs__fev e = { t, F->evseq++, (uint64_t)type << EV_SHIFT | arg };
+    hs_time delay = t - F->now;
     int rc;
-    if (F->wopen && b <= F->wcur) {
-        if ((rc = cur_reserve(F, F->cur_n + 1)))
+    for (unsigned i = 0; i < F->nlanes; i++) {
+        hs__lane *L = &F->lanes[i];
+        if (L->delay != delay)
+            continue;
+        if (L->n && L->e[(L->head + L->n - 1) & (L->cap - 1)].t > t)
+            break;  /* would break the lane's order: the heap takes it */
+        if ((rc = lane_append(F, L, e)))
             return rc;
-        uint32_t i = F->cur_n++;
-        while (i > F->wpos && F->cur[i - 1].t > t) {
-            F->cur[i] = F->cur[i - 1];
-            i--;
-        }
-        F->cur[i].t = t;
-        F->cur[i].d = d;
-    } else if (b < F->wcur + WHEEL_SLOTS) {
-        if ((rc = wheel_put(F, t, d)))
-            return rc;
-    } else {
-        hs__fev e = { t, F->evseq++, d };
-        if ((rc = far_push(F, e)))
-            return rc;
+        F->nev++;
+        return 0;
     }
+    if ((rc = heap_push(F, e)))
+        return rc;
     F->nev++;
     return 0;
 }
 
-/* Stable sort of cur[0..n) by time: counting sort on the time within the
- * bucket for large buckets, insertion sort for small ones. */
-static void cur_sort(hs_fabric *F)
+/* The next event: its lane (0..nlanes-1), MAX_LANES for the heap, or -1. */
+static inline int ev_next(const hs_fabric *F, const hs__fev **out)
 {
-    uint32_t n = F->cur_n;
-    hs__ev *e = F->cur;
-    const uint32_t W = 1u << WHEEL_BITS;
-    if (n > 16) {
-        uint32_t cnt[(1u << WHEEL_BITS) + 1];
-        memset(cnt, 0, sizeof cnt);
-        for (uint32_t i = 0; i < n; i++)
-            cnt[(e[i].t & (W - 1)) + 1]++;
-        for (uint32_t k = 0; k < W; k++)
-            cnt[k + 1] += cnt[k];
-        hs__ev *tmp = F->wtmp;
-        for (uint32_t i = 0; i < n; i++)
-            tmp[cnt[e[i].t & (W - 1)]++] = e[i];
-        F->wtmp = e;
-        F->cur = tmp;
-        return;
-    }
-    for (uint32_t i = 1; i < n; i++) {
-        hs__ev x = e[i];
-        uint32_t j = i;
-        while (j > 0 && x.t < e[j - 1].t) {
-            e[j] = e[j - 1];
-            j--;
+    const hs__fev *best = F->ev_n ? &F->ev[0] : NULL;
+    int src = best ? MAX_LANES : -1;
+    for (unsigned i = 0; i < F->nlanes; i++) {
+        const hs__lane *L = &F->lanes[i];
+        if (!L->n)
+            continue;
+        const hs__fev *h = &L->e[L->head];
+        if (!best || fev_less(h, best)) {
+            best = h;
+            src = (int)i;
         }
-        e[j] = x;
     }
+    *out = best;
+    return src;
 }
 
-/* Makes cur[wpos] the next event; 0 if no event is left. */
-static int wheel_advance(hs_fabric *F)
+/* Sets up the lanes for the delays most links produce: end of a full
+ * packet's transmission, arrival (latency + routing delay), delivery at an
+ * idle NIC (latency + serialisation), credit (latency). */
+int hs__ev_init_lanes(hs_fabric *F)
 {
-    if (F->wopen) {
-        if (F->wpos < F->cur_n)
-            return 1;
-        /* wcur stays the bucket of `now`, so that an event scheduled for
-         * now after the run returns lands in the right slot */
-        F->wopen = 0;
-        F->cur_n = 0;
-        F->wpos = 0;
-    }
-    if (F->nev == 0)
-        return 0;
-    uint32_t start = (uint32_t)(F->wcur & (WHEEL_SLOTS - 1));
-    uint64_t found = UINT64_MAX;
-    for (uint32_t k = 0; k <= WHEEL_SLOTS / 64; k++) {
-        uint32_t w = ((start >> 6) + k) & (WHEEL_SLOTS / 64 - 1);
-        uint64_t bits = F->wbits[w];
-        if (k == 0)
-            bits &= ~0ull << (start & 63);
-        else if (k == WHEEL_SLOTS / 64)
-            bits &= (start & 63) ? ~(~0ull << (start & 63)) : 0;
-        if (bits) {
-            uint32_t slot = (w << 6) | (uint32_t)__builtin_ctzll(bits);
-            found = F->wcur + ((slot - start) & (WHEEL_SLOTS - 1));
-            break;
+    typedef struct { hs_time d; uint64_t n; } cand;
+    size_t cap = 4 * (size_t)F->L + 4, nc = 0;
+    cand *c = malloc(cap * sizeof *c);
+    if (!c)
+        return HS_ENOMEM;
+    for (uint32_t l = 1; l <= F->L; l++) {
+        const hs_link_info *li = &F->lk[l];
+        hs_time d[4] = { F->ser_full[l], li->lat + F->prm.route_delay,
+                         li->lat + F->ser_full[l], li->lat };
+        for (int k = 0; k < 4; k++) {
+            if (k == 1 && li->to_kind != HS_DEV_SWITCH)
+                continue;
+            if (k == 2 && li->to_kind != HS_DEV_NODE)
+                continue;
+            size_t j;
+            for (j = 0; j < nc; j++)
+                if (c[j].d == d[k])
+                    break;
+            if (j == nc) {
+                if (nc >= 64)
+                    continue;  /* very heterogeneous links: the heap copes */
+                c[nc].d = d[k];
+                c[nc++].n = 0;
+            }
+            c[j].n++;
         }
     }
-    if (found == UINT64_MAX)
-        found = F->ev[0].t >> WHEEL_BITS;  /* the wheel is empty: jump */
-    F->wcur = found;
-    while (F->ev_n && (F->ev[0].t >> WHEEL_BITS) < F->wcur + WHEEL_SLOTS) {
-        hs__fev e = far_pop(F);
-        if (wheel_put(F, e.t, e.d))
-            return 0;
+    /* the most frequent delays get lanes */
+    for (unsigned i = 0; i < MAX_LANES && i < nc; i++) {
+        size_t best = i;
+        for (size_t j = i + 1; j < nc; j++)
+            if (c[j].n > c[best].n || (c[j].n == c[best].n && c[j].d < c[best].d))
+                best = j;
+        cand x = c[i];
+        c[i] = c[best];
+        c[best] = x;
+        F->lanes[F->nlanes++].delay = c[i].d;
     }
-    uint32_t slot = (uint32_t)(F->wcur & (WHEEL_SLOTS - 1));
-    if (cur_reserve(F, F->wcount[slot]))
-        return 0;
-    uint32_t n = 0;
-    uint32_t k = F->whead[slot];
-    while (k != HS_NIL) {
-        hs__chunk *c = &F->chk[k];
-        memcpy(F->cur + n, c->e, (size_t)c->n * sizeof *c->e);
-        n += c->n;
-        uint32_t next = c->next;
-        c->next = F->chk_free;
-        F->chk_free = k;
-        k = next;
-    }
-    F->wcount[slot] = 0;
-    F->whead[slot] = F->wtail[slot] = HS_NIL;
-    F->wbits[slot >> 6] &= ~(1ull << (slot & 63));
-    F->cur_n = n;
-    cur_sort(F);
-    F->wopen = 1;
-    F->wpos = 0;
-    return 1;
+    free(c);
+    return 0;
 }
 
 int hs__ev_init(hs_fabric *F)
 {
-    F->whead = malloc(WHEEL_SLOTS * sizeof *F->whead);
-    F->wtail = malloc(WHEEL_SLOTS * sizeof *F->wtail);
-    F->wcount = calloc(WHEEL_SLOTS, sizeof *F->wcount);
-    F->wbits = calloc(WHEEL_SLOTS / 64, sizeof *F->wbits);
-    F->chk_free = HS_NIL;
-    if (!F->whead || !F->wtail || !F->wcount || !F->wbits)
-        return HS_ENOMEM;
-    memset(F->whead, 0xff, WHEEL_SLOTS * sizeof *F->whead);
-    memset(F->wtail, 0xff, WHEEL_SLOTS * sizeof *F->wtail);
-    return cur_reserve(F, 256);
+    (void)F;
+    return 0;
 }
 
 void hs__ev_free(hs_fabric *F)
 {
-    free(F->whead);
-    free(F->wtail);
-    free(F->wcount);
-    free(F->wbits);
-    free(F->chk);
-    free(F->cur);
-    free(F->wtmp);
+    for (unsigned i = 0; i < F->nlanes; i++)
+        free(F->lanes[i].e);
     free(F->ev);
 }
 
 size_t hs__ev_bytes(const hs_fabric *F)
 {
-    return WHEEL_SLOTS * (3 * sizeof(uint32_t)) + WHEEL_SLOTS / 8 +
-           (size_t)F->chk_cap * sizeof(hs__chunk) + 2 * (size_t)F->cur_cap * sizeof(hs__ev) +
-           F->ev_cap * sizeof(hs__fev);
+    size_t n = F->ev_cap * sizeof(hs__fev);
+    for (unsigned i = 0; i < F->nlanes; i++)
+        n += (size_t)F->lanes[i].cap * sizeof(hs__fev);
+    return n;
 }
 
 /* ---- packet pool ----------------------------------------------------------- */
@@ -368,24 +272,33 @@ int hs_fabric_run(hs_fabric *F, hs_time until)
     F->stop = 0;
     int rc = 1;
     for (;;) {
-        if (!(F->wopen && F->wpos < F->cur_n) && !wheel_advance(F))
+        const hs__fev *x;
+        int src = ev_next(F, &x);
+        if (src < 0)
             break;
-        if (F->cur[F->wpos].t > until) {
+        if (x->t > until) {
             F->now = until;
             rc = 0;
             break;
         }
-        hs__ev e = F->cur[F->wpos++];
+        hs__fev e = *x;
+        if (src == MAX_LANES) {
+            heap_pop(F);
+        } else {
+            hs__lane *L = &F->lanes[src];
+            L->head = (L->head + 1) & (L->cap - 1);
+            L->n--;
+        }
         F->nev--;
         F->now = e.t;
         F->st.events++;
         uint64_t arg = e.d & EV_ARG_MASK;
         switch (e.d >> EV_SHIFT) {
         case EV_TX_END:
-            if (F->lk[arg].from_kind == HS_DEV_NODE)
-                hs__nic_tx_end(F, (uint32_t)arg);
-            else
-                hs__switch_tx_end(F, (uint32_t)arg);
+            hs__switch_tx_end(F, (uint32_t)arg);
+            break;
+        case EV_NIC_TX_END:
+            hs__nic_tx_end(F, (uint32_t)arg);
             break;
         case EV_CREDIT:
             hs__on_credit(F, arg);

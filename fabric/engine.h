@@ -47,6 +47,7 @@ enum {
     EV_POST = 4,     /* arg: message; posted at the source NIC */
     EV_TIMER = 5,    /* arg: timer slot */
     EV_WAKE = 6,     /* arg: link; a credit-stalled transmitter's credit is in */
+    EV_NIC_TX_END = 7, /* arg: injection link; the NIC's transmission ended */
 };
 #define EV_SHIFT 60
 #define EV_ARG_MASK ((1ull << EV_SHIFT) - 1)
@@ -61,26 +62,23 @@ typedef struct hs__ev {
     uint64_t d;          /* type << EV_SHIFT | arg */
 } hs__ev;
 
-/* Far-future events wait in a 4-ary heap ordered by (t, seq). */
+/* Events scheduled at a constant delay from now (a full packet's
+ * serialisation, link latency + routing delay, ...) come in time order:
+ * each such delay class is a FIFO "lane".  Events at other delays wait in
+ * a 4-ary heap.  The next event is the least (t, seq) among the lane heads
+ * and the heap top. */
 typedef struct hs__fev {
     hs_time  t;
     uint64_t seq;
     uint64_t d;
 } hs__fev;
 
-/* Wheel buckets: chains of chunks of events in scheduling order
- * (contiguous, so gathering a bucket streams through memory). */
-#define EV_CHUNK 15
-typedef struct hs__chunk {
-    uint32_t next, n;
-    hs__ev   e[EV_CHUNK];
-} hs__chunk;
-
-/* Timing wheel (engine.c): buckets of 2^WHEEL_BITS ps, WHEEL_SLOTS of them
- * ahead of the current one (about 4 us); later events wait in the far heap
- * and move into the wheel as it turns. */
-#define WHEEL_BITS 8
-#define WHEEL_SLOTS (1u << 14)
+#define MAX_LANES 8
+typedef struct hs__lane {
+    hs_time  delay;
+    hs__fev *e;          /* ring of cap (a power of two) entries */
+    uint32_t head, n, cap;
+} hs__lane;
 
 /* ---- packets and messages ---------------------------------------------- */
 
@@ -233,18 +231,10 @@ struct hs_fabric {
     uint64_t *tm;           /* timer cookies */
     uint32_t  tm_cap, tm_free;
 
-    /* event queue: wheel + far heap */
-    uint32_t   *whead, *wtail;  /* [WHEEL_SLOTS] chunk chains */
-    uint32_t   *wcount;     /* events per slot */
-    uint64_t   *wbits;      /* non-empty slots */
-    hs__chunk  *chk;        /* chunk pool */
-    uint32_t    chk_cap, chk_free;
-    hs__ev     *cur;        /* the current bucket, sorted */
-    uint32_t    cur_n, cur_cap, wpos;
-    hs__ev     *wtmp;       /* sorting scratch (cur_cap entries) */
-    uint64_t    wcur;       /* absolute bucket of `now` / being consumed */
-    int         wopen;      /* cur holds bucket wcur */
-    hs__fev    *ev;         /* far heap */
+    /* event queue: delay lanes + heap */
+    hs__lane    lanes[MAX_LANES];
+    unsigned    nlanes;
+    hs__fev    *ev;         /* heap */
     size_t      ev_n, ev_cap;
     uint64_t    evseq;
     size_t      nev;        /* events pending in total */
@@ -288,6 +278,7 @@ struct hs_fabric {
 /* ---- engine.c -------------------------------------------------------------- */
 int  hs__ev_push(hs_fabric *F, hs_time t, unsigned type, uint64_t arg);
 int  hs__ev_init(hs_fabric *F);
+int  hs__ev_init_lanes(hs_fabric *F);
 size_t hs__ev_bytes(const hs_fabric *F);
 void hs__ev_free(hs_fabric *F);
 static inline uint64_t hs__rand(hs_fabric *F)

@@ -194,6 +194,10 @@ int hs_fabric_create_topo(hs_fabric **out, hs_topo *t, const hs_fabric_params *p
         else
             F->credits[l * nvc] = cap_nic;  /* the NIC buffer is one pool */
     }
+    if (hs__ev_init_lanes(F) != 0) {
+        hs_fabric_destroy(F);
+        return hs_error_set(err, HS_ENOMEM, "out of memory building the network");
+    }
     /* request bitsets: one per switch output, sized for its switch's
      * requesters (ports x VCs) */
     size_t words = 0;

@@ -21,7 +21,7 @@ void hs__link_transmit(hs_fabric *F, uint32_t o, uint32_t pi, hs_time t0)
         hs_mark(&F->scheme, &p->field, p->key, o, congested);
     hs__truth_tx(F, o, p->pidx, t0, ser, p->bytes, congested);
     F->st.hops++;
-    hs__ev_push(F, t0 + ser, EV_TX_END, o);
+    hs__ev_push(F, t0 + ser, l->kind == HS_LINK_INJECTION ? EV_NIC_TX_END : EV_TX_END, o);
     hs_time head = t0 + l->lat;
     if (l->kind == HS_LINK_SWITCH) {
         p->nsw++;

@@ -7,7 +7,11 @@
  * (Poisson) or fixed inter-arrival times whose mean makes its offered load
  * the requested fraction of its injection link's bandwidth, counted in wire
  * bytes (payload + header, at least the minimum packet), so load 1.0 fills
- * the link exactly.  Source queues are unbounded, as in an open-loop
+ * the link exactly.  The sources' independent Poisson processes are
+ * generated as their superposition (one process at the sum of the rates,
+ * each arrival assigned to a source with probability proportional to its
+ * rate), which has exactly the same law and needs one pending timer
+ * instead of one per node.  Source queues are unbounded, as in an open-loop
  * measurement: beyond saturation latency grows with the run.
  *
  * Reported: offered and accepted load (wire bytes delivered in the window /
@@ -170,6 +174,12 @@ typedef struct driver {
     size_t   nm, capm;
     uint64_t outstanding;  /* measured, not yet delivered (both classes) */
     lats     cls[2];       /* pattern senders, background senders */
+    /* Poisson mode: the sources' processes merged into one (rate: sum of
+     * the sources' rates), each arrival drawn from a source with
+     * probability proportional to its rate: per class, uniform within */
+    uint32_t *members[2];
+    uint32_t nmembers[2];
+    double   rate[2];      /* arrivals per ps, per class */
     int      error;
 } driver;
 
@@ -177,6 +187,7 @@ typedef struct driver {
 /* timer cookies besides node numbers */
 #define TIMER_WINDOW_END (UINT64_MAX - 1)
 #define TIMER_GIVE_UP (UINT64_MAX - 2)
+#define TIMER_MERGED (UINT64_MAX - 3)
 
 static uint64_t drand64(driver *d)
 {
@@ -291,9 +302,34 @@ static void post(driver *d, uint32_t src)
     d->last_gen = now;
 }
 
+/* Next arrival of the merged Poisson process. */
+static hs_time merged_gap(driver *d)
+{
+    double u = drand01(d);
+    return (hs_time)(-log1p(-u) / (d->rate[0] + d->rate[1]) + 0.5);
+}
+
+static uint32_t merged_source(driver *d)
+{
+    int k = d->rate[1] > 0 && drand01(d) * (d->rate[0] + d->rate[1]) >= d->rate[0];
+    return d->members[k][drand64(d) % d->nmembers[k]];
+}
+
 static void on_timer(void *ctx, hs_fabric *F, uint64_t node, hs_time t)
 {
     driver *d = ctx;
+    if (node == TIMER_MERGED) {
+        if (!d->generating)
+            return;
+        post(d, merged_source(d));
+        if (d->limit && d->generated >= d->limit) {
+            d->generating = 0;
+            return;
+        }
+        if (hs_fabric_timer(F, t + merged_gap(d), TIMER_MERGED))
+            d->error = HS_ENOMEM;
+        return;
+    }
     if (node == TIMER_WINDOW_END) {
         if (d->outstanding == 0)
             hs_fabric_stop(F);
@@ -561,12 +597,26 @@ int hs_traffic_run(hs_fabric *F, const hs_traffic_cfg *cin, hs_traffic_result *r
     d.generating = 1;
     hs_fabric_callbacks cb = { on_sent, on_delivered, on_timer };
     hs_fabric_set_callbacks(F, &cb, &d);
-    for (uint32_t n = 0; n < d.N && !rc; n++)
-        if (d.gap[n] > 0) {
-            /* first arrival: a full random gap (Poisson) or a random phase */
-            hs_time g = c.periodic ? (hs_time)(drand01(&d) * d.gap[n]) : next_gap(&d, n);
-            rc = hs_fabric_timer(F, t0 + g, n);
+    if (c.periodic) {
+        /* each source its own clock, at a random phase */
+        for (uint32_t n = 0; n < d.N && !rc; n++)
+            if (d.gap[n] > 0)
+                rc = hs_fabric_timer(F, t0 + (hs_time)(drand01(&d) * d.gap[n]), n);
+    } else {
+        for (int k = 0; k < 2 && !rc; k++) {
+            d.members[k] = malloc((size_t)d.N * sizeof *d.members[k]);
+            if (!d.members[k])
+                rc = HS_ENOMEM;
         }
+        for (uint32_t n = 0; n < d.N && !rc; n++)
+            if (d.gap[n] > 0) {
+                int k = d.role[n] == 2;
+                d.members[k][d.nmembers[k]++] = n;
+                d.rate[k] += 1.0 / d.gap[n];  /* equal within a class */
+            }
+        if (!rc)
+            rc = hs_fabric_timer(F, t0 + merged_gap(&d), TIMER_MERGED);
+    }
     if (!rc && !c.packets) {
         rc = hs_fabric_timer(F, d.w1, TIMER_WINDOW_END);
         if (!rc)
@@ -647,6 +697,8 @@ out:
     free(d.gap);
     free(d.role);
     free(d.m);
+    free(d.members[0]);
+    free(d.members[1]);
     for (int k = 0; k < 2; k++) {
         free(d.cls[k].lat);
         free(d.cls[k].net);
