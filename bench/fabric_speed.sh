@@ -8,30 +8,38 @@ BUILD=$1; OUT=$2
 H=$BUILD/bin/hopscope
 RUNS=5
 
-# median of RUNS values read from a command's "simulated" line
-run() { # label args...
-    label=$1; shift
-    for i in $(seq $RUNS); do
-        "$H" simulate "$@" | sed -n 's/^simulated .*: \([0-9]*\) events, \([0-9]*\) packet hops in \([0-9.e-]*\) s .*/\1 \2 \3/p'
-    done | awk -v label="$label" '
-        { ev[NR] = $1; hops[NR] = $2; s[NR] = $3 }
-        END {
-            n = NR; for (i = 1; i <= n; i++) r[i] = hops[i] / s[i]
-            for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (r[j] < r[i]) { t = r[i]; r[i] = r[j]; r[j] = t }
-            med = r[int((n + 1) / 2)]
-            printf "%s\t%.3f\t%.3f\t%.2f\t%.3f\t%.3f\n", label, med / 1e6, ev[1] / hops[1] * med / 1e6, ev[1] / hops[1], r[1] / 1e6, r[n] / 1e6
-        }'
+# one run: events, hops, seconds from the "simulated" line
+one() {
+    "$H" simulate "$@" | sed -n 's/^simulated .*: \([0-9]*\) events, \([0-9]*\) packet hops in \([0-9.e-]*\) s .*/\1 \2 \3/p'
 }
 
 T2=fattree:k=32,n=2
 T3=fattree:down=8x8x16,up=1x8x8
 D="--duration 100us"
-{
-    run "2-level (32-ary 2-tree), offered 0.55 (saturation)" --topo $T2 --load 0.55 $D
-    run "2-level, offered 0.55, no packet monitored (baseline)" --topo $T2 --load 0.55 $D --monitor 0 --no-records
-    run "2-level, offered 1.0 (beyond saturation)" --topo $T2 --load 1.0 $D
-    run "3-level (16-port switches), offered 0.55" --topo $T3 --load 0.55 $D
-} > "$OUT.tsv"
+# rounds interleave the configurations, so that a busy host slows all alike
+: > "$OUT.raw"
+for i in $(seq $RUNS); do
+    echo "1 $(one --topo $T2 --load 0.55 $D)" >> "$OUT.raw"
+    echo "2 $(one --topo $T2 --load 0.55 $D --monitor 0 --no-records)" >> "$OUT.raw"
+    echo "3 $(one --topo $T2 --load 1.0 $D)" >> "$OUT.raw"
+    echo "4 $(one --topo $T3 --load 0.55 $D)" >> "$OUT.raw"
+done
+for k in 1 2 3 4; do
+    case $k in
+    1) label="2-level (32-ary 2-tree), offered 0.55 (saturation)" ;;
+    2) label="2-level, offered 0.55, no packet monitored (baseline)" ;;
+    3) label="2-level, offered 1.0 (beyond saturation)" ;;
+    4) label="3-level (16-port switches), offered 0.55" ;;
+    esac
+    awk -v k=$k -v label="$label" '
+        $1 == k { n++; ev = $2; hops = $3; r[n] = $3 / $4 }
+        END {
+            for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (r[j] < r[i]) { t = r[i]; r[i] = r[j]; r[j] = t }
+            med = r[int((n + 1) / 2)]
+            printf "%s\t%.3f\t%.3f\t%.2f\t%.3f\t%.3f\n", label, med / 1e6, ev / hops * med / 1e6, ev / hops, r[1] / 1e6, r[n] / 1e6
+        }' "$OUT.raw"
+done > "$OUT.tsv"
+rm -f "$OUT.raw"
 
 base=$(awk -F'\t' 'NR == 2 { print $2 }' "$OUT.tsv")
 {
