@@ -96,14 +96,6 @@ void hs_fabric_destroy(hs_fabric *F)
     free(F);
 }
 
-static uint64_t splitmix(uint64_t *x)
-{
-    uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
 int hs_fabric_create_topo(hs_fabric **out, hs_topo *t, const hs_fabric_params *p,
                           hs_error *err)
 {
@@ -227,9 +219,7 @@ int hs_fabric_create_topo(hs_fabric **out, hs_topo *t, const hs_fabric_params *p
         uint64_t r = p->rx_rate ? p->rx_rate : F->lk[hs_topo_node_ejection(t, n)].bw;
         F->rx_rate[n] = r;
     }
-    uint64_t x = p->seed;
-    for (int i = 0; i < 4; i++)
-        F->rng[i] = splitmix(&x);
+    hs__seed(F->rng, p->seed);
     *out = F;
     return 0;
 }

@@ -375,6 +375,28 @@ unsigned hs_topo_route_set(const hs_topo *t, uint32_t sw, uint32_t dst,
 
 /* ---- summary ------------------------------------------------------------- */
 
+void hs__topo_bfs(const hs_topo *t, uint32_t src, uint32_t *dist, uint32_t *queue,
+                  uint32_t *nq)
+{
+    uint32_t qh = *nq, qt = *nq;
+    dist[src] = 0;
+    queue[qt++] = src;
+    while (qh < qt) {
+        uint32_t s = queue[qh++];
+        for (uint32_t p = t->port_off[s]; p < t->port_off[s + 1]; p++) {
+            uint32_t l = t->port_out[p];
+            if (l == HS_NO_LINK || t->links[l].to_kind != HS_DEV_SWITCH)
+                continue;
+            uint32_t d = t->links[l].to;
+            if (dist[d] == UINT32_MAX) {
+                dist[d] = dist[s] + 1;
+                queue[qt++] = d;
+            }
+        }
+    }
+    *nq = qt;
+}
+
 /* Largest shortest-path distance between two switches that have nodes,
  * plus the injection and ejection links; one BFS per such switch. */
 static int diameter(const hs_topo *t, uint32_t *out)
@@ -398,22 +420,8 @@ static int diameter(const hs_topo *t, uint32_t *out)
             continue;
         for (uint32_t i = 0; i < S; i++)
             dist[i] = UINT32_MAX;
-        uint32_t qh = 0, qt = 0;
-        dist[src] = 0;
-        queue[qt++] = src;
-        while (qh < qt) {
-            uint32_t s = queue[qh++];
-            for (uint32_t p = t->port_off[s]; p < t->port_off[s + 1]; p++) {
-                uint32_t l = t->port_out[p];
-                if (l == HS_NO_LINK || t->links[l].to_kind != HS_DEV_SWITCH)
-                    continue;
-                uint32_t d = t->links[l].to;
-                if (dist[d] == UINT32_MAX) {
-                    dist[d] = dist[s] + 1;
-                    queue[qt++] = d;
-                }
-            }
-        }
+        uint32_t nq = 0;
+        hs__topo_bfs(t, src, dist, queue, &nq);
         for (uint32_t i = 0; i < S; i++) {
             if (!has_node[i])
                 continue;

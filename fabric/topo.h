@@ -97,6 +97,13 @@ void hs__topo_attach_node(hs_topo *t, uint32_t node, uint32_t sw, uint32_t port,
 uint32_t hs__topo_cable(hs_topo *t, uint32_t *next_id, uint32_t sa, uint32_t pa,
                         uint32_t sb, uint32_t pb, const hs_link_info *fwd);
 
+/* Breadth-first search over switch-to-switch links from switch src: sets
+ * dist[] (hops) of every switch it reaches whose dist was UINT32_MAX, and
+ * appends them to queue[] from *nq on, in visiting order.  The caller
+ * initialises dist (all UINT32_MAX for a fresh search). */
+void hs__topo_bfs(const hs_topo *t, uint32_t src, uint32_t *dist, uint32_t *queue,
+                  uint32_t *nq);
+
 /* ---- spec parsing helpers (topo.c) -------------------------------------- */
 
 typedef struct hs__kv {

@@ -358,19 +358,8 @@ static int build_tables(parser *p, hs_topo *t, hs_error *err)
          * the distance to D equals the distance from D. */
         for (uint32_t i = 0; i < S; i++)
             dist[i] = UINT32_MAX;
-        uint32_t qh = 0, qt = 0;
-        dist[D] = 0;
-        queue[qt++] = D;
-        while (qh < qt) {
-            uint32_t s = queue[qh++];
-            for (uint32_t q = t->port_off[s]; q < t->port_off[s + 1]; q++) {
-                const hs_link_info *l = &t->links[t->port_out[q]];
-                if (l->to_kind == HS_DEV_SWITCH && dist[l->to] == UINT32_MAX) {
-                    dist[l->to] = dist[s] + 1;
-                    queue[qt++] = l->to;
-                }
-            }
-        }
+        uint32_t nq = 0;
+        hs__topo_bfs(t, D, dist, queue, &nq);
         for (uint32_t s = 0; s < S; s++) {
             if (s == D)
                 continue;
@@ -566,7 +555,8 @@ void hs__tfile_bisection(const hs_topo *t, hs_topo_summary *s)
 {
     uint32_t S = t->nswitches;
     uint32_t *order = malloc((size_t)S * sizeof *order);
-    uint8_t *side = calloc(S ? S : 1, 1), *seen = calloc(S ? S : 1, 1);
+    uint8_t *side = calloc(S ? S : 1, 1);
+    uint32_t *seen = malloc((S ? S : 1) * sizeof *seen);
     uint32_t *nodes = calloc(S ? S : 1, sizeof *nodes);
     s->bisection_exact = 0;
     if (!order || !side || !seen || !nodes) {
@@ -575,23 +565,12 @@ void hs__tfile_bisection(const hs_topo *t, hs_topo_summary *s)
     }
     for (uint32_t n = 0; n < t->nnodes; n++)
         nodes[t->node_sw[n]]++;
-    uint32_t qh = 0, qt = 0;
-    for (uint32_t s0 = 0; s0 < S; s0++) {
-        if (seen[s0])
-            continue;
-        seen[s0] = 1;
-        order[qt++] = s0;
-        while (qh < qt) {
-            uint32_t x = order[qh++];
-            for (uint32_t q = t->port_off[x]; q < t->port_off[x + 1]; q++) {
-                const hs_link_info *l = &t->links[t->port_out[q]];
-                if (l->to_kind == HS_DEV_SWITCH && !seen[l->to]) {
-                    seen[l->to] = 1;
-                    order[qt++] = l->to;
-                }
-            }
-        }
-    }
+    for (uint32_t i = 0; i < S; i++)
+        seen[i] = UINT32_MAX;
+    uint32_t nq = 0;
+    for (uint32_t s0 = 0; s0 < S; s0++)
+        if (seen[s0] == UINT32_MAX)
+            hs__topo_bfs(t, s0, seen, order, &nq);
     uint32_t acc = 0;
     for (uint32_t i = 0; i < S; i++) {
         side[order[i]] = acc >= t->nnodes / 2;

@@ -191,15 +191,7 @@ typedef struct driver {
 
 static uint64_t drand64(driver *d)
 {
-    uint64_t *s = d->rng;
-    uint64_t r = s[1] * 5, x = (r << 7 | r >> 57) * 9, t = s[1] << 17;
-    s[2] ^= s[0];
-    s[3] ^= s[1];
-    s[1] ^= s[2];
-    s[0] ^= s[3];
-    s[2] ^= t;
-    s[3] = s[3] << 45 | s[3] >> 19;
-    return x;
+    return hs__xoshiro(d->rng);
 }
 
 static double drand01(driver *d)
@@ -561,13 +553,7 @@ int hs_traffic_run(hs_fabric *F, const hs_traffic_cfg *cin, hs_traffic_result *r
     d.F = F;
     d.c = &c;
     d.N = F->N;
-    uint64_t x = c.seed ^ 0x5f3759df9e3779b9ull;
-    for (int i = 0; i < 4; i++) {
-        uint64_t z = (x += 0x9e3779b97f4a7c15ull);
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-        d.rng[i] = z ^ (z >> 31);
-    }
+    hs__seed(d.rng, c.seed ^ 0x5f3759df9e3779b9ull);  /* a stream apart from the network's */
     d.gap = calloc(d.N, sizeof *d.gap);
     d.role = calloc(d.N, 1);
     int rc = 0;

@@ -506,6 +506,155 @@ static void test_summary(void **state)
     }
 }
 
+/* ---- fuzzing the readers of outside input --------------------------------- */
+
+static uint64_t fz = 0x243f6a8885a308d3ull;
+static uint64_t fz_next(void)
+{
+    fz ^= fz << 13;
+    fz ^= fz >> 7;
+    fz ^= fz << 17;
+    return fz;
+}
+
+/* Random specs from the grammar's tokens (small numbers, so that what
+ * parses stays small): never a crash, and a failure always says why. */
+static void test_fuzz_specs(void **state)
+{
+    (void)state;
+    static const char *tok[] = {
+        "fattree", "dragonfly", "torus", "mesh", "file", ":", ",", "=", "x", "k", "n", "taper",
+        "down", "up", "a", "p", "h", "g", "routing", "min", "ugal", "valiant", "dmodk",
+        "adaptive", "dor", "bw", "lat", "glat", "gbw", "1", "2", "3", "4", "0", "-1", "25GB/s",
+        "100ns", "1.5", "99999999999999999999", "65536", "", " ", "\t", "2x2", "1x2x3",
+    };
+    const size_t ntok = sizeof tok / sizeof tok[0];
+    unsigned ok = 0;
+    for (int i = 0; i < 4000; i++) {
+        char spec[256] = "";
+        unsigned n = 1 + (unsigned)(fz_next() % 12);
+        for (unsigned j = 0; j < n; j++) {
+            const char *t = j == 0 ? tok[fz_next() % 4] : tok[fz_next() % ntok];
+            if (strlen(spec) + strlen(t) + 1 < sizeof spec)
+                strcat(spec, t);
+        }
+        hs_topo *t = NULL;
+        hs_error e;
+        hs_error_clear(&e);
+        int rc = hs_topo_create(spec, &t, &e);
+        if (rc == 0) {
+            ok++;
+            assert_true(hs_topo_nodes(t) >= 2);
+            check_structure(t);
+            hs_topo_free(t);
+        } else {
+            assert_null(t);
+            if (e.msg[0] == '\0')
+                fail_msg("no message for '%s'", spec);
+        }
+    }
+    assert_true(ok > 0);
+}
+
+/* A valid topology file mutated at random (bytes flipped, inserted,
+ * deleted; lines duplicated or dropped): never a crash. */
+static void test_fuzz_file(void **state)
+{
+    (void)state;
+    static const char base[] =
+        "hopscope-topology 1\n# comment\ndefault bw=25GB/s lat=100ns\nswitch s0 s1 s2\n"
+        "node a b c d\nlink a s0\nlink b s0\nlink s1 c bw=50GB/s\nlink d s2 lat=3ns\n"
+        "link s0 s1\nlink s1 s2\nlink s2 s0 bw=12.5GB/s\nroute s0 c s1\nroute s1 d s2\n";
+    char path[] = "/tmp/hs-fuzz-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    char spec[64];
+    snprintf(spec, sizeof spec, "file:%s", path);
+    unsigned parsed = 0;
+    for (int i = 0; i < 1500; i++) {
+        char buf[2048];
+        size_t n = sizeof base - 1;
+        memcpy(buf, base, n);
+        unsigned muts = 1 + (unsigned)(fz_next() % 6);
+        for (unsigned m = 0; m < muts; m++) {
+            size_t at = n ? (size_t)(fz_next() % n) : 0;
+            switch (fz_next() % 5) {
+            case 0:
+                buf[at] = (char)(fz_next() & 0xff);
+                break;
+            case 1:
+                if (n + 1 < sizeof buf) {
+                    memmove(buf + at + 1, buf + at, n - at);
+                    buf[at] = " \n=#x0:s"[fz_next() % 9];
+                    n++;
+                }
+                break;
+            case 2:
+                if (n) {
+                    memmove(buf + at, buf + at + 1, n - at - 1);
+                    n--;
+                }
+                break;
+            case 3: {  /* duplicate a chunk */
+                size_t len = (size_t)(fz_next() % 40);
+                if (at + len <= n && n + len < sizeof buf) {
+                    memmove(buf + at + len, buf + at, n - at);
+                    n += len;
+                }
+                break;
+            }
+            default:
+                n = at;  /* truncate */
+                break;
+            }
+        }
+        FILE *f = fopen(path, "wb");
+        assert_non_null(f);
+        fwrite(buf, 1, n, f);
+        fclose(f);
+        hs_topo *t = NULL;
+        hs_error e;
+        hs_error_clear(&e);
+        int rc = hs_topo_create(spec, &t, &e);
+        if (rc == 0) {
+            parsed++;
+            check_structure(t);
+            hs_topo_free(t);
+        } else {
+            assert_null(t);
+            assert_true(e.msg[0] != '\0');
+        }
+    }
+    unlink(path);
+    assert_true(parsed > 0);
+}
+
+static void test_fuzz_traffic(void **state)
+{
+    (void)state;
+    static const char *tok[] = {
+        "uniform", "shift", "transpose", "bitcomp", "hotspot", "incast", "groupshift", ":", ",",
+        "=", "+", "target", "frac", "senders", "list", "bg", "0", "1", "-3", "0.5", "2",
+        "99999999999999999999", "x", "",
+    };
+    for (int i = 0; i < 4000; i++) {
+        char s[256] = "";
+        unsigned n = 1 + (unsigned)(fz_next() % 10);
+        for (unsigned j = 0; j < n; j++) {
+            const char *t = tok[fz_next() % (sizeof tok / sizeof tok[0])];
+            if (strlen(s) + strlen(t) + 1 < sizeof s)
+                strcat(s, t);
+        }
+        hs_traffic_cfg c;
+        hs_traffic_cfg_default(&c);
+        hs_error e;
+        hs_error_clear(&e);
+        if (hs_traffic_parse(s, &c, &e) != 0 && e.msg[0] == '\0')
+            fail_msg("no message for traffic '%s'", s);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -517,6 +666,9 @@ int main(void)
         cmocka_unit_test(test_torus),
         cmocka_unit_test(test_file),
         cmocka_unit_test(test_summary),
+        cmocka_unit_test(test_fuzz_specs),
+        cmocka_unit_test(test_fuzz_file),
+        cmocka_unit_test(test_fuzz_traffic),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
