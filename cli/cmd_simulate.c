@@ -17,7 +17,7 @@ enum {
     O_TOPO = 1000, O_TRAFFIC, O_LOAD, O_SIZE, O_PERIODIC, O_PACKETS, O_DURATION, O_WARMUP,
     O_DRAIN, O_SEED, O_OUT, O_MTU, O_HEADER, O_BUFFER, O_NICBUF, O_UNBOUNDED, O_RDELAY,
     O_RXRATE, O_QUEUES, O_TAUF, O_TAU, O_WINDOW, O_UGALT, O_HOPBITS, O_HASHBITS, O_EXACT,
-    O_SALT, O_LINKBITS, O_NORECORDS, O_RECCAP, O_TSV, O_QUIET, O_MONITOR,
+    O_SALT, O_LINKBITS, O_NORECORDS, O_RECCAP, O_TSV, O_QUIET, O_MONITOR, O_MAXWIN,
 };
 
 static const struct option opts[] = {
@@ -43,6 +43,7 @@ static const struct option opts[] = {
     { "tau-factor", required_argument, NULL, O_TAUF },
     { "tau", required_argument, NULL, O_TAU },
     { "window", required_argument, NULL, O_WINDOW },
+    { "max-windows", required_argument, NULL, O_MAXWIN },
     { "ugal-threshold", required_argument, NULL, O_UGALT },
     { "hop-bits", required_argument, NULL, O_HOPBITS },
     { "hash-bits", required_argument, NULL, O_HASHBITS },
@@ -176,6 +177,10 @@ static int apply(sim_opts *o, int c, const char *v)
         if (hs_parse_time(v, &t) || t == 0)
             return bad("window", v, "a positive time such as 10us");
         o->prm.window = t;
+        break;
+    case O_MAXWIN:
+        rc = u64_in("max-windows", v, 0, UINT32_MAX, &u, "a number of windows (0: no limit)");
+        o->prm.max_windows = (uint32_t)u;
         break;
     case O_UGALT:
         if (hs_parse_size(v, &u))

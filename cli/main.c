@@ -73,6 +73,8 @@ static const hs__cmd commands[] = {
       "                     serialisation on the link (2)\n"
       "  --tau T            or an absolute threshold for every link\n"
       "  --window T         counter and ground-truth window width (10us)\n"
+      "  --max-windows N    at most N windows (256): longer runs double the width\n"
+      "                     and merge windows, exactly (memory bound); 0: no limit\n"
       "  --monitor F        fraction of messages that carry the field (1)\n"
       "  --no-records       do not log sampled records\n"
       "  --records-cap N    at most N records (4194304); the rest are counted\n"

@@ -24,6 +24,7 @@ void hs_fabric_params_default(hs_fabric_params *p)
     p->tau_factor = 2.0;
     p->tau = 0;
     p->window = 10 * HS_PS_PER_US;
+    p->max_windows = 256;
     p->ugal_threshold = 0;
     p->seed = 1;
     hs_scheme_cfg_default(&p->scheme);

@@ -647,6 +647,8 @@ int hs_fabric_write_rundir(hs_fabric *F, const char *dir,
     hs_json_uint(&j, p->seed);
     hs_json_key(&j, "window_ps");
     hs_json_uint(&j, p->window);
+    hs_json_key(&j, "max_windows");
+    hs_json_uint(&j, p->max_windows);
     hs_json_obj_end(&j);
 
     hs_json_key(&j, "scheme");

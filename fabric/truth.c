@@ -112,14 +112,72 @@ hs__truth *hs__truth_window(hs_fabric *F, size_t w)
     return F->truth_win[w];
 }
 
+/* Doubles the window width, merging windows 2i and 2i+1 into window i:
+ * truth entries and counters are sums, so the result is exactly what the
+ * wider windows would have counted.  Bounds memory for long runs. */
+static void coarsen(hs_fabric *F)
+{
+    size_t nw = (F->nwin + 1) / 2;
+    for (size_t i = 0; i < nw; i++) {
+        hs__truth *a = F->truth_win[2 * i];
+        hs__truth *b = 2 * i + 1 < F->nwin ? F->truth_win[2 * i + 1] : NULL;
+        if (a && b) {
+            for (uint32_t l = 0; l <= F->L; l++) {
+                a[l].packets += b[l].packets;
+                a[l].bytes += b[l].bytes;
+                a[l].busy += b[l].busy;
+                a[l].stall += b[l].stall;
+                a[l].congested += b[l].congested;
+            }
+            free(b);
+        } else if (!a) {
+            a = b;
+        }
+        F->truth_win[i] = a;
+    }
+    for (size_t i = nw; i < F->nwin; i++)
+        F->truth_win[i] = NULL;
+    F->nwin = nw;
+    size_t nc = (F->nctwin + 1) / 2;
+    for (size_t i = 0; i < nc; i++) {
+        hs_counters *a = F->ct_win[2 * i];
+        hs_counters *b = 2 * i + 1 < F->nctwin ? F->ct_win[2 * i + 1] : NULL;
+        if (a && b) {
+            hs_counters_add(a, b);  /* same shape by construction */
+            hs_counters_free(b);
+            free(b);
+        } else if (!a) {
+            a = b;
+        }
+        F->ct_win[i] = a;
+    }
+    for (size_t i = nc; i < F->nctwin; i++)
+        F->ct_win[i] = NULL;
+    F->prm.window *= 2;
+    F->twin_blk = NULL;
+    F->twin_lo = F->twin_hi = 0;
+    F->cwin_ct = NULL;
+    F->cwin_lo = F->cwin_hi = 0;
+}
+
+/* The window holding time t, widening windows first if t would need more
+ * than max_windows of them. */
+static size_t window_index(hs_fabric *F, hs_time t)
+{
+    size_t w;
+    while ((w = (size_t)(t / F->prm.window)) >= F->prm.max_windows && F->prm.max_windows &&
+           F->prm.window <= UINT64_MAX / 2)
+        coarsen(F);
+    return w;
+}
+
 /* Adds [t0, t1) to the busy (stall = 0) or stall (stall = 1) time of link
  * o in every window it overlaps. */
 static void split_time(hs_fabric *F, uint32_t o, hs_time t0, hs_time t1, int stall)
 {
-    hs_time W = F->prm.window;
     while (t0 < t1) {
-        size_t w = (size_t)(t0 / W);
-        hs_time end = ((hs_time)w + 1) * W;
+        size_t w = window_index(F, t0);
+        hs_time end = ((hs_time)w + 1) * F->prm.window;
         if (end > t1)
             end = t1;
         hs__truth *b = hs__truth_window(F, w);
@@ -149,8 +207,8 @@ void hs__truth_tx(hs_fabric *F, uint32_t o, uint16_t pidx, hs_time t0, hs_time s
     if (t0 >= F->twin_lo && t0 < F->twin_hi) {
         b = F->twin_blk;
     } else {
+        size_t w = window_index(F, t0);
         hs_time W = F->prm.window;
-        size_t w = (size_t)(t0 / W);
         b = hs__truth_window(F, w);
         if (!b)
             return;
@@ -207,7 +265,7 @@ hs_counters *hs__counters_window(hs_fabric *F, hs_time t)
 {
     if (t >= F->cwin_lo && t < F->cwin_hi)
         return F->cwin_ct;
-    size_t w = (size_t)(t / F->prm.window);
+    size_t w = window_index(F, t);
     if (w >= F->nctwin) {
         size_t nc = F->nctwin ? F->nctwin : 16;
         while (nc <= w)

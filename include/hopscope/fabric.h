@@ -200,6 +200,9 @@ typedef struct hs_fabric_params {
     double   tau_factor;     /* tau = factor * ser(full packet) (2.0) */
     hs_time  tau;            /* if nonzero: absolute tau for every link */
     hs_time  window;         /* counter / truth window width (10 us) */
+    uint32_t max_windows;    /* at most this many windows (256): a longer
+                                run doubles the width and merges pairs of
+                                windows, exactly (all are sums); 0 = no limit */
     uint64_t ugal_threshold; /* UGAL-L bias towards minimal, bytes (0) */
     uint64_t seed;           /* routing randomness (Valiant, UGAL) */
     hs_scheme_cfg scheme;    /* k (0 = auto), c, b, exact, salt */

@@ -372,6 +372,47 @@ static void test_drain_invariants(void **state)
     heavy("fattree:k=4,n=2", "incast:target=5,senders=8", 1.0, 1);
 }
 
+/* Long runs widen the windows instead of growing without bound; the
+ * merged windows still add up to the totals, exactly. */
+static void test_window_coarsening(void **state)
+{
+    (void)state;
+    hs_fabric_params p;
+    hs_fabric_params_default(&p);
+    p.window = 1 * HS_PS_PER_US;
+    p.max_windows = 8;
+    hs_fabric *F = make("fattree:k=4,n=2", &p);
+    hs_traffic_cfg c;
+    hs_traffic_cfg_default(&c);
+    c.load = 0.5;
+    c.packets = 20000;  /* ~400 us of traffic */
+    hs_traffic_result r;
+    hs_error e;
+    assert_int_equal(hs_traffic_run(F, &c, &r, &e), 0);
+    hs_time W = hs_fabric_get_params(F)->window;
+    assert_true(W >= 32 * HS_PS_PER_US);
+    assert_true(hs_fabric_now(F) / W < 8);
+    assert_true(F->nwin <= 8);
+    check_drained(F, 0);
+    /* window counters add up to the phase counters */
+    hs_counters sum;
+    assert_int_equal(hs_counters_init(&sum, &F->scheme, NULL), 0);
+    unsigned nwc = 0;
+    for (size_t w = 0; w < F->nctwin; w++)
+        if (F->ct_win[w]) {
+            assert_true(w < 8);
+            assert_int_equal(hs_counters_add(&sum, F->ct_win[w]), 0);
+            nwc++;
+        }
+    assert_true(nwc >= 2);
+    const hs_counters *ph = hs_fabric_counters(F, 0);
+    assert_int_equal(sum.packets, ph->packets);
+    assert_memory_equal(sum.t, ph->t, (size_t)ph->b * ph->n * sizeof *ph->t);
+    assert_memory_equal(sum.c, ph->c, (size_t)ph->b * ph->n * sizeof *ph->c);
+    hs_counters_free(&sum);
+    hs_fabric_destroy(F);
+}
+
 /* ---- determinism ---------------------------------------------------------------- */
 
 static hs_fabric *run_seeded(const char *spec, uint64_t seed, hs_traffic_result *r)
@@ -637,6 +678,7 @@ int main(void)
         cmocka_unit_test(test_api_errors),
         cmocka_unit_test(test_timers),
         cmocka_unit_test(test_drain_invariants),
+        cmocka_unit_test(test_window_coarsening),
         cmocka_unit_test(test_determinism),
         cmocka_unit_test(test_incast_tree),
         cmocka_unit_test(test_inband_truth),
