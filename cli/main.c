@@ -27,6 +27,11 @@ static const hs__cmd commands[] = {
       "\n"
       "  --seed N      seed for the simulated packets (default 1)\n"
       "  --packets N   number of monitored packets (default 200000)\n" },
+    { "record", hs__cmd_record,
+      "run an MPI launcher with libhopscope.so preloaded into every rank",
+      hs__help_record },
+    { "trace", hs__cmd_trace, "summarise, list or check a recorded trace (stats|dump|check)",
+      hs__help_trace },
     { "version", cmd_version, "print the version (same as --version)",
       "usage: hopscope version\n"
       "       hopscope --version\n" },

@@ -1,3 +1,4 @@
 # cli/: the hopscope command.
 CLI_SRCS += cli/main.c
 CLI_SRCS += cli/cmd_demo.c
+CLI_SRCS += cli/cmd_trace.c cli/cmd_record.c

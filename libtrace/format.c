@@ -369,14 +369,15 @@ static uint8_t *encode_list(hs__codec *c, unsigned lt, uint32_t n, const uint64_
     return p;
 }
 
-int hs__encode(const uint8_t *raw, size_t raw_len, uint32_t nrec, int32_t rank,
-               uint8_t shift, uint8_t *out, size_t cap, size_t *out_len, uint64_t *base)
+int hs__encode(const uint8_t *raw, size_t raw_len, size_t *off_io, int32_t rank, uint8_t shift,
+               uint8_t *out, size_t cap, size_t *out_len, uint32_t *nenc, uint64_t *base)
 {
     hs__codec c = { .rank = rank, .shift = shift };
     uint8_t *p = out;
-    size_t off = 0;
+    size_t off = *off_io;
+    uint32_t n = 0;
     *base = 0;
-    for (uint32_t i = 0; i < nrec; i++) {
+    while (off < raw_len) {
         if (off + sizeof(hs__rec) > raw_len)
             return HS_EINVAL;
         const hs__rec *r = (const hs__rec *)(raw + off);
@@ -384,11 +385,16 @@ int hs__encode(const uint8_t *raw, size_t raw_len, uint32_t nrec, int32_t rank,
         if (r->kind > HS_TRACE_KIND_MAX || !d->name)
             return HS_EINVAL;
         size_t rsz = hs__rec_size(r->kind, r->na, r->nb);
-        if (off + rsz > raw_len ||
-            (size_t)(p - out) + HS__ENC_REC_MAX + (rsz - sizeof(hs__rec)) / 8 * HS__ENC_WORD_MAX > cap)
+        if (off + rsz > raw_len)
             return HS_EINVAL;
+        size_t worst = HS__ENC_REC_MAX + (rsz - sizeof(hs__rec)) / 8 * HS__ENC_WORD_MAX;
+        if ((size_t)(p - out) + worst > cap) {
+            if (n == 0)
+                return HS_EINVAL;
+            break;
+        }
         uint64_t t0 = r->t0 >> shift, t1 = r->t1 >> shift;
-        if (i == 0)
+        if (n == 0)
             c.prev_t = *base = t0;
         uint64_t dur = t1 > t0 ? t1 - t0 : 0;
         *p++ = (uint8_t)r->kind;
@@ -418,7 +424,10 @@ int hs__encode(const uint8_t *raw, size_t raw_len, uint32_t nrec, int32_t rank,
         if (d->lb)
             p = encode_list(&c, d->lb, r->nb, w + (size_t)r->na * hs__list_words(d->la), p);
         off += rsz;
+        n++;
     }
+    *off_io = off;
+    *nenc = n;
     *out_len = (size_t)(p - out);
     return 0;
 }

@@ -186,11 +186,13 @@ typedef struct hs__codec {
     uint64_t prev_req;
 } hs__codec;
 
-/* Encodes nrec records from raw[0..raw_len) into out (capacity cap >=
- * hs__enc_bound(raw_len)).  Sets *base (units of the first record),
- * *out_len.  HS_EINVAL for a malformed record (unknown kind). */
-int hs__encode(const uint8_t *raw, size_t raw_len, uint32_t nrec, int32_t rank,
-               uint8_t shift, uint8_t *out, size_t cap, size_t *out_len, uint64_t *base);
+/* Encodes records from raw[*off..raw_len) into out (capacity cap) until all
+ * are encoded or the next one might not fit; advances *off and sets *nenc,
+ * *out_len and *base (units of the first record encoded).  Deltas restart
+ * with every call, so each call's output is one block payload.  HS_EINVAL
+ * for a malformed record or when not even one record fits in cap. */
+int hs__encode(const uint8_t *raw, size_t raw_len, size_t *off, int32_t rank, uint8_t shift,
+               uint8_t *out, size_t cap, size_t *out_len, uint32_t *nenc, uint64_t *base);
 
 /* Decodes the next record of a payload.  rec receives the record, its list
  * words go to *words (grown with realloc as needed, *wcap in words).

@@ -107,18 +107,22 @@ static int flush_thread(hs_trace_writer *w, uint32_t t, hs_error *err)
         return 0;
     if (ensure(&w->enc, &w->enc_cap, hs__enc_bound(th->used)))
         return hs_error_set(err, HS_ENOMEM, "out of memory");
-    size_t n;
-    hs__blk_hdr h = { .type = HS__BLK_EVENTS, .thread = (uint16_t)t, .nevents = th->nrec };
-    int rc = hs__encode(th->raw, th->used, th->nrec, (int32_t)w->rank, 0, w->enc, w->enc_cap,
-                        &n, &h.base);
-    if (rc)
-        return hs_error_set(err, rc, "%s: cannot encode events", w->path);
-    /* The sync pair of a synthetic clock is the identity at any tick. */
-    const hs__rec *first = (const hs__rec *)th->raw;
-    h.sync_tick = h.sync_ns = first->t0;
-    if ((rc = put_block(w, &h, w->enc, n, err)))
-        return rc;
-    w->events += th->nrec;
+    size_t off = 0;
+    while (off < th->used) {
+        size_t n;
+        uint32_t nenc;
+        hs__blk_hdr h = { .type = HS__BLK_EVENTS, .thread = (uint16_t)t };
+        int rc = hs__encode(th->raw, th->used, &off, (int32_t)w->rank, 0, w->enc, w->enc_cap,
+                            &n, &nenc, &h.base);
+        if (rc)
+            return hs_error_set(err, rc, "%s: cannot encode events", w->path);
+        h.nevents = nenc;
+        /* The sync pair of a synthetic clock is the identity at any tick. */
+        h.sync_tick = h.sync_ns = h.base;
+        if ((rc = put_block(w, &h, w->enc, n, err)))
+            return rc;
+        w->events += nenc;
+    }
     th->used = 0;
     th->nrec = 0;
     return 0;
