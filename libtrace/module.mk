@@ -38,3 +38,35 @@ INSTALL_EXTRA += for m in $(HS_MPIS_FOUND); do \
 	  install -d $(DESTDIR)$(PREFIX)/lib/$$m && \
 	  install -m 755 $(BUILD)/lib/$$m/libhopscope.so $(DESTDIR)$(PREFIX)/lib/$$m/ || exit 1; \
 	done;
+
+# MPI test programs of known communication (tests/mpi/), built per MPI into
+# $(BUILD)/tests/mpi/<mpi>/ for tests/integration/libtrace_*.sh.
+MPI_TEST_SRCS := $(wildcard tests/mpi/*.c tests/mpi/*.cpp tests/mpi/*.f tests/mpi/*.f90)
+MPI_TEST_NAMES := $(basename $(notdir $(MPI_TEST_SRCS)))
+MPI_TEST_FFLAGS := -O1 -g -fallow-argument-mismatch
+# MPICH's MPI_STATUS(ES)_IGNORE is the address 1, which gcc 12 takes for a
+# zero-length array that MPI_Waitall would write.
+MPI_TEST_CWARN := -Wno-stringop-overflow
+define HS_MPI_TESTS
+$(BUILD)/tests/mpi/$(1)/%: tests/mpi/%.c tests/mpi/common.h
+	@mkdir -p $$(dir $$@)
+	mpicc.$(1) -std=gnu11 -O2 -g -Wall -Wextra -Werror $(MPI_TEST_CWARN) -o $$@ $$< -lpthread
+$(BUILD)/tests/mpi/$(1)/%: tests/mpi/%.cpp
+	@mkdir -p $$(dir $$@)
+	mpicxx.$(1) -O2 -g -Wall -Werror -DOMPI_SKIP_MPICXX -DMPICH_SKIP_MPICXX -o $$@ $$<
+$(BUILD)/tests/mpi/$(1)/%: tests/mpi/%.f
+	@mkdir -p $$(dir $$@)
+	mpif90.$(1) $(MPI_TEST_FFLAGS) -J $$(dir $$@) -o $$@ $$<
+$(BUILD)/tests/mpi/$(1)/%: tests/mpi/%.f90
+	@mkdir -p $$(dir $$@)
+	mpif90.$(1) $(MPI_TEST_FFLAGS) -J $$(dir $$@) -o $$@ $$<
+TEST_EXTRA += $(addprefix $(BUILD)/tests/mpi/$(1)/,$(MPI_TEST_NAMES))
+endef
+$(foreach m,$(HS_MPIS_FOUND),$(eval $(call HS_MPI_TESTS,$(m))))
+
+# Test helpers that read traces (not unit tests: run.sh only runs the files
+# directly in $(BUILD)/tests/).
+$(BUILD)/tests/helpers/%: tests/helpers/%.c $(BUILD)/lib/libhopscope-core.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_REL) -o $@ $< $(BUILD)/lib/libhopscope-core.a $(LDLIBS_CORE)
+TEST_EXTRA += $(BUILD)/tests/helpers/trace_sampling

@@ -83,6 +83,21 @@ static void hmap_free(hmap *m)
     memset(m, 0, sizeof *m);
 }
 
+/* Index of key, or -1 when absent. */
+static int64_t hmap_find(const hmap *m, hkey k)
+{
+    if (!m->cap)
+        return -1;
+    size_t j = hkey_hash(&k) & (m->cap - 1);
+    while (m->slot[j]) {
+        const hkey *o = &m->keys[m->slot[j] - 1];
+        if (o->a == k.a && o->b == k.b && o->c == k.c)
+            return m->slot[j] - 1;
+        j = (j + 1) & (m->cap - 1);
+    }
+    return -1;
+}
+
 /* Grows a value array to hold index i (zero-filled). */
 static int vgrow(void **arr, size_t *cap, size_t i, size_t elem)
 {
@@ -163,13 +178,10 @@ static int event_messages(rankscan *rs, uint32_t rank, const hs_trace_event *ev,
     }
     if (k == HS_TRACE_START || k == HS_TRACE_STARTALL) {
         for (uint32_t i = 0; i < ev->nstarts; i++) {
-            int isnew;
-            int64_t j = hmap_get(&rs->pmap, (hkey){ ev->starts[i].req, 0, 0 }, &isnew);
-            if (j < 0 || vgrow((void **)&rs->pv, &rs->pcap, (size_t)j, sizeof *rs->pv))
-                return HS_ENOMEM;
-            const pinit *p = &rs->pv[j];
-            if (isnew || p->peer < 0)
+            int64_t j = hmap_find(&rs->pmap, (hkey){ ev->starts[i].req, 0, 0 });
+            if (j < 0 || rs->pv[j].peer < 0)
                 continue;   /* a persistent receive, or a request we never saw created */
+            const pinit *p = &rs->pv[j];
             m = (msg){ 0, p->comm, (int32_t)rank, p->peer, p->tag, p->bytes,
                        !!(ev->starts[i].flags & HS_TRACE_F_MONITORED), -1 };
             if ((rc = fn(arg, &m)))
@@ -597,11 +609,8 @@ static int check_msg(void *arg, const msg *m0)
     if (m.compl_idx >= 0) {
         /* A completed receive request: its communicator was on the start. */
         const hs_trace_compl *c = &x->ev->compl[m.compl_idx];
-        int isnew;
-        int64_t i = hmap_get(&x->reqs, (hkey){ c->req, 0, 0 }, &isnew);
-        if (i < 0 || vgrow((void **)&x->rv, &x->rcap, (size_t)i, sizeof *x->rv))
-            return HS_ENOMEM;
-        m.comm = isnew ? 0 : x->rv[i];
+        int64_t i = hmap_find(&x->reqs, (hkey){ c->req, 0, 0 });
+        m.comm = i < 0 ? 0 : x->rv[i];
     }
     int isnew;
     int64_t i = hmap_get(&x->flows, (hkey){ m.comm, (uint64_t)(uint32_t)m.src << 32 |
