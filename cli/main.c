@@ -125,6 +125,11 @@ static const hs__cmd commands[] = {
       "  hopscope topo fattree:k=16,n=2,taper=2\n"
       "  hopscope topo dragonfly:a=16,p=8,h=8,g=129,routing=ugal\n"
       "  hopscope topo torus:8x8x8 --path 0:511\n" },
+    { "record", hs__cmd_record,
+      "run an MPI launcher with libhopscope.so preloaded into every rank",
+      hs__help_record },
+    { "trace", hs__cmd_trace, "summarise, list or check a recorded trace (stats|dump|check)",
+      hs__help_trace },
     { "version", cmd_version, "print the version (same as --version)",
       "usage: hopscope version\n"
       "       hopscope --version\n" },
