@@ -316,7 +316,8 @@ int hs__blk_hdr_unpack(const uint8_t in[HS__BLK_HDR_LEN], hs__blk_hdr *h)
     h->sync_ns = get64(in + 40);
     h->payload_crc = get32(in + 48);
     if (h->type < HS__BLK_EVENTS || h->type > HS__BLK_END || in[5] != 0 ||
-        h->raw_len > HS__BLK_MAX_RAW || h->comp_len > hs__block_bound(h->raw_len))
+        h->raw_len > HS__BLK_MAX_RAW ||
+        h->comp_len + HS__BLK_HDR_LEN > hs__block_bound(h->raw_len, 0))
         return HS_EFORMAT;
     return 0;
 }
@@ -370,10 +371,11 @@ static uint8_t *encode_list(hs__codec *c, unsigned lt, uint32_t n, const uint64_
 }
 
 int hs__encode(const uint8_t *raw, size_t raw_len, size_t *off_io, int32_t rank, uint8_t shift,
-               uint8_t *out, size_t cap, size_t *out_len, uint32_t *nenc, uint64_t *base)
+               uint8_t *s, size_t scap, size_t *slen, uint8_t *t, size_t tcap, size_t *tlen,
+               uint32_t *nenc, uint64_t *base)
 {
     hs__codec c = { .rank = rank, .shift = shift };
-    uint8_t *p = out;
+    uint8_t *p = s, *q = t;
     size_t off = *off_io;
     uint32_t n = 0;
     *base = 0;
@@ -388,7 +390,7 @@ int hs__encode(const uint8_t *raw, size_t raw_len, size_t *off_io, int32_t rank,
         if (off + rsz > raw_len)
             return HS_EINVAL;
         size_t worst = HS__ENC_REC_MAX + (rsz - sizeof(hs__rec)) / 8 * HS__ENC_WORD_MAX;
-        if ((size_t)(p - out) + worst > cap) {
+        if ((size_t)(p - s) + worst > scap || (size_t)(q - t) + HS__ENC_TIME_MAX > tcap) {
             if (n == 0)
                 return HS_EINVAL;
             break;
@@ -397,11 +399,11 @@ int hs__encode(const uint8_t *raw, size_t raw_len, size_t *off_io, int32_t rank,
         if (n == 0)
             c.prev_t = *base = t0;
         uint64_t dur = t1 > t0 ? t1 - t0 : 0;
+        q = hs__put_s(q, (int64_t)(t0 - c.prev_t));
+        q = hs__put_u(q, dur);
+        c.prev_t = t0 + dur;
         *p++ = (uint8_t)r->kind;
         p = hs__put_u(p, r->flags & HS_TRACE_F_ALL);
-        p = hs__put_s(p, (int64_t)(t0 - c.prev_t));
-        p = hs__put_u(p, dur);
-        c.prev_t = t0 + dur;
         unsigned f = d->fields;
         if (f & HS__F_COMM)   p = put_idx(p, r->comm);
         if (f & HS__F_COMM2)  p = put_idx(p, r->comm2);
@@ -428,7 +430,8 @@ int hs__encode(const uint8_t *raw, size_t raw_len, size_t *off_io, int32_t rank,
     }
     *off_io = off;
     *nenc = n;
-    *out_len = (size_t)(p - out);
+    *slen = (size_t)(p - s);
+    *tlen = (size_t)(q - t);
     return 0;
 }
 
@@ -586,10 +589,12 @@ static int decode_list(hs__codec *c, dec *d, unsigned lt, uint32_t *n_out,
     return 0;
 }
 
-int hs__decode_one(hs__codec *c, const uint8_t *buf, size_t len, size_t *pos,
-                   hs__rec *r, uint64_t **words, size_t *wcap, const char **why)
+int hs__decode_one(hs__codec *c, const uint8_t *s, size_t slen, size_t *spos,
+                   const uint8_t *t, size_t tlen, size_t *tpos, hs__rec *r,
+                   uint64_t **words, size_t *wcap, const char **why)
 {
-    dec d = { buf + *pos, buf + len, NULL };
+    dec d = { s + *spos, s + slen, NULL };
+    dec dt = { t + *tpos, t + tlen, NULL };
     memset(r, 0, sizeof *r);
     r->peer = r->peer2 = HS_TRACE_RANK_NONE;
     r->tag = r->tag2 = HS_TRACE_TAG_NONE;
@@ -608,7 +613,11 @@ int hs__decode_one(hs__codec *c, const uint8_t *buf, size_t len, size_t *pos,
     r->kind = (uint16_t)kind;
     uint64_t flags, dur;
     int64_t gap;
-    if (du(&d, &flags, "flags") || ds(&d, &gap, "time gap") || du(&d, &dur, "duration"))
+    if (ds(&dt, &gap, "time gap") || du(&dt, &dur, "duration")) {
+        *why = dt.why;
+        return HS_EFORMAT;
+    }
+    if (du(&d, &flags, "flags"))
         goto bad;
     if (flags & ~(uint64_t)HS_TRACE_F_ALL) {
         d.why = "unknown flag bits";
@@ -638,10 +647,10 @@ int hs__decode_one(hs__codec *c, const uint8_t *buf, size_t len, size_t *pos,
     if ((f & HS__F_BYTES2) && du(&d, &r->bytes2, "second byte count"))
         goto bad;
     if (f & HS__F_REQ) {
-        int64_t s;
-        if (ds(&d, &s, "request id"))
+        int64_t sd;
+        if (ds(&d, &sd, "request id"))
             goto bad;
-        r->req = c->prev_req += (uint64_t)s;
+        r->req = c->prev_req += (uint64_t)sd;
     }
     if ((f & HS__F_AUX) && du(&d, &r->aux, "aux value"))
         goto bad;
@@ -660,7 +669,8 @@ int hs__decode_one(hs__codec *c, const uint8_t *buf, size_t len, size_t *pos,
         goto bad;
     if (k->lb && decode_list(c, &d, k->lb, &r->nb, words, wcap, &wused))
         goto bad;
-    *pos = (size_t)(d.p - buf);
+    *spos = (size_t)(d.p - s);
+    *tpos = (size_t)(dt.p - t);
     return 0;
 bad:
     *why = d.why;
@@ -669,44 +679,81 @@ bad:
 
 /* ---- blocks ------------------------------------------------------------- */
 
-size_t hs__block_bound(size_t payload_len)
+size_t hs__block_bound(size_t slen, size_t tlen)
 {
-    /* deflate's worst case for any window/memLevel setting (stored blocks)
-     * is well inside this: zlib documents len + len/8 + len/64 + 5 + header. */
-    return HS__BLK_HDR_LEN + payload_len + payload_len / 8 + payload_len / 64 + 64;
+    /* deflate's worst case for any setting (stored blocks) is well inside
+     * len + len/8 + len/64 + 64 per stream; 20 bytes of varint prefix. */
+    size_t len = slen + tlen;
+    return HS__BLK_HDR_LEN + 20 + len + len / 8 + len / 64 + 128;
 }
 
-int hs__deflate_init(z_stream *z, int level)
+int hs__deflate_init(z_stream *zs, z_stream *zt, int level, int tlevel)
 {
-    memset(z, 0, sizeof *z);
-    /* windowBits 15 / memLevel 8 are zlib's defaults; smaller windows cost
-     * compression on traces whose repeating pattern spans kilobytes. */
-    return deflateInit2(z, level, Z_DEFLATED, 15, 8, Z_DEFAULT_STRATEGY) == Z_OK ? 0 : HS_ENOMEM;
+    memset(zs, 0, sizeof *zs);
+    memset(zt, 0, sizeof *zt);
+    /* windowBits 15 / memLevel 8 (zlib's defaults) for both: repeats of the
+     * structure kilobytes apart are found, and a smaller window, though RLE
+     * needs only a distance of 1, makes zlib slide it and rescan its hash
+     * table every few hundred bytes (measured: 4x slower). */
+    if (deflateInit2(zs, level, Z_DEFLATED, 15, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+        return HS_ENOMEM;
+    if (deflateInit2(zt, tlevel, Z_DEFLATED, 15, 8, Z_RLE) != Z_OK) {
+        deflateEnd(zs);
+        return HS_ENOMEM;
+    }
+    return 0;
 }
 
-int hs__block_build(z_stream *z, hs__blk_hdr *h, const uint8_t *payload, size_t payload_len,
-                    uint8_t *out, size_t cap, size_t *out_len)
+void hs__deflate_end(z_stream *zs, z_stream *zt)
 {
-    if (payload_len > HS__BLK_MAX_RAW || cap < hs__block_bound(payload_len))
-        return HS_EINVAL;
+    deflateEnd(zs);
+    deflateEnd(zt);
+}
+
+/* Deflates in[0..n) completely into out (cap bytes); returns the length or
+ * 0 on failure (a non-empty zlib stream is never 0 bytes). */
+static size_t deflate_all(z_stream *z, const uint8_t *in, size_t n, uint8_t *out, size_t cap)
+{
     if (deflateReset(z) != Z_OK)
-        return HS_EINVAL;
-    z->next_in = (Bytef *)(uintptr_t)payload;
-    z->avail_in = (uInt)payload_len;
-    z->next_out = out + HS__BLK_HDR_LEN;
-    z->avail_out = (uInt)(cap - HS__BLK_HDR_LEN);
+        return 0;
+    z->next_in = (Bytef *)(uintptr_t)in;
+    z->avail_in = (uInt)n;
+    z->next_out = out;
+    z->avail_out = (uInt)cap;
     if (deflate(z, Z_FINISH) != Z_STREAM_END)
+        return 0;
+    return (size_t)z->total_out;
+}
+
+int hs__block_build(z_stream *zs, z_stream *zt, hs__blk_hdr *h, const uint8_t *s, size_t slen,
+                    const uint8_t *t, size_t tlen, uint8_t *out, size_t cap, size_t *out_len)
+{
+    if (slen + tlen > HS__BLK_MAX_RAW || cap < hs__block_bound(slen, tlen))
         return HS_EINVAL;
-    size_t comp = (size_t)z->total_out;
-    h->raw_len = (uint32_t)payload_len;
+    /* The structure's compressed length precedes it; write the stream after
+     * a gap big enough for both varints, then close the gap. */
+    uint8_t *pay = out + HS__BLK_HDR_LEN;
+    const size_t gap = 20;
+    size_t sc = deflate_all(zs, s, slen, pay + gap, cap - HS__BLK_HDR_LEN - gap);
+    if (!sc)
+        return HS_EINVAL;
+    uint8_t pre[20], *pe = hs__put_u(hs__put_u(pre, slen), sc);
+    size_t pl = (size_t)(pe - pre);
+    memmove(pay + pl, pay + gap, sc);
+    memcpy(pay, pre, pl);
+    size_t tc = deflate_all(zt, t, tlen, pay + pl + sc, cap - HS__BLK_HDR_LEN - pl - sc);
+    if (!tc)
+        return HS_EINVAL;
+    size_t comp = pl + sc + tc;
+    h->raw_len = (uint32_t)(slen + tlen);
     h->comp_len = (uint32_t)comp;
-    h->payload_crc = crc(out + HS__BLK_HDR_LEN, comp);
+    h->payload_crc = crc(pay, comp);
     hs__blk_hdr_pack(h, out);
     *out_len = HS__BLK_HDR_LEN + comp;
     return 0;
 }
 
-int hs__inflate(const uint8_t *in, size_t comp_len, uint8_t *out, size_t raw_len)
+static int inflate_exact(const uint8_t *in, size_t comp_len, uint8_t *out, size_t raw_len)
 {
     uLongf dl = (uLongf)raw_len;
     uLong sl = (uLong)comp_len;
@@ -715,6 +762,20 @@ int hs__inflate(const uint8_t *in, size_t comp_len, uint8_t *out, size_t raw_len
     int rc = uncompress2(raw_len ? out : &dummy, &dl, in, &sl);
     if (rc != Z_OK || dl != raw_len || sl != comp_len)
         return HS_EFORMAT;
+    return 0;
+}
+
+int hs__inflate(const uint8_t *in, size_t comp_len, uint8_t *out, size_t raw_len, size_t *slen)
+{
+    const uint8_t *p = in, *end = in + comp_len;
+    uint64_t sl, sc;
+    if (hs__get_u(&p, end, &sl) || hs__get_u(&p, end, &sc) || sl > raw_len ||
+        sc > (uint64_t)(end - p))
+        return HS_EFORMAT;
+    if (inflate_exact(p, (size_t)sc, out, (size_t)sl) ||
+        inflate_exact(p + sc, (size_t)(end - p - sc), out + sl, raw_len - (size_t)sl))
+        return HS_EFORMAT;
+    *slen = (size_t)sl;
     return 0;
 }
 

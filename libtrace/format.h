@@ -165,15 +165,21 @@ static inline int hs__get_u(const uint8_t **pp, const uint8_t *end, uint64_t *ou
     return -1;
 }
 
-/* Worst-case encoded bytes of one record (excluding lists) and per list
- * word: every varint at most 10 bytes. */
-#define HS__ENC_REC_MAX  (1 + 17 * 10)
+/* Worst-case encoded bytes of one record (excluding lists) in the structure
+ * stream, per list word, and in the time stream: every varint at most 10
+ * bytes. */
+#define HS__ENC_REC_MAX  (1 + 15 * 10)
 #define HS__ENC_WORD_MAX 10
-/* Encoded size bound for a raw buffer of raw_len bytes: a raw record is at
- * least sizeof(hs__rec) and each list word 8 bytes, so this holds. */
+#define HS__ENC_TIME_MAX (2 * 10)
+/* Structure-stream size bound for a raw buffer of raw_len bytes: a raw
+ * record is at least sizeof(hs__rec) and each list word 8 bytes. */
 static inline size_t hs__enc_bound(size_t raw_len)
 {
     return raw_len / sizeof(hs__rec) * HS__ENC_REC_MAX + raw_len / 8 * HS__ENC_WORD_MAX + 64;
+}
+static inline size_t hs__enc_time_bound(size_t raw_len)
+{
+    return raw_len / sizeof(hs__rec) * HS__ENC_TIME_MAX + 64;
 }
 
 /* ---- encoding and blocks ------------------------------------------------ */
@@ -186,32 +192,50 @@ typedef struct hs__codec {
     uint64_t prev_req;
 } hs__codec;
 
-/* Encodes records from raw[*off..raw_len) into out (capacity cap) until all
- * are encoded or the next one might not fit; advances *off and sets *nenc,
- * *out_len and *base (units of the first record encoded).  Deltas restart
- * with every call, so each call's output is one block payload.  HS_EINVAL
- * for a malformed record or when not even one record fits in cap. */
+/* An event block's payload holds two streams: the structure stream (kind,
+ * flags, every field and list) and the time stream (the gap before and the
+ * duration of each event).  The structure of a trace repeats and compresses
+ * to almost nothing with LZ77; its times are noise in their low bits and are
+ * only entropy-coded (zlib's RLE strategy): splitting them halves the cost
+ * of deflate per event and shrinks the output. */
+
+/* Encodes records from raw[*off..raw_len) until all are encoded or the next
+ * one might not fit: structure into s (capacity scap), times into t
+ * (capacity tcap).  Advances *off, sets *slen, *tlen, *nenc and *base (units
+ * of the first record encoded).  Deltas restart with every call, so each
+ * call's output is one block.  HS_EINVAL for a malformed record or when not
+ * even one record fits. */
 int hs__encode(const uint8_t *raw, size_t raw_len, size_t *off, int32_t rank, uint8_t shift,
-               uint8_t *out, size_t cap, size_t *out_len, uint32_t *nenc, uint64_t *base);
+               uint8_t *s, size_t scap, size_t *slen, uint8_t *t, size_t tcap, size_t *tlen,
+               uint32_t *nenc, uint64_t *base);
 
-/* Decodes the next record of a payload.  rec receives the record, its list
- * words go to *words (grown with realloc as needed, *wcap in words).
- * Times come back in units (not ticks).  0, or HS_EFORMAT with a reason in
- * *why (static string) and the payload offset in *at. */
-int hs__decode_one(hs__codec *c, const uint8_t *buf, size_t len, size_t *pos,
-                   hs__rec *rec, uint64_t **words, size_t *wcap, const char **why);
+/* Decodes the next record: structure from s[*spos..slen), times from
+ * t[*tpos..tlen).  rec receives the record (times in units, not ticks), its
+ * list words go to *words (grown with realloc as needed, *wcap in words).
+ * 0, or HS_EFORMAT with a reason in *why (static string). */
+int hs__decode_one(hs__codec *c, const uint8_t *s, size_t slen, size_t *spos,
+                   const uint8_t *t, size_t tlen, size_t *tpos, hs__rec *rec,
+                   uint64_t **words, size_t *wcap, const char **why);
 
-/* The interposer and hs_trace_writer share this block builder.  A block is
- * header + deflated payload, built into out (capacity from
- * hs__block_bound()).  z must be a deflate stream initialised by
- * hs__deflate_init(). */
-size_t hs__block_bound(size_t payload_len);
-int    hs__deflate_init(z_stream *z, int level);
-int    hs__block_build(z_stream *z, hs__blk_hdr *h, const uint8_t *payload,
-                       size_t payload_len, uint8_t *out, size_t cap, size_t *out_len);
+/* Deflate states of a writer: zs for the structure stream (level, default
+ * strategy), zt for the time stream (tlevel, RLE strategy; 0 stores it:
+ * timings are mostly noise, and entropy-coding them costs more per event
+ * than everything else the writer does). */
+int    hs__deflate_init(z_stream *zs, z_stream *zt, int level, int tlevel);
+void   hs__deflate_end(z_stream *zs, z_stream *zt);
+/* Bytes a block with these stream lengths may take, header included. */
+size_t hs__block_bound(size_t slen, size_t tlen);
+/* Builds header + payload into out: uvarint(slen), uvarint(deflated
+ * structure length), deflated structure, deflated times.  h->raw_len
+ * becomes slen + tlen.  Other blocks (clock, end) are built the same way
+ * with tlen = 0. */
+int    hs__block_build(z_stream *zs, z_stream *zt, hs__blk_hdr *h, const uint8_t *s,
+                       size_t slen, const uint8_t *t, size_t tlen, uint8_t *out, size_t cap,
+                       size_t *out_len);
 
-/* Inflates exactly comp_len -> raw_len bytes.  0 or HS_EFORMAT. */
-int hs__inflate(const uint8_t *in, size_t comp_len, uint8_t *out, size_t raw_len);
+/* Inflates a payload of comp_len bytes into out (raw_len bytes: structure
+ * then times); *slen receives the structure length.  0 or HS_EFORMAT. */
+int hs__inflate(const uint8_t *in, size_t comp_len, uint8_t *out, size_t raw_len, size_t *slen);
 
 /* Small payloads of CLOCK and END blocks (varints). */
 typedef struct hs__clock_rec {

@@ -70,3 +70,13 @@ $(BUILD)/tests/helpers/%: tests/helpers/%.c $(BUILD)/lib/libhopscope-core.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_REL) -o $@ $< $(BUILD)/lib/libhopscope-core.a $(LDLIBS_CORE)
 TEST_EXTRA += $(BUILD)/tests/helpers/trace_sampling
+
+# MPI benchmark programs (bench/mpi/), per MPI, for bench/trace_overhead.sh.
+BENCH_MPI_NAMES := $(basename $(notdir $(wildcard bench/mpi/*.c)))
+define HS_MPI_BENCH
+$(BUILD)/bench/mpi/$(1)/%: bench/mpi/%.c
+	@mkdir -p $$(dir $$@)
+	mpicc.$(1) -std=gnu11 -O2 -g -Wall -Wextra -Werror $(MPI_TEST_CWARN) -o $$@ $$<
+ALL_TARGETS += $(addprefix $(BUILD)/bench/mpi/$(1)/,$(BENCH_MPI_NAMES))
+endef
+$(foreach m,$(HS_MPIS_FOUND),$(eval $(call HS_MPI_BENCH,$(m))))

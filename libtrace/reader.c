@@ -68,7 +68,8 @@ typedef struct tstream {
     size_t  *blocks;        /* indices into cursor->blk of this thread's event blocks */
     size_t   nblocks, bcap, next;
     uint8_t *comp, *pay;
-    size_t   comp_cap, pay_cap, pay_len, pos;
+    size_t   comp_cap, pay_cap, pay_len;
+    size_t   slen, spos, tpos;  /* structure length; positions in both streams */
     uint32_t left;          /* records left in the loaded block */
     size_t   cur;           /* index into cursor->blk of the loaded block */
     hs__codec codec;
@@ -153,7 +154,7 @@ static int cmp_sync(const void *a, const void *b)
 
 /* Reads and inflates the payload of block b into (buf, cap). */
 static int load_payload(hs_trace_cursor *c, const blkref *b, uint8_t **comp, size_t *comp_cap,
-                        uint8_t **pay, size_t *pay_cap, hs_error *err)
+                        uint8_t **pay, size_t *pay_cap, size_t *slen, hs_error *err)
 {
     if (grow((void **)comp, comp_cap, b->h.comp_len + 1u, 1) ||
         grow((void **)pay, pay_cap, b->h.raw_len + 1u, 1))
@@ -169,7 +170,7 @@ static int load_payload(hs_trace_cursor *c, const blkref *b, uint8_t **comp, siz
                             "%s: block %llu at offset %llu: payload checksum mismatch "
                             "(data damaged)", c->path, (unsigned long long)b->index,
                             (unsigned long long)b->off);
-    if (hs__inflate(*comp, b->h.comp_len, *pay, b->h.raw_len))
+    if (hs__inflate(*comp, b->h.comp_len, *pay, b->h.raw_len, slen))
         return hs_error_set(err, HS_EFORMAT,
                             "%s: block %llu at offset %llu: payload does not inflate to the "
                             "%u bytes its header announces", c->path,
@@ -280,11 +281,12 @@ static int scan(hs_trace_cursor *c, hs_error *err)
                                   b.h.type == HS__BLK_END ? "end" : "clock", b.h.raw_len);
                 break;
             }
-            if ((rc = load_payload(c, &b, &comp, &comp_cap, &pay, &pay_cap, err)))
+            size_t sl;
+            if ((rc = load_payload(c, &b, &comp, &comp_cap, &pay, &pay_cap, &sl, err)))
                 break;
             if (b.h.type == HS__BLK_CLOCK) {
                 hs__clock_rec cr;
-                if (hs__clock_rec_decode(pay, b.h.raw_len, &cr)) {
+                if (sl != b.h.raw_len || hs__clock_rec_decode(pay, sl, &cr)) {
                     rc = hs_error_set(err, HS_EFORMAT, "%s: block %llu at offset %llu: "
                                       "malformed clock record", c->path,
                                       (unsigned long long)index, (unsigned long long)off);
@@ -294,7 +296,7 @@ static int scan(hs_trace_cursor *c, hs_error *err)
                 c->have_clk[cr.which] = 1;
             } else {
                 hs__end_rec er;
-                if (hs__end_rec_decode(pay, b.h.raw_len, &er)) {
+                if (sl != b.h.raw_len || hs__end_rec_decode(pay, sl, &er)) {
                     rc = hs_error_set(err, HS_EFORMAT, "%s: block %llu at offset %llu: "
                                       "malformed end record", c->path,
                                       (unsigned long long)index, (unsigned long long)off);
@@ -515,9 +517,10 @@ void hs_trace_cursor_close(hs_trace_cursor *c)
 static int stream_error(hs_trace_cursor *c, tstream *s, const char *why, hs_error *err)
 {
     const blkref *b = &c->blk[s->cur];
-    return hs_error_set(err, HS_EFORMAT, "%s: block %llu at offset %llu: %s at payload byte %zu",
-                        c->path, (unsigned long long)b->index, (unsigned long long)b->off, why,
-                        s->pos);
+    return hs_error_set(err, HS_EFORMAT, "%s: block %llu at offset %llu: %s (event %u of %u, "
+                        "structure byte %zu, time byte %zu)", c->path,
+                        (unsigned long long)b->index, (unsigned long long)b->off, why,
+                        b->h.nevents - s->left, b->h.nevents, s->spos, s->tpos);
 }
 
 /* Makes s->rec the stream's next record; s->have = 0 at its end. */
@@ -529,21 +532,21 @@ static int advance(hs_trace_cursor *c, tstream *s, hs_error *err)
             return 0;
         s->cur = s->blocks[s->next++];
         const blkref *b = &c->blk[s->cur];
-        int rc = load_payload(c, b, &s->comp, &s->comp_cap, &s->pay, &s->pay_cap, err);
+        int rc = load_payload(c, b, &s->comp, &s->comp_cap, &s->pay, &s->pay_cap, &s->slen, err);
         if (rc)
             return rc;
         s->pay_len = b->h.raw_len;
-        s->pos = 0;
+        s->spos = s->tpos = 0;
         s->left = b->h.nevents;
         s->codec = (hs__codec){ .rank = (int32_t)c->rank, .shift = c->fh.shift,
                                 .prev_t = b->h.base, .prev_req = 0 };
     }
     const char *why = NULL;
-    if (hs__decode_one(&s->codec, s->pay, s->pay_len, &s->pos, &s->rec, &s->words, &s->wcap,
-                       &why))
+    if (hs__decode_one(&s->codec, s->pay, s->slen, &s->spos, s->pay + s->slen,
+                       s->pay_len - s->slen, &s->tpos, &s->rec, &s->words, &s->wcap, &why))
         return stream_error(c, s, why ? why : "malformed event", err);
     s->have = 1;
-    if (--s->left == 0 && s->pos != s->pay_len)
+    if (--s->left == 0 && (s->spos != s->slen || s->tpos != s->pay_len - s->slen))
         return stream_error(c, s, "bytes left after the announced events", err);
     return 0;
 }

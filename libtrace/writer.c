@@ -39,9 +39,9 @@ struct hs_trace_writer {
     uint32_t rank, nranks;
     wthread *th;
     uint32_t nth;
-    uint8_t *enc, *out;
-    size_t enc_cap, out_cap;
-    z_stream z;
+    uint8_t *enc, *tenc, *out;
+    size_t enc_cap, tenc_cap, out_cap;
+    z_stream zs, zt;
     int zinit;
     uint32_t seq;
     uint64_t events, blocks;
@@ -81,17 +81,17 @@ static int ensure(uint8_t **buf, size_t *cap, size_t need)
     return 0;
 }
 
-/* Builds and writes one block from payload[0..len). */
-static int put_block(hs_trace_writer *w, hs__blk_hdr *h, const uint8_t *payload, size_t len,
-                     hs_error *err)
+/* Builds and writes one block from its two streams. */
+static int put_block(hs_trace_writer *w, hs__blk_hdr *h, const uint8_t *st, size_t slen,
+                     const uint8_t *tm, size_t tlen, hs_error *err)
 {
-    if (ensure(&w->out, &w->out_cap, hs__block_bound(len)))
+    if (ensure(&w->out, &w->out_cap, hs__block_bound(slen, tlen)))
         return hs_error_set(err, HS_ENOMEM, "out of memory");
     size_t n;
     h->seq = w->seq++;
     if (h->sync_tick == 0)
         h->sync_tick = h->sync_ns = NS_BIAS;
-    int rc = hs__block_build(&w->z, h, payload, len, w->out, w->out_cap, &n);
+    int rc = hs__block_build(&w->zs, &w->zt, h, st, slen, tm, tlen, w->out, w->out_cap, &n);
     if (rc)
         return hs_error_set(err, rc, "%s: cannot build block %u", w->path, h->seq);
     if (write_all(w->fd, w->out, n))
@@ -105,21 +105,22 @@ static int flush_thread(hs_trace_writer *w, uint32_t t, hs_error *err)
     wthread *th = &w->th[t];
     if (th->nrec == 0)
         return 0;
-    if (ensure(&w->enc, &w->enc_cap, hs__enc_bound(th->used)))
+    if (ensure(&w->enc, &w->enc_cap, hs__enc_bound(th->used)) ||
+        ensure(&w->tenc, &w->tenc_cap, hs__enc_time_bound(th->used)))
         return hs_error_set(err, HS_ENOMEM, "out of memory");
     size_t off = 0;
     while (off < th->used) {
-        size_t n;
+        size_t sl, tl;
         uint32_t nenc;
         hs__blk_hdr h = { .type = HS__BLK_EVENTS, .thread = (uint16_t)t };
         int rc = hs__encode(th->raw, th->used, &off, (int32_t)w->rank, 0, w->enc, w->enc_cap,
-                            &n, &nenc, &h.base);
+                            &sl, w->tenc, w->tenc_cap, &tl, &nenc, &h.base);
         if (rc)
             return hs_error_set(err, rc, "%s: cannot encode events", w->path);
         h.nevents = nenc;
         /* The sync pair of a synthetic clock is the identity at any tick. */
         h.sync_tick = h.sync_ns = h.base;
-        if ((rc = put_block(w, &h, w->enc, n, err)))
+        if ((rc = put_block(w, &h, w->enc, sl, w->tenc, tl, err)))
             return rc;
         w->events += nenc;
     }
@@ -147,7 +148,9 @@ int hs_trace_writer_open(hs_trace_writer **out, const char *dir, uint32_t rank, 
         rc = hs_error_set(err, HS_EINVAL, "%s: directory name too long", dir);
         goto fail;
     }
-    if ((rc = hs__deflate_init(&w->z, Z_DEFAULT_COMPRESSION))) {
+    /* Synthetic traces are not written under time pressure: compress the
+     * time stream too. */
+    if ((rc = hs__deflate_init(&w->zs, &w->zt, Z_DEFAULT_COMPRESSION, 1))) {
         hs_error_set(err, rc, "zlib initialisation failed");
         goto fail;
     }
@@ -171,7 +174,7 @@ int hs_trace_writer_open(hs_trace_writer **out, const char *dir, uint32_t rank, 
                          .local_ns = NS_BIAS };
     uint8_t pay[64];
     hs__blk_hdr h = { .type = HS__BLK_CLOCK };
-    if ((rc = put_block(w, &h, pay, hs__clock_rec_encode(&cr, pay), err)))
+    if ((rc = put_block(w, &h, pay, hs__clock_rec_encode(&cr, pay), NULL, 0, err)))
         goto fail;
     /* Local indices 0 and 1 are WORLD and SELF in every rank file. */
     w->ccap = 16;
@@ -189,8 +192,9 @@ fail:
     if (w->fd >= 0)
         close(w->fd);
     if (w->zinit)
-        deflateEnd(&w->z);
+        hs__deflate_end(&w->zs, &w->zt);
     free(w->comms);
+    free(w->out);
     free(w);
     return rc;
 }
@@ -433,11 +437,11 @@ int hs_trace_writer_close(hs_trace_writer *w, hs_error *err)
                           .blocks = w->blocks };
         uint8_t pay[64];
         hs__blk_hdr h = { .type = HS__BLK_END };
-        rc = put_block(w, &h, pay, hs__end_rec_encode(&e, pay), err);
+        rc = put_block(w, &h, pay, hs__end_rec_encode(&e, pay), NULL, 0, err);
     }
     if (close(w->fd) != 0 && !rc)
         rc = hs_error_set(err, HS_EIO, "%s: %s", w->path, strerror(errno));
-    deflateEnd(&w->z);
+    hs__deflate_end(&w->zs, &w->zt);
     for (uint32_t t = 0; t < w->nth; t++)
         free(w->th[t].raw);
     free(w->th);
@@ -448,6 +452,7 @@ int hs_trace_writer_close(hs_trace_writer *w, hs_error *err)
     free(w->comms);
     free(w->wins);
     free(w->enc);
+    free(w->tenc);
     free(w->out);
     free(w);
     return rc;

@@ -32,7 +32,8 @@ HS__HIDDEN __thread hs__tls hs__t HS__TLS;
 #define DEF_BUFFER        (512u << 10)  /* raw bytes per thread */
 #define MIN_BUFFER        (64u << 10)
 #define DEF_FLUSH_SECONDS 1.0
-#define DEF_ZLEVEL        1             /* deflate level: fastest */
+#define DEF_ZLEVEL        1             /* deflate level of the structure: fastest */
+#define DEF_TIME_ZLEVEL   0             /* times stored: see hs__deflate_init */
 #define ENC_CHUNK         (128u << 10)  /* encoded bytes per block, at least */
 #define SYNC_ROUNDS       5             /* ping-pongs per rank for the clock offset */
 #define SYNC_TAG          0x4853        /* on the private communicator */
@@ -141,7 +142,7 @@ static uint64_t measure_tick_hz(void)
 typedef struct settings {
     const char *dir;
     double rate, flush_s;
-    uint64_t seed, buffer, zlevel;
+    uint64_t seed, buffer, zlevel, tzlevel;
     uint64_t nodes;
     const char *node_map;
 } settings;
@@ -153,6 +154,7 @@ static void read_settings(settings *s)
     s->flush_s = DEF_FLUSH_SECONDS;
     s->buffer = DEF_BUFFER;
     s->zlevel = DEF_ZLEVEL;
+    s->tzlevel = DEF_TIME_ZLEVEL;
     s->node_map = "block";
     const char *v;
     int warn = hs__g.rank == 0;
@@ -188,6 +190,13 @@ static void read_settings(settings *s)
             s->zlevel = z;
         else if (warn)
             hs__warn("HOPSCOPE_ZLEVEL=%s is not 0..9; using 1", v);
+    }
+    if ((v = getenv("HOPSCOPE_TIME_ZLEVEL")) && *v) {
+        uint64_t z;
+        if (hs_parse_u64(v, &z) == 0 && z <= 9)
+            s->tzlevel = z;
+        else if (warn)
+            hs__warn("HOPSCOPE_TIME_ZLEVEL=%s is not 0..9; using 0", v);
     }
     if ((v = getenv("HOPSCOPE_NODES")) && *v) {
         if (hs_parse_u64(v, &s->nodes) != 0 || s->nodes == 0 || s->nodes > (1u << 24)) {
@@ -262,7 +271,8 @@ static int write_meta_block(int type, const uint8_t *pay, size_t len, int in_sig
         return -1;
     hs__blk_hdr h = { .type = (uint8_t)type, .sync_tick = hs__now(), .sync_ns = hs__mono_ns() };
     size_t n;
-    int rc = hs__block_build(&hs__g.zmeta, &h, pay, len, blk, sizeof blk, &n);
+    int rc = hs__block_build(&hs__g.zmeta, &hs__g.zmeta_t, &h, pay, len, NULL, 0, blk, sizeof blk,
+                             &n);
     if (rc == 0)
         rc = append_block(&h, blk, n);
     file_unlock();
@@ -275,17 +285,18 @@ static int write_records(hs__tbuf *b, size_t used, int in_signal)
 {
     size_t off = 0;
     while (off < used) {
-        size_t elen;
+        size_t sl, tl;
         uint32_t n;
         hs__blk_hdr h = { .type = HS__BLK_EVENTS, .thread = b->thread };
-        if (hs__encode(b->raw, used, &off, hs__g.rank, hs__g.shift, b->enc, b->enc_cap, &elen,
-                       &n, &h.base) != 0)
+        if (hs__encode(b->raw, used, &off, hs__g.rank, hs__g.shift, b->enc, b->enc_cap, &sl,
+                       b->tenc, b->tenc_cap, &tl, &n, &h.base) != 0)
             return -1;
         h.nevents = n;
         h.sync_tick = hs__now();
         h.sync_ns = hs__mono_ns();
         size_t blen;
-        if (hs__block_build(&b->z, &h, b->enc, elen, b->out, b->out_cap, &blen) != 0)
+        if (hs__block_build(&b->zs, &b->zt, &h, b->enc, sl, b->tenc, tl, b->out, b->out_cap,
+                            &blen) != 0)
             return -1;
         if (file_lock(in_signal) != 0)
             return -1;
@@ -334,11 +345,15 @@ static hs__tbuf *buf_new(void)
     b->raw = malloc(b->cap);
     b->enc_cap = ENC_CHUNK;
     b->enc = malloc(b->enc_cap);
-    b->out_cap = hs__block_bound(b->enc_cap);
+    b->tenc_cap = ENC_CHUNK;
+    b->tenc = malloc(b->tenc_cap);
+    b->out_cap = hs__block_bound(b->enc_cap, b->tenc_cap);
     b->out = malloc(b->out_cap);
-    if (!b->raw || !b->enc || !b->out || hs__deflate_init(&b->z, hs__g.zlevel) != 0) {
+    if (!b->raw || !b->enc || !b->tenc || !b->out ||
+        hs__deflate_init(&b->zs, &b->zt, hs__g.zlevel, hs__g.tzlevel) != 0) {
         free(b->raw);
         free(b->enc);
+        free(b->tenc);
         free(b->out);
         free(b);
         return NULL;
@@ -372,9 +387,9 @@ static int grow_buf(hs__tbuf *b, size_t size)
     uint8_t *nenc_p = realloc(b->enc, nenc);
     if (nenc_p)
         b->enc = nenc_p, b->enc_cap = nenc;
-    uint8_t *nout = realloc(b->out, hs__block_bound(b->enc_cap));
+    uint8_t *nout = realloc(b->out, hs__block_bound(b->enc_cap, b->tenc_cap));
     if (nout)
-        b->out = nout, b->out_cap = hs__block_bound(b->enc_cap);
+        b->out = nout, b->out_cap = hs__block_bound(b->enc_cap, b->tenc_cap);
     atomic_store(&b->busy, 0);
     return nraw && nenc_p && nout ? 0 : -1;
 }
@@ -428,10 +443,11 @@ static void retire_buf(void *arg)
     hs__g.dropped_total += b->dropped;
     free(b->raw);
     free(b->enc);
+    free(b->tenc);
     free(b->out);
-    b->raw = b->enc = b->out = NULL;
+    b->raw = b->enc = b->tenc = b->out = NULL;
     if (b->zinit)
-        deflateEnd(&b->z);
+        hs__deflate_end(&b->zs, &b->zt);
     b->zinit = 0;
     free(b->st);
     free(b->rq);
@@ -889,20 +905,22 @@ void hs__start(int provided, uint64_t t0, uint64_t t1)
     HS_PMPI(Comm_dup)(MPI_COMM_WORLD, &hs__g.priv);
     HS_PMPI(Comm_group)(MPI_COMM_WORLD, &hs__g.world_group);
     /* Rank 0's settings rule the job (environments may differ per rank). */
-    struct { double rate, flush_s; uint64_t seed, buffer, zlevel; } num =
-        { s.rate, s.flush_s, s.seed, s.buffer, s.zlevel };
+    struct { double rate, flush_s; uint64_t seed, buffer, zlevel, tzlevel; } num =
+        { s.rate, s.flush_s, s.seed, s.buffer, s.zlevel, s.tzlevel };
     HS_PMPI(Bcast)(&num, sizeof num, MPI_BYTE, 0, hs__g.priv);
     s.rate = num.rate;
     s.flush_s = num.flush_s;
     s.seed = num.seed;
     s.buffer = num.buffer;
     s.zlevel = num.zlevel;
+    s.tzlevel = num.tzlevel;
     hs__g.mt = provided == MPI_THREAD_MULTIPLE;
     hs__g.sample_rate = s.rate;
     hs__g.sample_seed = s.seed;
     hs__g.sample_thr = hs__monitor_threshold(s.rate);
     hs__g.buf_bytes = s.buffer;
     hs__g.zlevel = (int)s.zlevel;
+    hs__g.tzlevel = (int)s.tzlevel;
     hs__g.mon_seq = calloc((size_t)hs__g.size, sizeof *hs__g.mon_seq);
     hs__g.tick_hz = measure_tick_hz();
     unsigned shift = 0;
@@ -1000,7 +1018,7 @@ void hs__start(int provided, uint64_t t0, uint64_t t1)
         uint8_t hdr[HS__FILE_HDR_LEN];
         hs__file_hdr_pack(&fh, hdr);
         if (write_all(hs__g.fd, hdr, sizeof hdr) != 0 ||
-            hs__deflate_init(&hs__g.zmeta, Z_DEFAULT_COMPRESSION) != 0) {
+            hs__deflate_init(&hs__g.zmeta, &hs__g.zmeta_t, Z_DEFAULT_COMPRESSION, 1) != 0) {
             hs__warn("%s: %s", hs__g.path, strerror(errno));
             close(hs__g.fd);
             hs__g.fd = -1;

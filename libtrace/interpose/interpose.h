@@ -126,7 +126,7 @@ typedef struct hs__global {
     uint64_t tick_hz;
     uint64_t flush_ticks;      /* flush a buffer at least this often */
     size_t   buf_bytes;        /* raw buffer per thread */
-    int      zlevel;
+    int      zlevel, tzlevel;   /* deflate levels: structure, times */
     double   sample_rate;
     uint64_t sample_seed, sample_thr;
     _Atomic uint64_t *mon_seq; /* per destination world rank */
@@ -150,7 +150,7 @@ typedef struct hs__global {
     char     my_node_name[MPI_MAX_PROCESSOR_NAME];
     /* clock sync */
     hs__clock_rec clk0;
-    z_stream zmeta;            /* deflate state for clock/end blocks (file_lock) */
+    z_stream zmeta, zmeta_t;   /* deflate states for clock/end blocks (file_lock) */
     uint64_t events_total, dropped_total;
 } hs__global;
 
@@ -203,10 +203,10 @@ struct hs__tbuf {
     int      closed;           /* no more events (finalized, signal, retired) */
     uint16_t thread;
     uint64_t next_req, next_msg;
-    uint64_t events, dropped;
-    uint8_t *enc, *out;
-    size_t   enc_cap, out_cap;
-    z_stream z;
+    uint64_t dropped;
+    uint8_t *enc, *tenc, *out;  /* structure stream, time stream, block */
+    size_t   enc_cap, tenc_cap, out_cap;
+    z_stream zs, zt;
     int      zinit;
     MPI_Status *st;            /* scratch statuses for Waitall, Waitsome ... */
     size_t   st_cap;
@@ -240,7 +240,6 @@ static inline void hs__commit(hs__rec *r, size_t size)
 {
     hs__tbuf *b = hs__t.buf;
     b->last = r;
-    b->events++;
     atomic_store_explicit(&b->used, atomic_load_explicit(&b->used, memory_order_relaxed) + size,
                           memory_order_release);
     if (hs__unlikely(r->t1 - b->last_flush > hs__g.flush_ticks))
@@ -461,17 +460,7 @@ static inline uint32_t hs__monitor(int32_t dst)
                          (uint32_t)dst, seq) ? HS_TRACE_F_MONITORED : 0;
 }
 
-/* Point-to-point start (send, isend, *_init): records and, for request
- * kinds, registers the request. */
-HS__HIDDEN void hs__rec_send(uint16_t kind, uint64_t t0, int rc, uint64_t count,
-                             MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
-                             MPI_Request *req, uint32_t xflags);
-HS__HIDDEN void hs__rec_irecv(uint16_t kind, uint64_t t0, int rc, uint64_t count,
-                              MPI_Datatype dt, int src, int tag, MPI_Comm comm,
-                              MPI_Request *req, uint32_t xflags);
-HS__HIDDEN void hs__rec_recv(uint16_t kind, uint64_t t0, int rc, uint64_t count,
-                             MPI_Datatype dt, int src, int tag, MPI_Comm comm,
-                             const MPI_Status *st, uint32_t xflags);
+/* Point-to-point starts and receives: record.h (inlined into wrap_p2p.c). */
 
 /* Completion family.  The wrapper takes the table entries of all n requests
  * before the real call (hs__compl_take), then describes what completed:

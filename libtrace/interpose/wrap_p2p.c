@@ -6,6 +6,7 @@
  * A status the wrapper needs (matched source, tag, size) is substituted only
  * when the application passed MPI_STATUS(ES)_IGNORE. */
 #include "interpose.h"
+#include "record.h"
 
 #include <string.h>
 

@@ -756,15 +756,17 @@ static void test_fuzz_decoder(void **state)
     assert_true(nb >= 2);
     const char *iters_env = getenv("HS_FUZZ_ITERS");
     long iters = iters_env ? atol(iters_env) : 2000;
-    z_stream z;
-    assert_int_equal(hs__deflate_init(&z, 1), 0);
+    z_stream zs, zt;
+    assert_int_equal(hs__deflate_init(&zs, &zt, 1, 1), 0);
     uint64_t ok = 0, errs = 0;
     for (long it = 0; it < iters; it++) {
         size_t bo = offs[rnd() % nb];
         hs__blk_hdr h;
         assert_int_equal(hs__blk_hdr_unpack(full + bo, &h), 0);
         uint8_t *pay = malloc(h.raw_len + 64);
-        assert_int_equal(hs__inflate(full + bo + HS__BLK_HDR_LEN, h.comp_len, pay, h.raw_len), 0);
+        size_t slen;
+        assert_int_equal(hs__inflate(full + bo + HS__BLK_HDR_LEN, h.comp_len, pay, h.raw_len, &slen),
+                         0);
         size_t plen = h.raw_len;
         int nmut = 1 + (int)(rnd() % 4);
         for (int m = 0; m < nmut; m++) {
@@ -773,15 +775,19 @@ static void test_fuzz_decoder(void **state)
             case 0: pay[at] ^= (uint8_t)(1u << (rnd() % 8)); break;
             case 1: pay[at] = (uint8_t)rnd(); break;
             case 2: pay[at] = 0xff; break;
-            case 3: plen = at; break;                          /* cut the payload */
+            case 3: plen = at; if (slen > plen) slen = plen; break;  /* cut the payload */
             case 4: h.nevents += (uint32_t)(rnd() % 3) - 1; break;
             case 5: h.base ^= rnd(); break;
             }
         }
-        size_t cap = hs__block_bound(plen);
+        /* Mutations also move the boundary between the two streams. */
+        if (rnd() % 8 == 0)
+            slen = (size_t)(rnd() % (plen + 1));
+        size_t cap = hs__block_bound(slen, plen - slen);
         uint8_t *blk = malloc(cap);
         size_t blen;
-        assert_int_equal(hs__block_build(&z, &h, pay, plen, blk, cap, &blen), 0);
+        assert_int_equal(hs__block_build(&zs, &zt, &h, pay, slen, pay + slen, plen - slen, blk, cap,
+                                         &blen), 0);
         /* New file: prefix, mutated block, suffix. */
         size_t old_blen = HS__BLK_HDR_LEN + (size_t)((full[bo + 20] | full[bo + 21] << 8 |
                                                        full[bo + 22] << 16 | (size_t)full[bo + 23] << 24));
@@ -812,7 +818,7 @@ static void test_fuzz_decoder(void **state)
         }
         hs_trace_close(t);
     }
-    deflateEnd(&z);
+    hs__deflate_end(&zs, &zt);
     /* Most mutations must be caught; some (a changed time gap) are valid. */
     assert_true(errs > 0);
     print_message("fuzz: %ld mutated files, %llu read cleanly, %llu rejected\n", iters,
