@@ -477,6 +477,16 @@ typedef struct hs_replay_lat {
     hs_time  p50, p99, mean, max;
 } hs_replay_lat;
 
+typedef struct hs_replay_phase {
+    uint16_t id;               /* the phase id packets carry */
+    char     name[192];
+    char     kind[16];         /* "p2p", "collective", "rma", "protocol", "background" */
+    int      app;
+    uint64_t messages, bytes;
+    hs_time  time;             /* summed over ranks, inside calls of the phase */
+    hs_replay_lat lat;
+} hs_replay_phase;
+
 typedef struct hs_replay_result {
     int      status;           /* 0; HS_EDEADLOCK (stuck ranks); HS_ESTATE (the
                                   trace ended with operations left over) */
@@ -504,6 +514,8 @@ typedef struct hs_replay_result {
     double   ci_bandwidth;     /* bandwidth isolated / congested (bytes per
                                   time inside MPI) */
     double   ci_runtime;       /* total congested / isolated */
+    uint32_t nphases;
+    hs_replay_phase *phases;   /* [nphases] by id (owned) */
     /* network */
     uint64_t events, hops;
     double   wall;             /* seconds */
