@@ -18,3 +18,5 @@ UNIT_TESTS += tests/unit/test_fabric_topo.c tests/unit/test_fabric_engine.c \
               tests/unit/test_fabric_rundir.c
 UNIT_TESTS += tests/unit/test_coll.c
 UNIT_TESTS += tests/unit/test_replay.c
+# Reads a run directory's ground truth per link class (tests/integration/replay*.sh).
+TEST_EXTRA += $(BUILD)/tests/helpers/truth_links

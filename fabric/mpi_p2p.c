@@ -432,6 +432,8 @@ int hs__rp_send(rp *R, uint32_t src, uint32_t dst, uint32_t comm, int64_t tag, u
         } else {
             R->bg_msgs++;
             R->bg_bytes += bytes;
+            R->ph[phase].messages++;
+            R->ph[phase].bytes += bytes;
         }
     }
     uint32_t e = mt_find(R, dst, src, comm, tag);

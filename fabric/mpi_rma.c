@@ -346,6 +346,8 @@ static int issue_op(rp *R, rp_actor *A, const rp_op *op, uint32_t ocr, uint32_t 
     } else {
         R->bg_msgs++;
         R->bg_bytes += x->bytes + x->bytes2;
+        R->ph[x->phase].messages++;
+        R->ph[x->phase].bytes += x->bytes + x->bytes2;
     }
     if (R->ranks[x->origin].node != R->ranks[x->target].node)
         x->flags |= R_NET;
