@@ -411,6 +411,10 @@ typedef struct rp {
     uint32_t *bg_nodes;  uint32_t nbg_nodes;
     uint16_t *bg_phases; uint32_t nbg_phases;
     hs_time   t_end;         /* when the application finished (or stopped) */
+    /* application ranks whose trace does not end with MPI_Finalize */
+    uint32_t  incomplete;
+    uint32_t  inc_rank[4];
+    char      inc_note[4][520];
 } rp;
 
 /* cookies: fabric messages carry leg << 32 | index; timers type << 40 | ... */

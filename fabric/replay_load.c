@@ -1033,7 +1033,22 @@ static int load_rank(rp *R, hs_trace *tr, uint32_t job, uint32_t jr, const char 
             break;
         L.evno++;
     }
+    hs_trace_rank_info info;
+    hs_trace_cursor_info(cur, &info);
     hs_trace_cursor_close(cur);
+    if (rc == 0 && R->jobs[job].app &&
+        (!info.complete || info.end_reason != HS_TRACE_END_FINALIZE)) {
+        if (R->incomplete < 4) {
+            R->inc_rank[R->incomplete] = jr;
+            if (!info.complete)
+                snprintf(R->inc_note[R->incomplete], sizeof R->inc_note[0], "%s", info.note);
+            else
+                snprintf(R->inc_note[R->incomplete], sizeof R->inc_note[0],
+                         "ended by %s (code %d) after %llu events", hs_trace_end_name(info.end_reason),
+                         info.end_code, (unsigned long long)info.events);
+        }
+        R->incomplete++;
+    }
     if (rc < 0) {
         lctx_free(&L);
         return rc;

@@ -315,6 +315,15 @@ void hs__rp_report(rp *R, hs_replay_result *res)
         if (blocked > shown)
             sb_printf(&b, "  ... and %u more\n", blocked - shown);
     }
+    if (R->incomplete) {
+        sb_printf(&b, "%u rank%s of the trace did not end with MPI_Finalize:\n", R->incomplete,
+                  R->incomplete == 1 ? "" : "s");
+        for (uint32_t i = 0; i < R->incomplete && i < 4; i++)
+            sb_printf(&b, "  rank %u: %.150s%s\n", R->inc_rank[i], R->inc_note[i],
+                      strlen(R->inc_note[i]) > 150 ? "..." : "");
+        if (R->incomplete > 4)
+            sb_printf(&b, "  ... and %u more\n", R->incomplete - 4);
+    }
     if (ur) {
         sb_printf(&b, "%llu receive%s never matched:\n", (unsigned long long)ur, ur == 1 ? "" : "s");
         sb_printf(&b, "%s", br.p ? br.p : "");
