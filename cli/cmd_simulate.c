@@ -412,8 +412,9 @@ static int replay(sim_opts *o)
                    tstr(r.iso_lat.p99, a, sizeof a), tstr(r.lat.p99, b, sizeof b), r.ci_bandwidth,
                    r.ci_runtime);
         }
-        printf("simulated   %.3g M events, %.3g M packet hops in %.2f s\n", (double)r.events / 1e6,
-               (double)r.hops / 1e6, r.wall);
+        printf("simulated   %.3g M events, %.3g M packet hops in %.2f s (compiling the trace "
+               "%.2f s, simulating %.2f s, writing %.2f s)\n", (double)r.events / 1e6,
+               (double)r.hops / 1e6, r.wall, r.wall_load, r.wall_run, r.wall_write);
         if (o->out)
             printf("run dir     %s\n", o->out);
     }

@@ -381,6 +381,7 @@ static int run_once(const hs_replay_params *p, const char *bg, const char *out, 
     hs_fabric_callbacks cb = { hs__rp_on_sent, hs__rp_on_delivered, hs__rp_on_timer };
     hs_fabric_set_callbacks(R->F, &cb, R);
 
+    double w_loaded = wall_now();
     /* Every actor starts at time 0, the end of MPI_Init. */
     for (uint32_t a = 0; a < R->nactors; a++)
         hs__rp_actor_ready(R, a);
@@ -425,6 +426,10 @@ static int run_once(const hs_replay_params *p, const char *bg, const char *out, 
         }
     }
     R->t_end = hs_fabric_now(R->F);
+    double w_ran = wall_now();
+    res->wall_load += w_loaded - w0;
+    res->wall_run += w_ran - w_loaded;
+    res->ops += R->nops;
     if (R->error) {
         rc = R->error == HS_ENOMEM ? hs_error_set(err, HS_ENOMEM, "out of memory during the replay")
                                    : hs_error_set(err, R->error, "replay failed: %s",
@@ -501,6 +506,7 @@ static int run_once(const hs_replay_params *p, const char *bg, const char *out, 
             rc = hs_fabric_write_rundir(R->F, out, manifest_extra, &x, err);
         }
     }
+    res->wall_write += wall_now() - w_ran;
     res->wall += wall_now() - w0;
     rp_free(R);
     return rc;
@@ -519,6 +525,8 @@ int hs_replay_run(const hs_replay_params *p, hs_replay_result *res, hs_error *er
         if (!rc) {
             rc = run_once(p, p->background, p->out, "congested", &iso, res, err);
             res->wall += iso.wall;
+            res->wall_load += iso.wall_load;
+            res->wall_run += iso.wall_run;
         }
         hs_replay_result_free(&iso);
         return rc;

@@ -518,7 +518,11 @@ typedef struct hs_replay_result {
     hs_replay_phase *phases;   /* [nphases] by id (owned) */
     /* network */
     uint64_t events, hops;
-    double   wall;             /* seconds */
+    double   wall;             /* seconds, all of it */
+    double   wall_load;        /* compiling the trace(s), placing the ranks */
+    double   wall_run;         /* the simulation */
+    double   wall_write;       /* the run directory */
+    size_t   ops;              /* compiled ops (memory: docs/replay.md) */
 } hs_replay_result;
 
 /* Builds the network, maps the ranks, replays the trace (twice with
