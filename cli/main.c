@@ -175,7 +175,7 @@ static const hs__cmd commands[] = {
       hs__help_record },
     { "trace", hs__cmd_trace, "summarise, list or check a recorded trace (stats|dump|check)",
       hs__help_trace },
-    { "gen", hs__cmd_gen, "write a synthetic trace of a standard pattern (halo3d, pf3d, canary, incast)",
+    { "gen", hs__cmd_gen, "write a synthetic trace of a standard pattern (halo3d, pf3d, canary, incast, pingpong)",
       hs__help_gen },
     { "version", cmd_version, "print the version (same as --version)",
       "usage: hopscope version\n"

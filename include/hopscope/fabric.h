@@ -542,6 +542,7 @@ typedef enum hs_gen_pattern {
     HS_GEN_PF3D = 2,     /* all-to-all within groups of 4, plus a 3D halo (pF3D-like) */
     HS_GEN_CANARY = 3,   /* random ring exchange plus allreduce (GPCNeT canary) */
     HS_GEN_INCAST = 4,   /* every rank sends to one root */
+    HS_GEN_PINGPONG = 5, /* rank 2i and 2i+1 bounce one message (Send/Recv) */
 } hs_gen_pattern;
 
 typedef struct hs_gen_params {
@@ -562,7 +563,7 @@ typedef struct hs_gen_params {
     uint32_t reduce_every;   /* halo3d/pf3d: an allreduce every N iterations (0: none) */
 } hs_gen_params;
 
-/* "halo3d", "pf3d", "canary", "incast"; HS_EINVAL otherwise. */
+/* "halo3d", "pf3d", "canary", "incast", "pingpong"; HS_EINVAL otherwise. */
 int  hs_gen_pattern_parse(const char *s, hs_gen_pattern *out);
 const char *hs_gen_pattern_name(hs_gen_pattern p);
 /* Defaults for the pattern (sizes, compute per iteration). */
