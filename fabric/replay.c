@@ -303,6 +303,33 @@ static int place_app(rp *R, hs_mapping_cfg *map, hs_error *err)
     const hs_replay_params *p = R->prm;
     uint32_t ppn = p->ppn ? p->ppn : default_ppn(R);
     map->ppn = ppn;
+    const rp_job *J0 = &R->jobs[0];
+    if (p->node_of_rank) {
+        /* an explicit placement (hopscope whatif) */
+        memset(map, 0, sizeof *map);
+        map->policy = HS_MAP_FILE;
+        map->ppn = ppn;
+        snprintf(map->file, sizeof map->file, "explicit");
+        if (p->node_of_rank_n != J0->nranks)
+            return hs_error_set(err, HS_EINVAL, "explicit mapping of %u ranks for a trace of %u",
+                                p->node_of_rank_n, J0->nranks);
+        uint32_t *cnt = calloc(R->nnodes, sizeof *cnt);
+        if (!cnt)
+            return hs_error_set(err, HS_ENOMEM, "out of memory");
+        map->ppn = 1;
+        for (uint32_t r = 0; r < J0->nranks; r++) {
+            if (p->node_of_rank[r] >= R->nnodes) {
+                free(cnt);
+                return hs_error_set(err, HS_EINVAL, "explicit mapping: rank %u on node %u, the "
+                                    "machine has %u", r, p->node_of_rank[r], R->nnodes);
+            }
+            R->ranks[J0->rank0 + r].node = p->node_of_rank[r];
+            if (++cnt[p->node_of_rank[r]] > map->ppn)
+                map->ppn = cnt[p->node_of_rank[r]];
+        }
+        free(cnt);
+        return 0;
+    }
     int rc = hs_mapping_parse(p->map ? p->map : "linear", map, err);
     if (rc)
         return rc;

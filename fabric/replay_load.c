@@ -306,6 +306,19 @@ static int req_release(lctx *L, uint64_t id, rqinfo *q, int reuse)
     return 0;
 }
 
+/* A rank of the job, as point-to-point peers must be. */
+static int peer_ok(const lctx *L, int32_t r)
+{
+    return r >= 0 && (uint32_t)r < L->R->jobs[L->job].nranks;
+}
+
+/* User tags are >= 0; negative ones are the replay's own (collectives,
+ * RMA synchronisation). */
+static int tag_ok(int32_t t)
+{
+    return t >= 0;
+}
+
 static int is_wild(const hs_trace_event *ev)
 {
     return ev->peer2 == HS_TRACE_ANY_SOURCE || ev->tag2 == HS_TRACE_ANY_TAG;
@@ -338,8 +351,10 @@ static int c_send(lctx *L, thr *T, const hs_trace_event *ev)
         skip(T, ev);
         return 0;
     }
-    if (ev->peer < 0 && ev->peer != HS_TRACE_PROC_NULL)
-        return bad(L, ev, "no destination");
+    if (ev->peer != HS_TRACE_PROC_NULL && !peer_ok(L, ev->peer))
+        return bad(L, ev, "destination outside the job");
+    if (ev->peer != HS_TRACE_PROC_NULL && !tag_ok(ev->tag))
+        return bad(L, ev, "negative tag");
     rp_op *o;
     if ((rc = emit(L, T, ev, nb ? OP_ISEND : init ? OP_PSEND : OP_SEND, &o)))
         return rc;
@@ -389,8 +404,8 @@ static int c_recv(lctx *L, thr *T, const hs_trace_event *ev)
             skip(T, ev);
             return 0;
         }
-        if (ev->peer < 0 || ev->tag < 0)
-            return bad(L, ev, "receive without a matched source and tag");
+        if (!peer_ok(L, ev->peer) || !tag_ok(ev->tag))
+            return bad(L, ev, "receive without a matched source and tag in the job");
         if ((rc = emit(L, T, ev, OP_RECV, &o)))
             return rc;
         o->comm = ci;
@@ -416,6 +431,13 @@ static int c_recv(lctx *L, thr *T, const hs_trace_event *ev)
         if (o->peer == HS_TRACE_PROC_NULL)
             o->flags |= F_NULLPEER;
         int wild = ev->kind != HS_TRACE_IMRECV && is_wild(ev);
+        if (!(o->flags & F_NULLPEER) &&
+            ((o->peer != HS_TRACE_ANY_SOURCE && !peer_ok(L, o->peer)) ||
+             (o->tag != HS_TRACE_ANY_TAG && !tag_ok(o->tag)) ||
+             (ev->kind == HS_TRACE_IMRECV && (!peer_ok(L, o->peer) || !tag_ok(o->tag))))) {
+            T->n--;
+            return bad(L, ev, "receive from outside the job or with a negative tag");
+        }
         if (wild && !init)
             o->flags |= F_UNRESOLVED;
         rqinfo *q = NULL;
@@ -464,8 +486,12 @@ static int c_sendrecv(lctx *L, thr *T, const hs_trace_event *ev)
         o->flags |= F_NOSEND;
     if (ev->peer2 == HS_TRACE_PROC_NULL)
         o->flags |= F_NORECV;
-    if (!nb && !(o->flags & F_NORECV) && (ev->peer2 < 0 || ev->tag2 < 0))
-        return bad(L, ev, "sendrecv without a matched source and tag");
+    if (!nb && !(o->flags & F_NORECV) && (!peer_ok(L, ev->peer2) || !tag_ok(ev->tag2)))
+        return bad(L, ev, "sendrecv without a matched source and tag in the job");
+    if (!(o->flags & F_NOSEND) && (!peer_ok(L, ev->peer) || !tag_ok(ev->tag)))
+        return bad(L, ev, "sendrecv to a destination outside the job or with a negative tag");
+    if (nb && !(o->flags & F_NORECV) && !is_wild(ev) && (!peer_ok(L, ev->peer2) || !tag_ok(ev->tag2)))
+        return bad(L, ev, "isendrecv from outside the job");
     if (nb) {
         if (is_wild(ev))
             o->flags |= F_UNRESOLVED;
@@ -497,8 +523,8 @@ static int c_probe(lctx *L, thr *T, const hs_trace_event *ev)
     int rc = own_comm(L, ev, &ci);
     if (rc)
         return rc;
-    if (ev->peer < 0 || ev->tag < 0)
-        return bad(L, ev, "probe without the found source and tag");
+    if (!peer_ok(L, ev->peer) || !tag_ok(ev->tag))
+        return bad(L, ev, "probe without the found source and tag in the job");
     rp_op *o;
     if ((rc = emit(L, T, ev, OP_PROBE, &o)))
         return rc;
@@ -529,7 +555,7 @@ static int c_start(lctx *L, thr *T, const hs_trace_event *ev)
         const rp_op *init = &L->th[q->th == RP_NIL ? 0 : q->th].ops[q->opi];
         int32_t src = HS_TRACE_RANK_NONE, tag = HS_TRACE_TAG_NONE;
         if (q->recv) {
-            if (q->th != RP_NIL && init->peer >= 0 && init->tag >= 0) {
+            if (q->th != RP_NIL && peer_ok(L, init->peer) && tag_ok(init->tag)) {
                 src = init->peer;
                 tag = init->tag;
             } else {
@@ -557,7 +583,7 @@ static void resolve(lctx *L, rqinfo *q, const hs_trace_compl *c)
             uint64_t *w = &L->R->aux[q->start_aux];
             if (c->flags & HS_TRACE_C_CANCELLED) {
                 w[0] |= (uint64_t)F_CANCELLED << 32;
-            } else if ((c->flags & HS_TRACE_C_STATUS) && c->src >= 0 && c->tag >= 0) {
+            } else if ((c->flags & HS_TRACE_C_STATUS) && peer_ok(L, c->src) && tag_ok(c->tag)) {
                 w[0] &= ~((uint64_t)F_UNRESOLVED << 32);
                 w[1] = (uint64_t)(uint32_t)c->src << 32 | (uint32_t)c->tag;
             }
@@ -579,7 +605,7 @@ static void resolve(lctx *L, rqinfo *q, const hs_trace_compl *c)
         o->flags &= (uint8_t)~F_UNRESOLVED;
         return;
     }
-    if (c->src < 0 || c->tag < 0)
+    if (!peer_ok(L, c->src) || !tag_ok(c->tag))
         return;
     if (q->sendrecv) {
         o->peer2 = c->src;
@@ -1022,21 +1048,42 @@ static int load_rank(rp *R, hs_trace *tr, uint32_t job, uint32_t jr, const char 
     int rc = hs__rp_map_init(&L.req, 64);
     if (rc)
         return hs_error_set(err, rc, "out of memory");
-    hs_trace_cursor *cur;
-    if ((rc = hs_trace_cursor_open(tr, jr, &cur, err))) {
-        lctx_free(&L);
-        return rc;
+    hs_trace_cursor *cur = NULL;
+    hs_error oerr;
+    hs_error_clear(&oerr);
+    if ((rc = hs_trace_cursor_open(tr, jr, &cur, &oerr))) {
+        if (rc != HS_ENOENT) {
+            if (err)
+                *err = oerr;
+            lctx_free(&L);
+            return rc;
+        }
+        /* no file at all (the rank never started tracing): an empty rank,
+         * named in the report */
+        rc = 0;
+        if (R->jobs[job].app) {
+            if (R->incomplete < 4) {
+                R->inc_rank[R->incomplete] = jr;
+                snprintf(R->inc_note[R->incomplete], sizeof R->inc_note[0], "%s", oerr.msg);
+            }
+            R->incomplete++;
+        }
     }
     hs_trace_event ev;
-    while ((rc = hs_trace_next(cur, &ev, err)) == 1) {
+    while (cur && (rc = hs_trace_next(cur, &ev, err)) == 1) {
         if ((rc = event(&L, &ev)))
             break;
         L.evno++;
     }
     hs_trace_rank_info info;
-    hs_trace_cursor_info(cur, &info);
-    hs_trace_cursor_close(cur);
-    if (rc == 0 && R->jobs[job].app &&
+    memset(&info, 0, sizeof info);
+    info.complete = 1;
+    info.end_reason = HS_TRACE_END_FINALIZE;
+    if (cur) {
+        hs_trace_cursor_info(cur, &info);
+        hs_trace_cursor_close(cur);
+    }
+    if (rc == 0 && cur && R->jobs[job].app &&
         (!info.complete || info.end_reason != HS_TRACE_END_FINALIZE)) {
         if (R->incomplete < 4) {
             R->inc_rank[R->incomplete] = jr;

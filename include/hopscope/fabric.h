@@ -442,6 +442,10 @@ typedef struct hs_replay_params {
     const char *topo;          /* topology spec (required; hs_topo_create) */
     hs_fabric_params net;      /* network parameters */
     const char *map;           /* mapping spec (NULL: linear) */
+    const uint32_t *node_of_rank; /* if set: the node of every rank (the trace's
+                                  rank count of entries), overriding map; app.json
+                                  reports it as policy "file", param "explicit" */
+    uint32_t node_of_rank_n;   /* entries in node_of_rank */
     uint32_t ppn;              /* ranks per node; 0: the trace's virtual nodes, or 1 */
     uint64_t seed;             /* random mapping and background placement (1) */
     double   compute_scale;    /* factor on recorded computation (1.0) */
