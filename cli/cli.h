@@ -15,6 +15,8 @@ enum { HS_EXIT_OK = 0, HS_EXIT_FAIL = 1, HS_EXIT_USAGE = 2 };
 
 /* Subcommands, one per cli/cmd_<name>.c, listed in the table in main.c. */
 int hs__cmd_demo(int argc, char **argv);
+int hs__cmd_topo(int argc, char **argv);
+int hs__cmd_simulate(int argc, char **argv);
 int hs__cmd_trace(int argc, char **argv);
 int hs__cmd_record(int argc, char **argv);
 /* Help texts that live beside their subcommand. */

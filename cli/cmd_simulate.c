@@ -1,0 +1,349 @@
+/* hopscope simulate: runs the packet-level model with synthetic traffic and
+ * prints accepted throughput and latency percentiles; -o writes the run
+ * directory.
+ *
+ * Option parsing is one table (opts[] + apply()) so that the MPI replay can
+ * add its own options (-i TRACE, --map) next to the network's. */
+#include "cli.h"
+#include "hopscope/fabric.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+enum {
+    O_TOPO = 1000, O_TRAFFIC, O_LOAD, O_SIZE, O_PERIODIC, O_PACKETS, O_DURATION, O_WARMUP,
+    O_DRAIN, O_SEED, O_OUT, O_MTU, O_HEADER, O_BUFFER, O_NICBUF, O_UNBOUNDED, O_RDELAY,
+    O_RXRATE, O_QUEUES, O_TAUF, O_TAU, O_WINDOW, O_UGALT, O_HOPBITS, O_HASHBITS, O_EXACT,
+    O_SALT, O_LINKBITS, O_NORECORDS, O_RECCAP, O_TSV, O_QUIET, O_MONITOR, O_MAXWIN,
+};
+
+static const struct option opts[] = {
+    { "topo", required_argument, NULL, O_TOPO },
+    { "traffic", required_argument, NULL, O_TRAFFIC },
+    { "load", required_argument, NULL, O_LOAD },
+    { "size", required_argument, NULL, O_SIZE },
+    { "periodic", no_argument, NULL, O_PERIODIC },
+    { "packets", required_argument, NULL, O_PACKETS },
+    { "duration", required_argument, NULL, O_DURATION },
+    { "warmup", required_argument, NULL, O_WARMUP },
+    { "drain", required_argument, NULL, O_DRAIN },
+    { "seed", required_argument, NULL, O_SEED },
+    { "output", required_argument, NULL, O_OUT },
+    { "mtu", required_argument, NULL, O_MTU },
+    { "header", required_argument, NULL, O_HEADER },
+    { "buffer", required_argument, NULL, O_BUFFER },
+    { "nic-buffer", required_argument, NULL, O_NICBUF },
+    { "unbounded", no_argument, NULL, O_UNBOUNDED },
+    { "route-delay", required_argument, NULL, O_RDELAY },
+    { "rx-rate", required_argument, NULL, O_RXRATE },
+    { "nic-queues", required_argument, NULL, O_QUEUES },
+    { "tau-factor", required_argument, NULL, O_TAUF },
+    { "tau", required_argument, NULL, O_TAU },
+    { "window", required_argument, NULL, O_WINDOW },
+    { "max-windows", required_argument, NULL, O_MAXWIN },
+    { "ugal-threshold", required_argument, NULL, O_UGALT },
+    { "hop-bits", required_argument, NULL, O_HOPBITS },
+    { "hash-bits", required_argument, NULL, O_HASHBITS },
+    { "exact", no_argument, NULL, O_EXACT },
+    { "salt", required_argument, NULL, O_SALT },
+    { "link-bits", required_argument, NULL, O_LINKBITS },
+    { "no-records", no_argument, NULL, O_NORECORDS },
+    { "monitor", required_argument, NULL, O_MONITOR },
+    { "records-cap", required_argument, NULL, O_RECCAP },
+    { "tsv", no_argument, NULL, O_TSV },
+    { "quiet", no_argument, NULL, O_QUIET },
+    { NULL, 0, NULL, 0 },
+};
+
+typedef struct sim_opts {
+    const char *topo, *traffic, *out;
+    hs_fabric_params prm;
+    hs_traffic_cfg tc;
+    int tsv, quiet;
+} sim_opts;
+
+#define CMD "simulate"
+
+static int bad(const char *opt, const char *val, const char *want)
+{
+    return hs__usage_error(CMD, "--%s %s: expected %s", opt, val, want);
+}
+
+static int u64_in(const char *opt, const char *v, uint64_t lo, uint64_t hi, uint64_t *out,
+                  const char *want)
+{
+    if (hs_parse_u64(v, out) || *out < lo || *out > hi)
+        return bad(opt, v, want);
+    return 0;
+}
+
+/* Applies one option; returns 0 or the exit code of a usage error. */
+static int apply(sim_opts *o, int c, const char *v)
+{
+    uint64_t u;
+    double d;
+    hs_time t;
+    int rc = 0;
+    switch (c) {
+    case O_TOPO: o->topo = v; break;
+    case O_TRAFFIC: o->traffic = v; break;
+    case O_OUT: case 'o': o->out = v; break;
+    case O_LOAD:
+        if (hs_parse_double(v, &d) || !(d > 0) || d > 1)
+            return bad("load", v, "a fraction of the injection bandwidth in (0, 1]");
+        o->tc.load = d;
+        break;
+    case O_SIZE:
+        if (hs_parse_size(v, &u) || u > (1ull << 32))
+            return bad("size", v, "a message size in bytes (K, M suffixes), at most 4G");
+        o->tc.size = (uint32_t)u;
+        break;
+    case O_PERIODIC: o->tc.periodic = 1; break;
+    case O_PACKETS:
+        rc = u64_in("packets", v, 1, UINT64_MAX, &u, "a positive number of messages");
+        o->tc.packets = u;
+        break;
+    case O_DURATION:
+        if (hs_parse_time(v, &t) || t == 0)
+            return bad("duration", v, "a positive time such as 20us");
+        o->tc.duration = t;
+        break;
+    case O_WARMUP:
+        if (hs_parse_time(v, &t))
+            return bad("warmup", v, "a time such as 5us");
+        o->tc.warmup = t;
+        break;
+    case O_DRAIN:
+        if (hs_parse_time(v, &t) || t == 0)
+            return bad("drain", v, "a positive time such as 200us");
+        o->tc.drain_max = t;
+        break;
+    case O_SEED:
+        rc = u64_in("seed", v, 0, UINT64_MAX, &u, "an integer");
+        o->tc.seed = u;
+        o->prm.seed = u;
+        break;
+    case O_MTU:
+        rc = u64_in("mtu", v, 1, HS_FABRIC_MAX_MTU, &u, "1..1048576 bytes");
+        o->prm.mtu = (uint32_t)u;
+        break;
+    case O_HEADER:
+        rc = u64_in("header", v, 0, 4096, &u, "0..4096 bytes");
+        o->prm.header = (uint32_t)u;
+        break;
+    case O_BUFFER:
+        if (strcmp(v, "inf") == 0 || strcmp(v, "unbounded") == 0) {
+            o->prm.unbounded = 1;
+        } else if (hs_parse_size(v, &u) || u == 0) {
+            return bad("buffer", v, "bytes per port per VC (K, M suffixes) or 'inf'");
+        } else {
+            o->prm.vc_buffer = u;
+        }
+        break;
+    case O_NICBUF:
+        if (hs_parse_size(v, &u) || u == 0)
+            return bad("nic-buffer", v, "bytes (K, M suffixes)");
+        o->prm.nic_buffer = u;
+        break;
+    case O_UNBOUNDED: o->prm.unbounded = 1; break;
+    case O_RDELAY:
+        if (hs_parse_time(v, &t))
+            return bad("route-delay", v, "a time such as 100ns");
+        o->prm.route_delay = t;
+        break;
+    case O_RXRATE:
+        if (hs_parse_rate(v, &u))
+            return bad("rx-rate", v, "a rate such as 12.5GB/s or 100Gb/s");
+        o->prm.rx_rate = u;
+        break;
+    case O_QUEUES:
+        rc = u64_in("nic-queues", v, 1, 1024, &u, "1..1024");
+        o->prm.nic_queues = (unsigned)u;
+        break;
+    case O_TAUF:
+        if (hs_parse_double(v, &d) || !(d > 0))
+            return bad("tau-factor", v, "a positive multiple of a full packet's serialisation");
+        o->prm.tau_factor = d;
+        break;
+    case O_TAU:
+        if (hs_parse_time(v, &t) || t == 0)
+            return bad("tau", v, "a positive time such as 300ns");
+        o->prm.tau = t;
+        break;
+    case O_WINDOW:
+        if (hs_parse_time(v, &t) || t == 0)
+            return bad("window", v, "a positive time such as 10us");
+        o->prm.window = t;
+        break;
+    case O_MAXWIN:
+        rc = u64_in("max-windows", v, 0, UINT32_MAX, &u, "a number of windows (0: no limit)");
+        o->prm.max_windows = (uint32_t)u;
+        break;
+    case O_UGALT:
+        if (hs_parse_size(v, &u))
+            return bad("ugal-threshold", v, "bytes");
+        o->prm.ugal_threshold = u;
+        break;
+    case O_HOPBITS:
+        rc = u64_in("hop-bits", v, HS_HOP_BITS_MIN, HS_HOP_BITS_MAX, &u, "2..8");
+        o->prm.scheme.hop_bits = (unsigned)u;
+        break;
+    case O_HASHBITS:
+        rc = u64_in("hash-bits", v, HS_HASH_BITS_MIN, HS_HASH_BITS_MAX, &u, "1..8");
+        o->prm.scheme.hash_bits = (unsigned)u;
+        break;
+    case O_EXACT: o->prm.scheme.exact = 1; break;
+    case O_SALT:
+        rc = u64_in("salt", v, 0, UINT64_MAX, &u, "an integer");
+        o->prm.scheme.salt = u;
+        break;
+    case O_LINKBITS:
+        rc = u64_in("link-bits", v, HS_GF_KMIN, HS_GF_KMAX, &u, "4..32");
+        o->prm.scheme.k = (unsigned)u;
+        break;
+    case O_NORECORDS: o->prm.records = 0; break;
+    case O_MONITOR:
+        if (hs_parse_double(v, &d) || !(d >= 0) || d > 1)
+            return bad("monitor", v, "a fraction of messages in [0, 1]");
+        o->tc.monitor = d;
+        break;
+    case O_RECCAP:
+        rc = u64_in("records-cap", v, 0, UINT64_MAX, &u, "a number of records");
+        o->prm.records_cap = u;
+        break;
+    case O_TSV: o->tsv = 1; break;
+    case O_QUIET: o->quiet = 1; break;
+    default:
+        return HS_EXIT_USAGE;
+    }
+    return rc;
+}
+
+static const char *tstr(hs_time t, char *b, size_t n) { return hs_time_str(t, b, n); }
+
+typedef struct extra_ctx {
+    const hs_traffic_cfg *c;
+    const hs_traffic_result *r;
+} extra_ctx;
+
+static void add_traffic(void *ctx, hs_json *w)
+{
+    const extra_ctx *x = ctx;
+    hs_traffic_json(w, x->c, x->r);
+}
+
+int hs__cmd_simulate(int argc, char **argv)
+{
+    sim_opts o;
+    memset(&o, 0, sizeof o);
+    hs_fabric_params_default(&o.prm);
+    hs_traffic_cfg_default(&o.tc);
+    int c;
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "+o:", opts, NULL)) != -1) {
+        if (c == '?' || c == ':')
+            return hs__usage_error(CMD, "unknown option or missing value: '%s'",
+                                   argv[optind - 1]);
+        int rc = apply(&o, c, optarg);
+        if (rc)
+            return rc;
+    }
+    if (optind != argc)
+        return hs__usage_error(CMD, "unexpected argument '%s'", argv[optind]);
+    if (!o.topo)
+        return hs__usage_error(CMD, "give the network: --topo SPEC (see 'hopscope help topo')");
+    hs_error err;
+    hs_error_clear(&err);
+    int rc = hs_traffic_parse(o.traffic ? o.traffic : "uniform", &o.tc, &err);
+    if (rc)
+        return hs__usage_error(CMD, "%s", hs_error_str(&err, rc));
+    hs_fabric *F;
+    rc = hs_fabric_create(&F, o.topo, &o.prm, &err);
+    if (rc) {
+        fprintf(stderr, "hopscope %s: %s\n", CMD, hs_error_str(&err, rc));
+        return rc == HS_ENOMEM || rc == HS_EIO ? HS_EXIT_FAIL : HS_EXIT_USAGE;
+    }
+    hs_traffic_result r;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    rc = hs_traffic_run(F, &o.tc, &r, &err);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    if (rc) {
+        fprintf(stderr, "hopscope %s: %s\n", CMD, hs_error_str(&err, rc));
+        hs_fabric_destroy(F);
+        return rc == HS_EINVAL ? HS_EXIT_USAGE : HS_EXIT_FAIL;
+    }
+    double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+    hs_fabric_stats st;
+    hs_fabric_get_stats(F, &st);
+    const hs_topo *t = hs_fabric_topo(F);
+    hs_traffic_cfg shown = o.tc;
+    if (!shown.size)
+        shown.size = o.prm.mtu;
+    char a[32], b[32], cc[32], d[32], e[32], f[32], g[32];
+    if (o.tsv) {
+        printf("load\toffered\taccepted\tlat_mean_ns\tlat_p50_ns\tlat_p90_ns\tlat_p99_ns"
+               "\tlat_p999_ns\tlat_max_ns\tnet_p50_ns\tnet_p99_ns\tmeasured\tunfinished\tstatus\n");
+        printf("%.4g\t%.4f\t%.4f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%llu\t%llu\t%s\n",
+               o.tc.load, r.offered, r.accepted, (double)r.lat_mean / 1e3,
+               (double)r.lat_p50 / 1e3, (double)r.lat_p90 / 1e3, (double)r.lat_p99 / 1e3,
+               (double)r.lat_p999 / 1e3, (double)r.lat_max / 1e3, (double)r.net_p50 / 1e3,
+               (double)r.net_p99 / 1e3, (unsigned long long)r.measured,
+               (unsigned long long)r.unfinished, r.status ? "deadlock" : "ok");
+    } else if (!o.quiet) {
+        printf("network     %s\n", hs_topo_spec(t));
+        printf("            %u nodes, %u switches, %u links, %u VC%s, %s buffers\n",
+               hs_topo_nodes(t), hs_topo_switches(t), hs_topo_links(t), hs_topo_vcs(t),
+               hs_topo_vcs(t) > 1 ? "s" : "",
+               o.prm.unbounded ? "unbounded" : "finite");
+        printf("traffic     %s, offered load %.3g, %u-byte messages, %s arrivals, seed %llu\n",
+               o.traffic ? o.traffic : "uniform", o.tc.load, shown.size,
+               o.tc.periodic ? "periodic" : "Poisson", (unsigned long long)o.tc.seed);
+        printf("measured    %llu messages%s\n", (unsigned long long)r.measured,
+               r.unfinished ? "" : ", all delivered");
+        if (r.unfinished)
+            printf("            %llu not delivered by the end (saturated)\n",
+                   (unsigned long long)r.unfinished);
+        printf("offered     %.4f of the senders' injection bandwidth\n", r.offered);
+        printf("accepted    %.4f  (%s in total)\n", r.accepted,
+               hs_rate_str(r.accepted_bps, a, sizeof a));
+        printf("latency     mean %s  p50 %s  p90 %s  p99 %s  p99.9 %s  max %s\n",
+               tstr(r.lat_mean, a, sizeof a), tstr(r.lat_p50, b, sizeof b),
+               tstr(r.lat_p90, cc, sizeof cc), tstr(r.lat_p99, d, sizeof d),
+               tstr(r.lat_p999, e, sizeof e), tstr(r.lat_max, f, sizeof f));
+        printf("  network   mean %s  p50 %s  p99 %s  (from injection of the last packet)\n",
+               tstr(r.net_mean, a, sizeof a), tstr(r.net_p50, b, sizeof b),
+               tstr(r.net_p99, cc, sizeof cc));
+        if (r.bg_measured) {
+            printf("background  offered %.4f, accepted %.4f, latency mean %s  p50 %s  p99 %s\n",
+                   r.bg_offered, r.bg_accepted, tstr(r.bg_lat_mean, a, sizeof a),
+                   tstr(r.bg_lat_p50, b, sizeof b), tstr(r.bg_lat_p99, cc, sizeof cc));
+        }
+        printf("simulated   %s: %llu events, %llu packet hops in %.3g s (%.3g M hops/s)\n",
+               tstr(r.end, g, sizeof g), (unsigned long long)st.events,
+               (unsigned long long)st.hops, secs, secs > 0 ? (double)st.hops / secs / 1e6 : 0);
+        printf("memory      %.1f MB of model state, at most %llu packets in flight\n",
+               (double)st.mem_bytes / 1e6, (unsigned long long)st.packets_peak);
+        if (r.status == HS_EDEADLOCK)
+            printf("DEADLOCK    the network went idle with %llu packets stuck\n",
+                   (unsigned long long)st.packets_in_flight);
+    }
+    int ret = r.status == HS_EDEADLOCK ? HS_EXIT_FAIL : HS_EXIT_OK;
+    if (o.out) {
+        extra_ctx x = { &shown, &r };
+        rc = hs_fabric_write_rundir(F, o.out, add_traffic, &x, &err);
+        if (rc) {
+            fprintf(stderr, "hopscope %s: %s\n", CMD, hs_error_str(&err, rc));
+            ret = HS_EXIT_FAIL;
+        } else if (!o.quiet && !o.tsv) {
+            printf("run dir     %s (%llu records%s)\n", o.out, (unsigned long long)st.records,
+                   st.records_dropped ? ", cap reached" : "");
+        }
+    }
+    hs_fabric_destroy(F);
+    return ret;
+}

@@ -1,0 +1,347 @@
+/* The discrete-event core: a 4-ary min-heap of (time, data) events, the
+ * packet pool, and the run loop that dispatches events to the devices.
+ *
+ * Why delay lanes: nearly every event is scheduled at one of a few
+ * constant delays from now (a full packet's serialisation, link latency +
+ * routing delay, ...), and events of one delay are scheduled in time
+ * order, so each such class is a FIFO: scheduling is an append and finding
+ * the next event a look at a few heads.  A heap pays log(n) cache-missing
+ * levels per event for the same order (an earlier version's timing wheel
+ * still sorted buckets).  Events at other delays (timers, credit wake-ups,
+ * cut-through-delayed ends) go to a 4-ary heap.  All events run in (time,
+ * scheduling order), a total order independent of the queue's structure:
+ * the same inputs give the same run. */
+#include "engine.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- heap (events at irregular delays) ------------------------------------ */
+
+static inline int fev_less(const hs__fev *a, const hs__fev *b)
+{
+    return a->t < b->t || (a->t == b->t && a->seq < b->seq);
+}
+
+static int heap_push(hs_fabric *F, hs__fev e)
+{
+    if (F->ev_n == F->ev_cap) {
+        size_t nc = F->ev_cap ? F->ev_cap * 2 : 1024;
+        hs__fev *n = realloc(F->ev, nc * sizeof *n);
+        if (!n) {
+            F->error = HS_ENOMEM;
+            return HS_ENOMEM;
+        }
+        F->ev = n;
+        F->ev_cap = nc;
+    }
+    size_t i = F->ev_n++;
+    hs__fev *h = F->ev;
+    while (i > 0) {
+        size_t parent = (i - 1) >> 2;
+        if (!fev_less(&e, &h[parent]))
+            break;
+        h[i] = h[parent];
+        i = parent;
+    }
+    h[i] = e;
+    return 0;
+}
+
+static void heap_pop(hs_fabric *F)
+{
+    hs__fev *h = F->ev;
+    hs__fev last = h[--F->ev_n];
+    size_t n = F->ev_n, i = 0;
+    for (;;) {
+        size_t c = 4 * i + 1;
+        if (c >= n)
+            break;
+        size_t best = c;
+        size_t end = c + 4 < n ? c + 4 : n;
+        for (size_t j = c + 1; j < end; j++)
+            if (fev_less(&h[j], &h[best]))
+                best = j;
+        if (!fev_less(&h[best], &last))
+            break;
+        h[i] = h[best];
+        i = best;
+    }
+    if (n)
+        h[i] = last;
+}
+
+/* ---- delay lanes --------------------------------------------------------------
+ * A lane holds the events scheduled at one constant delay from the time
+ * they were scheduled; as scheduling times never decrease, a lane is in
+ * (t, seq) order by construction and pushing is an append.  The lanes are
+ * the delays that occur on most links (set up by hs__ev_init_lanes); an
+ * event whose delay has no lane, or that would break a lane's order (a
+ * post at a given time from outside a run), goes to the heap. */
+
+static int lane_append(hs_fabric *F, hs__lane *L, hs__fev e)
+{
+    if (L->n == L->cap) {
+        uint32_t nc = L->cap ? L->cap * 2 : 1024;
+        hs__fev *n = malloc((size_t)nc * sizeof *n);
+        if (!n) {
+            F->error = HS_ENOMEM;
+            return HS_ENOMEM;
+        }
+        for (uint32_t i = 0; i < L->n; i++)
+            n[i] = L->e[(L->head + i) & (L->cap - 1)];
+        free(L->e);
+        L->e = n;
+        L->head = 0;
+        L->cap = nc;
+    }
+    L->e[(L->head + L->n) & (L->cap - 1)] = e;
+    L->n++;
+    return 0;
+}
+
+int hs__ev_push(hs_fabric *F, hs_time t, unsigned type, uint64_t arg)
+{
+    hs__fev e = { t, F->evseq++, (uint64_t)type << EV_SHIFT | arg };
+    hs_time delay = t - F->now;
+    int rc;
+    for (unsigned i = 0; i < F->nlanes; i++) {
+        hs__lane *L = &F->lanes[i];
+        if (L->delay != delay)
+            continue;
+        if (L->n && L->e[(L->head + L->n - 1) & (L->cap - 1)].t > t)
+            break;  /* would break the lane's order: the heap takes it */
+        if ((rc = lane_append(F, L, e)))
+            return rc;
+        F->nev++;
+        return 0;
+    }
+    if ((rc = heap_push(F, e)))
+        return rc;
+    F->nev++;
+    return 0;
+}
+
+/* The next event: its lane (0..nlanes-1), MAX_LANES for the heap, or -1. */
+static inline int ev_next(const hs_fabric *F, const hs__fev **out)
+{
+    const hs__fev *best = F->ev_n ? &F->ev[0] : NULL;
+    int src = best ? MAX_LANES : -1;
+    for (unsigned i = 0; i < F->nlanes; i++) {
+        const hs__lane *L = &F->lanes[i];
+        if (!L->n)
+            continue;
+        const hs__fev *h = &L->e[L->head];
+        if (!best || fev_less(h, best)) {
+            best = h;
+            src = (int)i;
+        }
+    }
+    *out = best;
+    return src;
+}
+
+/* Sets up the lanes for the delays most links produce: end of a full
+ * packet's transmission, arrival (latency + routing delay), delivery at an
+ * idle NIC (latency + serialisation), credit (latency). */
+int hs__ev_init_lanes(hs_fabric *F)
+{
+    typedef struct { hs_time d; uint64_t n; } cand;
+    size_t cap = 4 * (size_t)F->L + 4, nc = 0;
+    cand *c = malloc(cap * sizeof *c);
+    if (!c)
+        return HS_ENOMEM;
+    for (uint32_t l = 1; l <= F->L; l++) {
+        const hs_link_info *li = &F->lk[l];
+        hs_time d[4] = { F->ser_full[l], li->lat + F->prm.route_delay,
+                         li->lat + F->ser_full[l], li->lat };
+        for (int k = 0; k < 4; k++) {
+            if (k == 1 && li->to_kind != HS_DEV_SWITCH)
+                continue;
+            if (k == 2 && li->to_kind != HS_DEV_NODE)
+                continue;
+            size_t j;
+            for (j = 0; j < nc; j++)
+                if (c[j].d == d[k])
+                    break;
+            if (j == nc) {
+                if (nc >= 64)
+                    continue;  /* very heterogeneous links: the heap copes */
+                c[nc].d = d[k];
+                c[nc++].n = 0;
+            }
+            c[j].n++;
+        }
+    }
+    /* the most frequent delays get lanes */
+    for (unsigned i = 0; i < MAX_LANES && i < nc; i++) {
+        size_t best = i;
+        for (size_t j = i + 1; j < nc; j++)
+            if (c[j].n > c[best].n || (c[j].n == c[best].n && c[j].d < c[best].d))
+                best = j;
+        cand x = c[i];
+        c[i] = c[best];
+        c[best] = x;
+        F->lanes[F->nlanes++].delay = c[i].d;
+    }
+    free(c);
+    return 0;
+}
+
+int hs__ev_init(hs_fabric *F)
+{
+    (void)F;
+    return 0;
+}
+
+void hs__ev_free(hs_fabric *F)
+{
+    for (unsigned i = 0; i < F->nlanes; i++)
+        free(F->lanes[i].e);
+    free(F->ev);
+}
+
+size_t hs__ev_bytes(const hs_fabric *F)
+{
+    size_t n = F->ev_cap * sizeof(hs__fev);
+    for (unsigned i = 0; i < F->nlanes; i++)
+        n += (size_t)F->lanes[i].cap * sizeof(hs__fev);
+    return n;
+}
+
+/* ---- packet pool ----------------------------------------------------------- */
+
+uint32_t hs__pkt_alloc(hs_fabric *F)
+{
+    if (F->pk_free == HS_NIL) {
+        uint32_t nc = F->pk_cap ? F->pk_cap * 2 : 4096;
+        if (nc <= F->pk_cap || nc == HS_NIL) {
+            F->error = HS_ENOMEM;
+            return HS_NIL;
+        }
+        hs__pkt *n = aligned_alloc(64, (size_t)nc * sizeof *n);
+        hs__pkc *c = realloc(F->pc, (size_t)nc * sizeof *c);
+        if (c)
+            F->pc = c;
+        if (!n || !c) {
+            free(n);
+            F->error = HS_ENOMEM;
+            return HS_NIL;
+        }
+        if (F->pk_cap)
+            memcpy(n, F->pk, (size_t)F->pk_cap * sizeof *n);
+        free(F->pk);
+        F->pk = n;
+        for (uint32_t i = F->pk_cap; i < nc; i++)
+            n[i].next = i + 1 < nc ? i + 1 : HS_NIL;
+        F->pk_free = F->pk_cap;
+        F->pk_cap = nc;
+    }
+    uint32_t p = F->pk_free;
+    F->pk_free = F->pk[p].next;
+    if (++F->pk_live > F->pk_peak)
+        F->pk_peak = F->pk_live;
+    return p;
+}
+
+void hs__pkt_free(hs_fabric *F, uint32_t p)
+{
+    F->pk[p].next = F->pk_free;
+    F->pk_free = p;
+    F->pk_live--;
+}
+
+/* ---- run loop ---------------------------------------------------------------- */
+
+static void on_timer(hs_fabric *F, uint32_t slot)
+{
+    uint64_t cookie = F->tm[slot];
+    F->tm[slot] = F->tm_free;
+    F->tm_free = slot;
+    if (F->cb.timer)
+        F->cb.timer(F->cb_ctx, F, cookie, F->now);
+}
+
+int hs_fabric_run(hs_fabric *F, hs_time until)
+{
+    if (F->in_run)
+        return HS_ESTATE;
+    if (F->error)
+        return F->error;
+    F->in_run = 1;
+    F->stop = 0;
+    int rc = 1;
+    for (;;) {
+        const hs__fev *x;
+        int src = ev_next(F, &x);
+        if (src < 0)
+            break;
+        if (x->t > until) {
+            F->now = until;
+            rc = 0;
+            break;
+        }
+        hs__fev e = *x;
+        if (src == MAX_LANES) {
+            heap_pop(F);
+        } else {
+            hs__lane *L = &F->lanes[src];
+            L->head = (L->head + 1) & (L->cap - 1);
+            L->n--;
+        }
+        F->nev--;
+        F->now = e.t;
+        F->st.events++;
+        uint64_t arg = e.d & EV_ARG_MASK;
+        switch (e.d >> EV_SHIFT) {
+        case EV_TX_END:
+            hs__switch_tx_end(F, (uint32_t)arg);
+            break;
+        case EV_NIC_TX_END:
+            hs__nic_tx_end(F, (uint32_t)arg);
+            break;
+        case EV_CREDIT:
+            hs__on_credit(F, arg);
+            break;
+        case EV_ARRIVE:
+            hs__switch_arrive(F, (uint32_t)arg);
+            break;
+        case EV_DELIVER:
+            hs__nic_deliver(F, (uint32_t)arg);
+            break;
+        case EV_POST:
+            hs__nic_post(F, (uint32_t)arg);
+            break;
+        case EV_TIMER:
+            on_timer(F, (uint32_t)arg);
+            break;
+        case EV_WAKE:
+            hs__on_wake(F, (uint32_t)arg);
+            break;
+        }
+        if (F->error)
+            break;
+        if (F->stop) {
+            rc = 2;
+            break;
+        }
+    }
+    F->in_run = 0;
+    F->stop = 0;
+    if (F->error)
+        return F->error;
+    if (rc == 1 && F->pk_live > 0)
+        return HS_EDEADLOCK;
+    if (rc == 1 && F->ms_live > 0) {
+        /* messages left with no event to move them: only possible if a
+         * NIC holds work it cannot send, which is a deadlock too */
+        return HS_EDEADLOCK;
+    }
+    return rc;
+}
+
+void hs_fabric_stop(hs_fabric *F)
+{
+    if (F->in_run)
+        F->stop = 1;
+}

@@ -1,0 +1,393 @@
+/* fabric/engine.h — private: the state of a simulated network and the
+ * functions the device files (nic.c, switch.c, link.c, route_*.c,
+ * truth.c) share.
+ *
+ * Model (docs/fabric.md has the full account):
+ *   - Every directed link l has a transmitter (the "output port" at its
+ *     source: a NIC for injection links, a switch port otherwise) and a
+ *     receiver (the input buffer at its destination: a switch input port
+ *     with one FIFO per VC, or the destination NIC's receive buffer).
+ *   - Credit flow control in bytes: the transmitter of l holds credits[l][v]
+ *     = free bytes of VC v's buffer at the far end.  Sending a packet takes
+ *     its size; the credit comes back, one link latency later, when the
+ *     packet's tail has left that buffer (switch) or the NIC has processed
+ *     it.  A packet is sent only when the whole packet fits (virtual
+ *     cut-through), so no buffer ever overflows and blocked packets hold
+ *     their buffer: back-pressure.
+ *   - A switch input FIFO offers only its head packet to the crossbar
+ *     (head-of-line blocking).  The head is routed when it becomes head,
+ *     after the routing delay has passed since its header arrived.  An
+ *     output port, when idle, grants round-robin among the heads requesting
+ *     it whose input port is free and whose next VC has credit; an input
+ *     port sends one packet at a time (crossbar speedup 1).
+ *   - Cut-through: a packet may leave as soon as it is routed, but its
+ *     transmission cannot end before its tail has arrived: start >=
+ *     tail_arrival - ser_out.
+ *
+ * Invariants: packets and messages live in pools indexed by uint32
+ * (HS_NIL = none); nothing is allocated per event except when a pool or the
+ * event heap grows (amortised doubling). */
+#ifndef HOPSCOPE_FABRIC_ENGINE_H
+#define HOPSCOPE_FABRIC_ENGINE_H
+
+#include "hopscope/fabric.h"
+#include "topo.h"
+
+#define HS_NIL UINT32_MAX
+
+/* ---- events -------------------------------------------------------------
+ * Events run in (time, seq) order, seq being the order in which they were
+ * scheduled: a total order, the same for any queue implementation, so the
+ * same inputs give the same run. */
+enum {
+    EV_TX_END = 0,   /* arg: link; a transmission ended */
+    EV_CREDIT = 1,   /* arg: link | vc | bytes; credits reached the transmitter */
+    EV_ARRIVE = 2,   /* arg: packet; routed and ready at a switch input */
+    EV_DELIVER = 3,  /* arg: packet; processed by the destination NIC */
+    EV_POST = 4,     /* arg: message; posted at the source NIC */
+    EV_TIMER = 5,    /* arg: timer slot */
+    EV_WAKE = 6,     /* arg: link; a credit-stalled transmitter's credit is in */
+    EV_NIC_TX_END = 7, /* arg: injection link; the NIC's transmission ended */
+};
+#define EV_SHIFT 60
+#define EV_ARG_MASK ((1ull << EV_SHIFT) - 1)
+/* EV_CREDIT argument: bytes (21 bits) | vc (3 bits) << 21 | link << 24 */
+#define CR_BYTES_BITS 21
+#define CR_VC_SHIFT 21
+#define CR_LINK_SHIFT 24
+#define HS_MAX_WIRE ((1u << CR_BYTES_BITS) - 1)
+
+typedef struct hs__ev {
+    hs_time  t;
+    uint64_t d;          /* type << EV_SHIFT | arg */
+} hs__ev;
+
+/* Events scheduled at a constant delay from now (a full packet's
+ * serialisation, link latency + routing delay, ...) come in time order:
+ * each such delay class is a FIFO "lane".  Events at other delays wait in
+ * a 4-ary heap.  The next event is the least (t, seq) among the lane heads
+ * and the heap top. */
+typedef struct hs__fev {
+    hs_time  t;
+    uint64_t seq;
+    uint64_t d;
+} hs__fev;
+
+#define MAX_LANES 8
+typedef struct hs__lane {
+    hs_time  delay;
+    hs__fev *e;          /* ring of cap (a power of two) entries */
+    uint32_t head, n, cap;
+} hs__lane;
+
+/* ---- packets and messages ---------------------------------------------- */
+
+/* A packet in flight, split by access: the hot part (one cache line) is
+ * touched at every hop, the cold part only when the NIC creates or
+ * delivers it. */
+typedef struct hs__pkt {
+    uint64_t key;        /* hs_packet_key(salt, src, dst, seq) */
+    hs_time  ready;      /* eligible for its next transmission since */
+    hs_time  tail;       /* its tail arrives at the current input at */
+    uint32_t dst;
+    uint32_t bytes;      /* on the wire */
+    uint32_t in;         /* link it arrived on */
+    uint32_t out;        /* output chosen at the current switch */
+    uint32_t next;       /* FIFO successor / free list */
+    uint32_t inter;      /* dragonfly Valiant group still to visit, or HS_NIL */
+    uint16_t pidx;       /* dense phase index */
+    uint8_t  vc;         /* VC of the buffer it occupies */
+    uint8_t  out_vc;     /* VC on the chosen output */
+    uint8_t  monitored;
+    uint8_t  nsw;        /* switch-to-switch hops taken */
+    uint8_t  ng;         /* dragonfly global hops taken */
+    hs_field field;
+} __attribute__((aligned(64))) hs__pkt;
+
+typedef struct hs__pkc {
+    uint64_t seq;        /* source NIC's sequence number */
+    uint32_t msg;
+    uint32_t src;
+    uint32_t payload;    /* message bytes it carries */
+    uint16_t phase;
+} hs__pkc;
+
+typedef struct hs__msg {
+    uint64_t cookie;
+    uint64_t bytes;
+    hs_time  t_post;
+    uint32_t src, dst;
+    uint32_t npk;        /* packets in the message (>= 1) */
+    uint32_t cut;        /* packets created so far */
+    uint32_t done;       /* packets delivered */
+    uint32_t next;       /* injection queue successor / free list */
+    uint16_t phase, pidx;
+    uint8_t  monitored;
+    uint8_t  sent;       /* the `sent` callback has fired */
+} hs__msg;
+
+/* ---- ports -------------------------------------------------------------- */
+
+/* Credits on their way back to a transmitter, in arrival order.  They are
+ * absorbed lazily when the transmitter looks at its credits; only a
+ * transmitter that waits for credit gets an event (EV_WAKE) at the first
+ * arrival.  A full ring falls back to an EV_CREDIT event. */
+#define CR_RING 4
+typedef struct hs__cring {
+    hs_time  t[CR_RING];
+    uint32_t v[CR_RING];   /* bytes | vc << CR_VC_SHIFT */
+    uint8_t  head, n;
+} hs__cring;
+
+typedef struct hs__oport {
+    hs_time  stall_since;  /* HS_TIME_NEVER unless idle with a credit-starved request */
+    uint64_t queued;       /* bytes of head packets requesting this output */
+    uint32_t cur_in;       /* input link being read (switch outputs) */
+    uint32_t cur_bytes;
+    uint32_t cur_msg;      /* NIC: message whose last packet is on the wire */
+    uint32_t rr;           /* round-robin pointer (requester index) */
+    uint16_t stall_pidx;   /* phase the stall is charged to */
+    uint8_t  busy;
+    uint8_t  cur_vc;
+    uint8_t  waiting;      /* blocked on credit: wants an EV_WAKE */
+    uint8_t  wake;         /* an EV_WAKE is scheduled */
+    uint32_t req_off;      /* this output's request bitset in req[] */
+} hs__oport;
+
+/* Switch input ports are numbered globally, gp = port_off[switch] + port,
+ * and a switch's requesters r = port * nvc + vc are contiguous from
+ * gp_first * nvc, so arbitration reads one small block. */
+typedef struct hs__iport {
+    uint8_t busy;          /* sending a packet through the crossbar */
+    uint8_t rrvc;          /* VC to offer first when it frees */
+} hs__iport;
+
+/* What the head packet of an input FIFO asks of its output. */
+typedef struct hs__req {
+    uint32_t need;         /* bytes (credits) */
+    uint8_t  ovc;          /* VC on the output */
+} hs__req;
+
+typedef struct hs__nic {
+    uint32_t hold;         /* packet cut and waiting for credits, or HS_NIL */
+    uint32_t rrq;          /* next injection queue to serve */
+    hs_time  rx_free;      /* receive processing free from */
+    uint64_t seq;          /* next packet sequence number */
+    uint32_t qoff;         /* first of its injection queues in qhead/qtail */
+    uint32_t nactive;      /* messages in its queues */
+} hs__nic;
+
+/* Ground truth of one link (one phase, one window, or the total). */
+typedef struct hs__truth {
+    uint64_t packets, bytes;
+    uint64_t busy, stall;  /* ps */
+    uint64_t congested;
+} hs__truth;
+
+typedef struct hs__record {
+    uint32_t src, dst;
+    uint64_t seq;
+    hs_time  t;
+    uint64_t field;        /* hs_field_pack */
+    uint16_t phase;
+} hs__record;
+
+/* ---- the network ---------------------------------------------------------- */
+
+struct hs_fabric {
+    hs_topo *topo;
+    hs_fabric_params prm;
+    hs_scheme scheme;
+    int scheme_ok;
+    unsigned nvc;
+    uint32_t N, S, L;
+
+    /* per link (index = link id, [0] unused) */
+    const hs_link_info *lk;
+    hs_time  *ser_full;     /* serialisation of a full packet */
+    hs_time  *tau;
+    hs__oport *op;
+    hs__iport *ip;          /* [global port] */
+    uint32_t  *gp_in;       /* [l]: global port where link l arrives (switches) */
+    hs__req   *rq;          /* [global port * nvc + vc] */
+    int64_t  *credits;      /* [l * nvc + v], absorbed so far */
+    hs__cring *cring;       /* [l]: credits on their way back */
+    int64_t   cap_vc;       /* initial credits of a switch VC buffer */
+    uint32_t *qhead, *qtail;/* switch input FIFOs [l * nvc + v] */
+    uint64_t *req;          /* request bitsets */
+    uint32_t *sw_nreq;      /* per switch: requesters = ports * nvc */
+
+    /* NICs */
+    hs__nic  *nic;
+    uint32_t *mq_head, *mq_tail; /* injection queues [node * Q + q] */
+    uint64_t *rx_rate;      /* per node */
+
+    /* pools */
+    hs__pkt  *pk;
+    hs__pkc  *pc;           /* cold parts, same index */
+    uint32_t  pk_cap, pk_free, pk_live, pk_peak;
+    hs__msg  *ms;
+    uint32_t  ms_cap, ms_free, ms_live;
+    uint64_t *tm;           /* timer cookies */
+    uint32_t  tm_cap, tm_free;
+
+    /* event queue: delay lanes + heap */
+    hs__lane    lanes[MAX_LANES];
+    unsigned    nlanes;
+    hs__fev    *ev;         /* heap */
+    size_t      ev_n, ev_cap;
+    uint64_t    evseq;
+    size_t      nev;        /* events pending in total */
+    hs_time   now;
+    uint64_t  rng[4];
+
+    /* phases: id -> dense index (0xffff = unseen) */
+    uint16_t *phase_idx;    /* [65536] */
+    uint16_t *phase_ids;    /* dense -> id */
+    char    **phase_names;  /* by id, sparse (NULL = default) */
+    unsigned  nphase;
+
+    /* ground truth */
+    hs__truth  *truth;      /* [L+1] totals, filled by hs__truth_sum */
+    hs__truth **truth_ph;   /* [nphase][L+1] */
+    hs__truth **truth_win;  /* [nwin][L+1], NULL where untouched */
+    size_t      nwin, cap_win;
+    hs__truth  *twin_blk;   /* cached window [twin_lo, twin_hi) */
+    hs_time     twin_lo, twin_hi;
+    uint64_t    win_ops;    /* packets accounted to windows */
+
+    /* in-band counters */
+    int         counters_ok;
+    hs_counters *ct_ph;     /* [nphase] (n == 0: not yet used) */
+    hs_counters **ct_win;   /* [nwin] */
+    size_t       nctwin;
+    hs_counters *cwin_ct;   /* cached window [cwin_lo, cwin_hi) */
+    hs_time      cwin_lo, cwin_hi;
+    hs__record  *rec;
+    size_t       nrec, caprec;
+    uint64_t     rec_dropped;
+
+    hs_fabric_callbacks cb;
+    void *cb_ctx;
+    hs_fabric_stats st;
+    int   in_run;
+    int   stop;
+    int   error;            /* sticky allocation failure inside the run */
+};
+
+/* ---- engine.c -------------------------------------------------------------- */
+int  hs__ev_push(hs_fabric *F, hs_time t, unsigned type, uint64_t arg);
+int  hs__ev_init(hs_fabric *F);
+int  hs__ev_init_lanes(hs_fabric *F);
+size_t hs__ev_bytes(const hs_fabric *F);
+void hs__ev_free(hs_fabric *F);
+/* The model's random numbers: xoshiro256** seeded through splitmix64
+ * (deterministic per seed; the network and the traffic driver each have
+ * their own stream). */
+static inline uint64_t hs__xoshiro(uint64_t s[4])
+{
+    uint64_t r = s[1] * 5, x = (r << 7 | r >> 57) * 9, t = s[1] << 17;
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = s[3] << 45 | s[3] >> 19;
+    return x;
+}
+static inline void hs__seed(uint64_t s[4], uint64_t seed)
+{
+    for (int i = 0; i < 4; i++) {
+        uint64_t z = (seed += 0x9e3779b97f4a7c15ull);
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+        s[i] = z ^ (z >> 31);
+    }
+}
+static inline uint64_t hs__rand(hs_fabric *F)
+{
+    return hs__xoshiro(F->rng);
+}
+uint32_t hs__pkt_alloc(hs_fabric *F);
+void hs__pkt_free(hs_fabric *F, uint32_t p);
+
+static inline hs_time hs__ser(const hs_fabric *F, uint32_t link, uint32_t bytes)
+{
+    if (bytes == F->prm.mtu + F->prm.header)
+        return F->ser_full[link];
+    uint64_t r = F->lk[link].bw;
+    return (bytes * HS_PS_PER_S + r - 1) / r;
+}
+
+/* ---- link.c: transmission on a link --------------------------------------- */
+/* Starts sending packet p on link o at time t0 >= now (credits already
+ * taken): marks it, accounts it, and schedules the end of transmission and
+ * the arrival at the far end. */
+void hs__link_transmit(hs_fabric *F, uint32_t o, uint32_t p, hs_time t0);
+/* Stall bookkeeping of a transmitter: starts (if not started) or ends. */
+void hs__stall_begin(hs_fabric *F, uint32_t o, uint16_t pidx);
+void hs__stall_end(hs_fabric *F, uint32_t o);
+void hs__on_credit(hs_fabric *F, uint64_t arg);
+void hs__on_wake(hs_fabric *F, uint32_t o);
+/* Sends credit for `bytes` of VC vc back to the transmitter of link l,
+ * arriving one link latency from now. */
+void hs__credit_return(hs_fabric *F, uint32_t l, unsigned vc, uint32_t bytes);
+/* Takes in the credits of link o that have arrived by now. */
+static inline void hs__credit_absorb(hs_fabric *F, uint32_t o)
+{
+    hs__cring *r = &F->cring[o];
+    while (r->n && r->t[r->head] <= F->now) {
+        uint32_t v = r->v[r->head];
+        F->credits[(size_t)o * F->nvc + (v >> CR_VC_SHIFT)] += v & ((1u << CR_VC_SHIFT) - 1);
+        r->head = (uint8_t)((r->head + 1) % CR_RING);
+        r->n--;
+    }
+}
+/* The transmitter of o is blocked on credit: make sure it is woken when
+ * the next credit arrives. */
+void hs__credit_wait(hs_fabric *F, uint32_t o);
+/* Tests: every credit back, as if all had arrived. */
+void hs__credit_flush(hs_fabric *F);
+
+/* ---- switch.c --------------------------------------------------------------- */
+void hs__switch_arrive(hs_fabric *F, uint32_t p);
+void hs__switch_tx_end(hs_fabric *F, uint32_t o);
+void hs__switch_arbitrate(hs_fabric *F, uint32_t o);
+
+/* ---- nic.c ------------------------------------------------------------------ */
+void hs__nic_post(hs_fabric *F, uint32_t m);
+void hs__nic_kick(hs_fabric *F, uint32_t node);
+void hs__nic_tx_end(hs_fabric *F, uint32_t o);
+void hs__nic_deliver(hs_fabric *F, uint32_t p);
+uint32_t hs__msg_alloc(hs_fabric *F);
+
+/* ---- route_*.c: choose p->out and p->out_vc at switch sw ------------------- */
+void hs__route(hs_fabric *F, uint32_t sw, hs__pkt *p);
+void hs__route_fattree(hs_fabric *F, uint32_t sw, hs__pkt *p);
+void hs__route_dragonfly(hs_fabric *F, uint32_t sw, hs__pkt *p);
+void hs__route_torus(hs_fabric *F, uint32_t sw, hs__pkt *p);
+void hs__route_table(hs_fabric *F, uint32_t sw, hs__pkt *p);
+/* Occupancy seen by adaptive routing: bytes waiting here for output o plus
+ * bytes held in the buffer at its far end. */
+uint64_t hs__occupancy(hs_fabric *F, uint32_t o);
+
+/* ---- truth.c ------------------------------------------------------------------ */
+int  hs__truth_init(hs_fabric *F);
+void hs__truth_free(hs_fabric *F);
+/* A transmission of `bytes` on o over [t0, t0+ser). */
+void hs__truth_tx(hs_fabric *F, uint32_t o, uint16_t pidx, hs_time t0, hs_time ser,
+                  uint32_t bytes, int congested);
+void hs__truth_stall(hs_fabric *F, uint32_t o, uint16_t pidx, hs_time t0, hs_time t1);
+/* Dense index of a phase id, creating it (and its truth) on first use;
+ * 0xffff on allocation failure. */
+uint16_t hs__phase_index(hs_fabric *F, uint16_t phase);
+/* The counters of a phase index / of the window holding time t (created on
+ * first use); NULL when counters are off or allocation failed. */
+hs_counters *hs__counters_phase(hs_fabric *F, uint16_t pidx);
+hs_counters *hs__counters_window(hs_fabric *F, hs_time t);
+hs__truth *hs__truth_window(hs_fabric *F, size_t w);
+/* Fills and returns F->truth, the per-link totals (sum over phases). */
+const hs__truth *hs__truth_sum(hs_fabric *F);
+size_t hs__truth_bytes(const hs_fabric *F);
+
+#endif

@@ -1,0 +1,353 @@
+/* The network object: parameters, construction of all per-link, per-switch
+ * and per-NIC state, message injection, timers, phase names and stats.
+ *
+ * Ownership: hs_fabric_create returns a network the caller frees with
+ * hs_fabric_destroy; it owns its topology.  On failure nothing is left
+ * allocated and *out is NULL. */
+#include "engine.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void hs_fabric_params_default(hs_fabric_params *p)
+{
+    memset(p, 0, sizeof *p);
+    p->mtu = 4096;
+    p->header = 0;
+    p->vc_buffer = 32 * 1024;
+    p->nic_buffer = 32 * 1024;
+    p->unbounded = 0;
+    p->route_delay = 100 * HS_PS_PER_NS;
+    p->rx_rate = 0;
+    p->nic_queues = 8;
+    p->arbiter = HS_ARB_RR;
+    p->tau_factor = 2.0;
+    p->tau = 0;
+    p->window = 10 * HS_PS_PER_US;
+    p->max_windows = 256;
+    p->ugal_threshold = 0;
+    p->seed = 1;
+    hs_scheme_cfg_default(&p->scheme);
+    p->records = 1;
+    p->records_cap = 4u << 20;
+}
+
+static int check_params(const hs_fabric_params *p, hs_error *err)
+{
+    if (p->mtu == 0 || p->mtu > HS_FABRIC_MAX_MTU)
+        return hs_error_set(err, HS_EINVAL, "MTU %u: must be 1..%u bytes", p->mtu,
+                            HS_FABRIC_MAX_MTU);
+    if (p->header > 4096)
+        return hs_error_set(err, HS_EINVAL, "header %u bytes: at most 4096", p->header);
+    uint64_t full = (uint64_t)p->mtu + p->header;
+    if (full < HS_FABRIC_MIN_PACKET)
+        full = HS_FABRIC_MIN_PACKET;
+    if (!p->unbounded && p->vc_buffer < full)
+        return hs_error_set(err, HS_EINVAL, "VC buffer %llu bytes is smaller than a full "
+                            "packet (%llu bytes): virtual cut-through needs room for one",
+                            (unsigned long long)p->vc_buffer, (unsigned long long)full);
+    if (!p->unbounded && p->nic_buffer < full)
+        return hs_error_set(err, HS_EINVAL, "NIC buffer %llu bytes is smaller than a full "
+                            "packet (%llu bytes)", (unsigned long long)p->nic_buffer,
+                            (unsigned long long)full);
+    if (p->vc_buffer > (1ull << 40) || p->nic_buffer > (1ull << 40))
+        return hs_error_set(err, HS_EINVAL, "buffers above 1 TiB: use unbounded buffers");
+    if (p->nic_queues == 0 || p->nic_queues > 1024)
+        return hs_error_set(err, HS_EINVAL, "NIC queues %u: must be 1..1024", p->nic_queues);
+    if (p->arbiter != HS_ARB_RR)
+        return hs_error_set(err, HS_EINVAL, "unknown arbiter %d", (int)p->arbiter);
+    if (!(p->tau_factor > 0) || p->tau_factor > 1e6)
+        return hs_error_set(err, HS_EINVAL, "tau factor %g: must be positive", p->tau_factor);
+    if (p->window == 0)
+        return hs_error_set(err, HS_EINVAL, "window width must be positive");
+    if (p->route_delay > 1000 * HS_PS_PER_US)
+        return hs_error_set(err, HS_EINVAL, "routing delay above 1 ms");
+    return 0;
+}
+
+void hs_fabric_destroy(hs_fabric *F)
+{
+    if (!F)
+        return;
+    hs__truth_free(F);
+    if (F->scheme_ok)
+        hs_scheme_free(&F->scheme);
+    free(F->ser_full);
+    free(F->tau);
+    free(F->op);
+    free(F->ip);
+    free(F->gp_in);
+    free(F->rq);
+    free(F->credits);
+    free(F->cring);
+    free(F->qhead);
+    free(F->qtail);
+    free(F->req);
+    free(F->sw_nreq);
+    free(F->nic);
+    free(F->mq_head);
+    free(F->mq_tail);
+    free(F->rx_rate);
+    free(F->pk);
+    free(F->pc);
+    free(F->ms);
+    free(F->tm);
+    hs__ev_free(F);
+    hs_topo_free(F->topo);
+    free(F);
+}
+
+int hs_fabric_create_topo(hs_fabric **out, hs_topo *t, const hs_fabric_params *p,
+                          hs_error *err)
+{
+    *out = NULL;
+    hs_fabric_params def;
+    if (!p) {
+        hs_fabric_params_default(&def);
+        p = &def;
+    }
+    int rc = check_params(p, err);
+    if (rc) {
+        hs_topo_free(t);
+        return rc;
+    }
+    hs_fabric *F = calloc(1, sizeof *F);
+    if (!F) {
+        hs_topo_free(t);
+        return HS_ENOMEM;
+    }
+    F->topo = t;
+    F->prm = *p;
+    F->N = t->nnodes;
+    F->S = t->nswitches;
+    F->L = t->nlinks;
+    F->nvc = t->nvc;
+    F->lk = t->links;
+    F->pk_free = F->ms_free = F->tm_free = HS_NIL;
+    hs_scheme_cfg cfg = p->scheme;
+    cfg.nlinks = F->L;
+    rc = hs_scheme_init(&F->scheme, &cfg, err);
+    if (rc) {
+        hs_fabric_destroy(F);
+        return rc;
+    }
+    F->scheme_ok = 1;
+    F->counters_ok = F->scheme.k <= HS_COUNTERS_KMAX;
+    size_t L1 = (size_t)F->L + 1, nvc = F->nvc, Q = p->nic_queues;
+    F->ser_full = calloc(L1, sizeof *F->ser_full);
+    F->tau = calloc(L1, sizeof *F->tau);
+    F->op = calloc(L1, sizeof *F->op);
+    size_t GP = t->port_off[F->S];
+    F->ip = calloc(GP ? GP : 1, sizeof *F->ip);
+    F->gp_in = calloc(L1, sizeof *F->gp_in);
+    F->rq = calloc((GP ? GP : 1) * nvc, sizeof *F->rq);
+    F->credits = calloc(L1 * nvc, sizeof *F->credits);
+    F->cring = calloc(L1, sizeof *F->cring);
+    F->qhead = malloc(L1 * nvc * sizeof *F->qhead);
+    F->qtail = malloc(L1 * nvc * sizeof *F->qtail);
+    F->sw_nreq = calloc(F->S ? F->S : 1, sizeof *F->sw_nreq);
+    F->nic = calloc(F->N, sizeof *F->nic);
+    F->mq_head = malloc((size_t)F->N * Q * sizeof *F->mq_head);
+    F->mq_tail = malloc((size_t)F->N * Q * sizeof *F->mq_tail);
+    F->rx_rate = calloc(F->N, sizeof *F->rx_rate);
+    if (!F->ser_full || !F->tau || !F->op || !F->ip || !F->gp_in || !F->rq || !F->credits || !F->cring || !F->qhead ||
+        !F->qtail || !F->sw_nreq || !F->nic || !F->mq_head || !F->mq_tail || !F->rx_rate ||
+        hs__truth_init(F) != 0 || hs__ev_init(F) != 0) {
+        hs_fabric_destroy(F);
+        return hs_error_set(err, HS_ENOMEM, "out of memory building the network");
+    }
+    memset(F->qhead, 0xff, L1 * nvc * sizeof *F->qhead);
+    memset(F->qtail, 0xff, L1 * nvc * sizeof *F->qtail);
+    memset(F->mq_head, 0xff, (size_t)F->N * Q * sizeof *F->mq_head);
+    memset(F->mq_tail, 0xff, (size_t)F->N * Q * sizeof *F->mq_tail);
+    /* Unbounded buffers: credits that can never run out, yet keep
+     * occupancy (capacity - credits) exact for adaptive routing. */
+    F->cap_vc = p->unbounded ? INT64_MAX / 4 : (int64_t)p->vc_buffer;
+    int64_t cap_nic = p->unbounded ? INT64_MAX / 4 : (int64_t)p->nic_buffer;
+    uint32_t full = p->mtu + p->header;
+    if (full < HS_FABRIC_MIN_PACKET)
+        full = HS_FABRIC_MIN_PACKET;
+    for (uint32_t l = 1; l <= F->L; l++) {
+        const hs_link_info *li = &F->lk[l];
+        F->ser_full[l] = hs_ser_time(full, li->bw);
+        if (p->tau)
+            F->tau[l] = p->tau;
+        else
+            F->tau[l] = (hs_time)((double)F->ser_full[l] * p->tau_factor + 0.5);
+        if (F->tau[l] == 0)
+            F->tau[l] = 1;
+        if (li->to_kind == HS_DEV_SWITCH)
+            F->gp_in[l] = t->port_off[li->to] + li->to_port;
+        F->op[l].stall_since = HS_TIME_NEVER;
+        F->op[l].cur_msg = HS_NIL;
+        F->op[l].cur_in = HS_NIL;
+        if (li->to_kind == HS_DEV_SWITCH)
+            for (size_t v = 0; v < nvc; v++)
+                F->credits[l * nvc + v] = F->cap_vc;
+        else
+            F->credits[l * nvc] = cap_nic;  /* the NIC buffer is one pool */
+    }
+    if (hs__ev_init_lanes(F) != 0) {
+        hs_fabric_destroy(F);
+        return hs_error_set(err, HS_ENOMEM, "out of memory building the network");
+    }
+    /* request bitsets: one per switch output, sized for its switch's
+     * requesters (ports x VCs) */
+    size_t words = 0;
+    for (uint32_t s = 0; s < F->S; s++) {
+        uint32_t ports = t->port_off[s + 1] - t->port_off[s];
+        F->sw_nreq[s] = ports * (uint32_t)nvc;
+        words += (size_t)ports * ((F->sw_nreq[s] + 63) / 64);
+    }
+    F->req = calloc(words ? words : 1, sizeof *F->req);
+    if (!F->req) {
+        hs_fabric_destroy(F);
+        return hs_error_set(err, HS_ENOMEM, "out of memory building the network");
+    }
+    words = 0;
+    for (uint32_t s = 0; s < F->S; s++) {
+        size_t w = (F->sw_nreq[s] + 63) / 64;
+        for (uint32_t j = t->port_off[s]; j < t->port_off[s + 1]; j++) {
+            uint32_t o = t->port_out[j];
+            if (o != HS_NO_LINK)
+                F->op[o].req_off = (uint32_t)words;
+            words += w;
+        }
+    }
+    for (uint32_t n = 0; n < F->N; n++) {
+        F->nic[n].hold = HS_NIL;
+        F->nic[n].qoff = n * (uint32_t)Q;
+        uint64_t r = p->rx_rate ? p->rx_rate : F->lk[hs_topo_node_ejection(t, n)].bw;
+        F->rx_rate[n] = r;
+    }
+    hs__seed(F->rng, p->seed);
+    *out = F;
+    return 0;
+}
+
+int hs_fabric_create(hs_fabric **out, const char *spec, const hs_fabric_params *p,
+                     hs_error *err)
+{
+    hs_topo *t;
+    *out = NULL;
+    int rc = hs_topo_create(spec, &t, err);
+    if (rc)
+        return rc;
+    return hs_fabric_create_topo(out, t, p, err);
+}
+
+const hs_topo *hs_fabric_topo(const hs_fabric *F) { return F->topo; }
+const hs_fabric_params *hs_fabric_get_params(const hs_fabric *F) { return &F->prm; }
+const hs_scheme *hs_fabric_scheme(const hs_fabric *F) { return &F->scheme; }
+hs_time hs_fabric_now(const hs_fabric *F) { return F->now; }
+uint64_t hs_fabric_pending(const hs_fabric *F) { return F->ms_live; }
+
+void hs_fabric_set_callbacks(hs_fabric *F, const hs_fabric_callbacks *cb, void *ctx)
+{
+    if (cb)
+        F->cb = *cb;
+    else
+        memset(&F->cb, 0, sizeof F->cb);
+    F->cb_ctx = ctx;
+}
+
+int hs_fabric_inject(hs_fabric *F, hs_time t, uint32_t src, uint32_t dst, uint64_t bytes,
+                     uint16_t phase, int monitored, uint64_t cookie)
+{
+    if (F->error)
+        return F->error;
+    if (src >= F->N || dst >= F->N || src == dst || t < F->now)
+        return HS_EINVAL;
+    uint64_t npk = bytes ? (bytes + F->prm.mtu - 1) / F->prm.mtu : 1;
+    if (npk >= UINT32_MAX)
+        return HS_ERANGE;
+    uint16_t pidx = hs__phase_index(F, phase);
+    if (pidx == 0xffff)
+        return HS_ENOMEM;
+    uint32_t m = hs__msg_alloc(F);
+    if (m == HS_NIL)
+        return HS_ENOMEM;
+    hs__msg *msg = &F->ms[m];
+    msg->cookie = cookie;
+    msg->bytes = bytes;
+    msg->t_post = t;
+    msg->src = src;
+    msg->dst = dst;
+    msg->npk = (uint32_t)npk;
+    msg->cut = 0;
+    msg->done = 0;
+    msg->next = HS_NIL;
+    msg->phase = phase;
+    msg->pidx = pidx;
+    msg->monitored = monitored != 0;
+    msg->sent = 0;
+    if (t == F->now) {
+        hs__nic_post(F, m);
+        return F->error;
+    }
+    return hs__ev_push(F, t, EV_POST, m);
+}
+
+int hs_fabric_timer(hs_fabric *F, hs_time t, uint64_t cookie)
+{
+    if (F->error)
+        return F->error;
+    if (t < F->now)
+        return HS_EINVAL;
+    if (F->tm_free == HS_NIL) {
+        uint32_t nc = F->tm_cap ? F->tm_cap * 2 : 1024;
+        uint64_t *n = realloc(F->tm, (size_t)nc * sizeof *n);
+        if (!n)
+            return HS_ENOMEM;
+        F->tm = n;
+        for (uint32_t i = F->tm_cap; i < nc; i++)
+            n[i] = i + 1 < nc ? i + 1 : HS_NIL;
+        F->tm_free = F->tm_cap;
+        F->tm_cap = nc;
+    }
+    uint32_t slot = F->tm_free;
+    F->tm_free = (uint32_t)F->tm[slot];
+    F->tm[slot] = cookie;
+    return hs__ev_push(F, t, EV_TIMER, slot);
+}
+
+int hs_fabric_phase_name(hs_fabric *F, uint16_t phase, const char *name)
+{
+    if (!name)
+        return HS_EINVAL;
+    if (!F->phase_names) {
+        F->phase_names = calloc(65536, sizeof *F->phase_names);
+        if (!F->phase_names)
+            return HS_ENOMEM;
+    }
+    char *c = strdup(name);
+    if (!c)
+        return HS_ENOMEM;
+    free(F->phase_names[phase]);
+    F->phase_names[phase] = c;
+    return 0;
+}
+
+void hs_fabric_get_stats(const hs_fabric *F, hs_fabric_stats *s)
+{
+    *s = F->st;
+    s->records = F->nrec;
+    s->records_dropped = F->rec_dropped;
+    s->packets_in_flight = F->pk_live;
+    s->packets_peak = F->pk_peak;
+    size_t L1 = (size_t)F->L + 1;
+    size_t m = sizeof *F;
+    m += L1 * (2 * sizeof(hs_time) + sizeof(hs__oport) + sizeof(uint32_t));
+    m += (size_t)F->topo->port_off[F->S] * (sizeof(hs__iport) + F->nvc * sizeof(hs__req));
+    m += L1 * F->nvc * (sizeof(int64_t) + 2 * sizeof(uint32_t)) + L1 * sizeof(hs__cring);
+    for (uint32_t sw = 0; sw < F->S; sw++)
+        m += (size_t)(F->topo->port_off[sw + 1] - F->topo->port_off[sw]) *
+             ((F->sw_nreq[sw] + 63) / 64) * 8;
+    m += (size_t)F->N * (sizeof(hs__nic) + 8 + 2 * 4 * F->prm.nic_queues);
+    m += (size_t)F->pk_cap * (sizeof(hs__pkt) + sizeof(hs__pkc)) + (size_t)F->ms_cap * sizeof(hs__msg);
+    m += (size_t)F->tm_cap * 8 + hs__ev_bytes(F);
+    m += F->caprec * sizeof(hs__record);
+    m += hs__truth_bytes(F) + 65536 * sizeof(uint16_t);
+    m += L1 * sizeof(hs_link_info) + F->topo->port_off[F->S] * 8ull;
+    s->mem_bytes = m;
+}

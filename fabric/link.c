@@ -1,0 +1,140 @@
+/* A link's transmitter: starting a transmission (in-band marking, ground
+ * truth, end-of-transmission and arrival events), credit returns, and the
+ * stall clock (time the transmitter sat idle while a packet waited for it
+ * without credit, as InfiniBand's PortXmitWait counts).
+ *
+ * The congested() test of DESIGN.md is made here for every packet: it
+ * waited at least tau at this device, from the moment it became eligible
+ * (routed at a switch; cut by the NIC) to the start of its transmission,
+ * which counts waiting for credits, for the crossbar and behind the head of
+ * its FIFO.  Ground truth counts it for every packet; the in-band flag is
+ * the same bit, fed to hs_mark for monitored packets. */
+#include "engine.h"
+
+void hs__link_transmit(hs_fabric *F, uint32_t o, uint32_t pi, hs_time t0)
+{
+    hs__pkt *p = &F->pk[pi];
+    const hs_link_info *l = &F->lk[o];
+    hs_time ser = hs__ser(F, o, p->bytes);
+    int congested = t0 - p->ready >= F->tau[o];
+    if (p->monitored)
+        hs_mark(&F->scheme, &p->field, p->key, o, congested);
+    hs__truth_tx(F, o, p->pidx, t0, ser, p->bytes, congested);
+    F->st.hops++;
+    hs__ev_push(F, t0 + ser, l->kind == HS_LINK_INJECTION ? EV_NIC_TX_END : EV_TX_END, o);
+    hs_time head = t0 + l->lat;
+    if (l->kind == HS_LINK_SWITCH) {
+        p->nsw++;
+        if (l->sub == HS_SUB_GLOBAL)
+            p->ng++;
+    }
+    if (l->to_kind == HS_DEV_SWITCH) {
+        p->in = o;
+        p->vc = p->out_vc;
+        p->tail = head + ser;
+        p->ready = head + F->prm.route_delay;
+        hs__ev_push(F, p->ready, EV_ARRIVE, pi);
+    } else {
+        /* Receive processing at rx_rate, pipelined with reception: it
+         * starts with the header (or when the NIC is free) and cannot end
+         * before the tail is in.  A packet holds its buffer space (and the
+         * switch's credit) until processed. */
+        hs__nic *n = &F->nic[l->to];
+        uint64_t rate = F->rx_rate[l->to];
+        hs_time start = head > n->rx_free ? head : n->rx_free;
+        hs_time proc = (p->bytes * HS_PS_PER_S + rate - 1) / rate;
+        hs_time done = start + proc;
+        if (done < head + ser)
+            done = head + ser;
+        n->rx_free = done;
+        hs__ev_push(F, done, EV_DELIVER, pi);
+    }
+}
+
+void hs__credit_wait(hs_fabric *F, uint32_t o)
+{
+    hs__oport *op = &F->op[o];
+    op->waiting = 1;
+    hs__cring *r = &F->cring[o];
+    if (r->n && !op->wake) {
+        op->wake = 1;
+        hs__ev_push(F, r->t[r->head], EV_WAKE, o);
+    }
+}
+
+void hs__stall_begin(hs_fabric *F, uint32_t o, uint16_t pidx)
+{
+    hs__oport *op = &F->op[o];
+    if (op->stall_since == HS_TIME_NEVER) {
+        op->stall_since = F->now;
+        op->stall_pidx = pidx;
+    }
+    hs__credit_wait(F, o);
+}
+
+void hs__stall_end(hs_fabric *F, uint32_t o)
+{
+    hs__oport *op = &F->op[o];
+    op->waiting = 0;
+    if (op->stall_since != HS_TIME_NEVER) {
+        if (F->now > op->stall_since)
+            hs__truth_stall(F, o, op->stall_pidx, op->stall_since, F->now);
+        op->stall_since = HS_TIME_NEVER;
+    }
+}
+
+void hs__credit_return(hs_fabric *F, uint32_t l, unsigned vc, uint32_t bytes)
+{
+    hs_time t = F->now + F->lk[l].lat;
+    hs__cring *r = &F->cring[l];
+    if (r->n == CR_RING) {
+        hs__ev_push(F, t, EV_CREDIT,
+                    (uint64_t)l << CR_LINK_SHIFT | (uint64_t)vc << CR_VC_SHIFT | bytes);
+        return;
+    }
+    unsigned k = (r->head + r->n) % CR_RING;
+    r->t[k] = t;
+    r->v[k] = bytes | (uint32_t)vc << CR_VC_SHIFT;
+    r->n++;
+    hs__oport *op = &F->op[l];
+    if (op->waiting && !op->wake) {
+        op->wake = 1;
+        hs__ev_push(F, t, EV_WAKE, l);
+    }
+}
+
+void hs__credit_flush(hs_fabric *F)
+{
+    for (uint32_t l = 1; l <= F->L; l++) {
+        hs__cring *r = &F->cring[l];
+        while (r->n) {
+            uint32_t v = r->v[r->head];
+            F->credits[(size_t)l * F->nvc + (v >> CR_VC_SHIFT)] += v & ((1u << CR_VC_SHIFT) - 1);
+            r->head = (uint8_t)((r->head + 1) % CR_RING);
+            r->n--;
+        }
+    }
+}
+
+void hs__on_wake(hs_fabric *F, uint32_t o)
+{
+    F->op[o].wake = 0;
+    hs__credit_absorb(F, o);
+    if (F->lk[o].from_kind == HS_DEV_NODE)
+        hs__nic_kick(F, F->lk[o].from);
+    else if (!F->op[o].busy)
+        hs__switch_arbitrate(F, o);
+}
+
+void hs__on_credit(hs_fabric *F, uint64_t arg)
+{
+    uint32_t o = (uint32_t)(arg >> CR_LINK_SHIFT);
+    unsigned vc = (unsigned)(arg >> CR_VC_SHIFT) & 7u;
+    uint32_t bytes = (uint32_t)(arg & ((1u << CR_BYTES_BITS) - 1));
+    F->credits[(size_t)o * F->nvc + vc] += bytes;
+    hs__credit_absorb(F, o);
+    if (F->lk[o].from_kind == HS_DEV_NODE)
+        hs__nic_kick(F, F->lk[o].from);
+    else if (!F->op[o].busy)
+        hs__switch_arbitrate(F, o);
+}

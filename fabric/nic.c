@@ -1,0 +1,236 @@
+/* NICs: injection queues, packetisation, the injection link's transmitter,
+ * and the receive side (processing rate, in-band counters, sampled records,
+ * message completion).
+ *
+ * A NIC has Q injection queues (like send queues / QPs); a message goes to
+ * queue dst mod Q, so messages between a pair stay in order, and the NIC
+ * sends one packet at a time round-robin over its non-empty queues.  A
+ * packet is cut from its message when the injection link is idle and the
+ * NIC wants to send; from then on it waits only for credits (its `ready`
+ * time is the cut), so the NIC's own backlog never counts as congestion of
+ * the injection link, while back-pressure from the switch does.
+ *
+ * Sequence numbers are per source NIC (one counter for all destinations):
+ * unique and increasing within every (source, destination) pair, which is
+ * all packet identity needs, without per-pair state that would grow as N^2
+ * under uniform traffic. */
+#include "engine.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+uint32_t hs__msg_alloc(hs_fabric *F)
+{
+    if (F->ms_free == HS_NIL) {
+        uint32_t nc = F->ms_cap ? F->ms_cap * 2 : 1024;
+        if (nc <= F->ms_cap || nc == HS_NIL)
+            return HS_NIL;
+        hs__msg *n = realloc(F->ms, (size_t)nc * sizeof *n);
+        if (!n)
+            return HS_NIL;
+        F->ms = n;
+        for (uint32_t i = F->ms_cap; i < nc; i++)
+            n[i].next = i + 1 < nc ? i + 1 : HS_NIL;
+        F->ms_free = F->ms_cap;
+        F->ms_cap = nc;
+    }
+    uint32_t m = F->ms_free;
+    F->ms_free = F->ms[m].next;
+    F->ms_live++;
+    return m;
+}
+
+static void msg_free(hs_fabric *F, uint32_t m)
+{
+    F->ms[m].next = F->ms_free;
+    F->ms_free = m;
+    F->ms_live--;
+}
+
+void hs__nic_post(hs_fabric *F, uint32_t m)
+{
+    hs__msg *msg = &F->ms[m];
+    hs__nic *n = &F->nic[msg->src];
+    size_t q = n->qoff + msg->dst % F->prm.nic_queues;
+    msg->next = HS_NIL;
+    if (F->mq_tail[q] == HS_NIL)
+        F->mq_head[q] = m;
+    else
+        F->ms[F->mq_tail[q]].next = m;
+    F->mq_tail[q] = m;
+    n->nactive++;
+    F->st.messages_posted++;
+    hs__nic_kick(F, msg->src);
+}
+
+/* Cuts the next packet from the next non-empty queue; HS_NIL if none. */
+static uint32_t cut_packet(hs_fabric *F, uint32_t node)
+{
+    hs__nic *n = &F->nic[node];
+    if (n->nactive == 0)
+        return HS_NIL;
+    unsigned Q = F->prm.nic_queues;
+    size_t q = 0;
+    unsigned k;
+    for (k = 0; k < Q; k++) {
+        q = n->qoff + (n->rrq + k) % Q;
+        if (F->mq_head[q] != HS_NIL)
+            break;
+    }
+    uint32_t m = F->mq_head[q];
+    uint32_t pi = hs__pkt_alloc(F);
+    if (pi == HS_NIL)
+        return HS_NIL;
+    n->rrq = (n->rrq + k + 1) % Q;
+    hs__msg *msg = &F->ms[m];
+    hs__pkt *p = &F->pk[pi];
+    hs__pkc *pc = &F->pc[pi];
+    uint32_t mtu = F->prm.mtu;
+    uint64_t payload = msg->cut + 1 < msg->npk ? mtu : msg->bytes - (uint64_t)(msg->npk - 1) * mtu;
+    uint64_t wire = payload + F->prm.header;
+    if (wire < HS_FABRIC_MIN_PACKET)
+        wire = HS_FABRIC_MIN_PACKET;
+    pc->seq = n->seq++;
+    pc->src = node;
+    pc->msg = m;
+    pc->payload = (uint32_t)payload;
+    pc->phase = msg->phase;
+    p->dst = msg->dst;
+    p->key = msg->monitored ? hs_packet_key(F->scheme.salt, node, msg->dst, pc->seq) : 0;
+    p->ready = F->now;
+    p->tail = 0;
+    p->bytes = (uint32_t)wire;
+    p->in = HS_NIL;
+    p->out = hs_topo_node_injection(F->topo, node);
+    p->next = HS_NIL;
+    p->inter = HS_NIL;
+    p->pidx = msg->pidx;
+    p->vc = 0;
+    p->out_vc = 0;
+    p->monitored = msg->monitored;
+    p->nsw = 0;
+    p->ng = 0;
+    hs_field_init(&p->field);
+    if (++msg->cut == msg->npk) {
+        F->mq_head[q] = msg->next;
+        if (msg->next == HS_NIL)
+            F->mq_tail[q] = HS_NIL;
+        n->nactive--;
+    }
+    F->st.packets_injected++;
+    return pi;
+}
+
+void hs__nic_kick(hs_fabric *F, uint32_t node)
+{
+    uint32_t o = hs_topo_node_injection(F->topo, node);
+    hs__oport *op = &F->op[o];
+    if (op->busy)
+        return;
+    hs__nic *n = &F->nic[node];
+    if (n->hold == HS_NIL) {
+        n->hold = cut_packet(F, node);
+        if (n->hold == HS_NIL)
+            return;
+    }
+    uint32_t pi = n->hold;
+    hs__pkt *p = &F->pk[pi];
+    hs__credit_absorb(F, o);
+    int64_t *cr = &F->credits[(size_t)o * F->nvc];
+    if (*cr < (int64_t)p->bytes) {
+        hs__stall_begin(F, o, p->pidx);
+        return;
+    }
+    hs__stall_end(F, o);
+    n->hold = HS_NIL;
+    *cr -= p->bytes;
+    op->busy = 1;
+    uint32_t m = F->pc[pi].msg;
+    hs__msg *msg = &F->ms[m];
+    op->cur_msg = msg->cut == msg->npk ? m : HS_NIL;  /* the held packet is the last cut */
+    hs__link_transmit(F, o, pi, F->now);
+}
+
+static void msg_sent(hs_fabric *F, uint32_t m)
+{
+    hs__msg *msg = &F->ms[m];
+    msg->sent = 1;
+    if (F->cb.sent)
+        F->cb.sent(F->cb_ctx, F, msg->cookie, F->now);
+    if (msg->done == msg->npk) {
+        F->st.messages_delivered++;
+        if (F->cb.delivered)
+            F->cb.delivered(F->cb_ctx, F, F->ms[m].cookie, F->now);
+        msg_free(F, m);
+    }
+}
+
+void hs__nic_tx_end(hs_fabric *F, uint32_t o)
+{
+    hs__oport *op = &F->op[o];
+    op->busy = 0;
+    uint32_t m = op->cur_msg;
+    op->cur_msg = HS_NIL;
+    if (m != HS_NIL)
+        msg_sent(F, m);
+    hs__nic_kick(F, F->lk[o].from);
+}
+
+void hs__nic_deliver(hs_fabric *F, uint32_t pi)
+{
+    hs__pkt *p = &F->pk[pi];
+    const hs__pkc *pc = &F->pc[pi];
+    uint32_t node = p->dst;
+    if (p->monitored) {
+        if (F->counters_ok) {
+            uint32_t pid = hs_pid(&F->scheme, p->key);
+            hs_counters *c = hs__counters_phase(F, p->pidx);
+            if (c)
+                hs_counters_update(c, &F->scheme, pid, &p->field);
+            c = hs__counters_window(F, F->now);
+            if (c)
+                hs_counters_update(c, &F->scheme, pid, &p->field);
+        }
+        if (F->prm.records) {
+            if (F->nrec < F->prm.records_cap) {
+                if (F->nrec == F->caprec) {
+                    size_t nc = F->caprec ? F->caprec * 2 : 65536;
+                    if (nc > F->prm.records_cap)
+                        nc = F->prm.records_cap;
+                    hs__record *r = realloc(F->rec, nc * sizeof *r);
+                    if (!r) {
+                        F->error = HS_ENOMEM;
+                        return;
+                    }
+                    F->rec = r;
+                    F->caprec = nc;
+                }
+                hs__record *r = &F->rec[F->nrec++];
+                r->src = pc->src;
+                r->dst = node;
+                r->seq = pc->seq;
+                r->t = F->now;
+                r->field = hs_field_pack(&F->scheme, &p->field);
+                r->phase = pc->phase;
+            } else {
+                F->rec_dropped++;
+            }
+        }
+    }
+    F->st.packets_delivered++;
+    F->st.bytes_delivered += pc->payload;
+    uint32_t ej = hs_topo_node_ejection(F->topo, node);
+    hs__credit_return(F, ej, 0, p->bytes);
+    uint32_t m = pc->msg;
+    hs__pkt_free(F, pi);
+    hs__msg *msg = &F->ms[m];
+    if (++msg->done == msg->npk && msg->sent) {
+        /* `sent` fired at the end of the last injection, which always
+         * precedes the last delivery (ties go to EV_TX_END); if it has not,
+         * msg_sent delivers when it does */
+        F->st.messages_delivered++;
+        if (F->cb.delivered)
+            F->cb.delivered(F->cb_ctx, F, msg->cookie, F->now);
+        msg_free(F, m);
+    }
+}

@@ -1,0 +1,186 @@
+/* Switches: input FIFOs per port and VC, routing of the head packet, and
+ * round-robin crossbar arbitration.
+ *
+ * Each output keeps a bitset of its requesters (input port x VC whose head
+ * packet is routed to it).  An idle output grants, round-robin from the
+ * requester after its last grant, the first head whose input port is free
+ * and whose next VC has credit for the whole packet.  An input port that
+ * frees offers its VC heads (round-robin over VCs) to their outputs.  This
+ * is output-first separable allocation with one iteration, evaluated at
+ * every event that can change its outcome (a packet becomes head, an output
+ * or input frees, credit arrives), so an idle output with a grantable
+ * request never waits.
+ *
+ * Stall: an idle output with at least one requester short of credit is
+ * stalled; the state can only change at those same events, so the stall
+ * clock is exact. */
+#include "engine.h"
+
+static inline int64_t *credit(hs_fabric *F, uint32_t o, unsigned vc)
+{
+    return &F->credits[(size_t)o * F->nvc + vc];
+}
+
+/* The packet at the head of FIFO (input link i, vc v) has been routed:
+ * record what it asks and raise its request at its output. */
+static void request(hs_fabric *F, const hs__pkt *p)
+{
+    uint32_t gp = F->gp_in[p->in];
+    unsigned nvc = F->nvc;
+    hs__req *q = &F->rq[(size_t)gp * nvc + p->vc];
+    q->need = p->bytes;
+    q->ovc = p->out_vc;
+    uint32_t r = F->lk[p->in].to_port * nvc + p->vc;
+    hs__oport *op = &F->op[p->out];
+    F->req[op->req_off + (r >> 6)] |= 1ull << (r & 63);
+    op->queued += p->bytes;
+}
+
+static void start_tx(hs_fabric *F, uint32_t o, uint32_t pi, uint32_t r, uint32_t gp)
+{
+    hs__pkt *p = &F->pk[pi];
+    hs__oport *op = &F->op[o];
+    uint32_t i = p->in;
+    unsigned v = p->vc;
+    size_t q = (size_t)i * F->nvc + v;
+    F->qhead[q] = p->next;
+    if (p->next == HS_NIL)
+        F->qtail[q] = HS_NIL;
+    F->req[op->req_off + (r >> 6)] &= ~(1ull << (r & 63));
+    op->queued -= p->bytes;
+    F->ip[gp].busy = 1;
+    op->busy = 1;
+    op->cur_in = i;
+    op->cur_vc = (uint8_t)v;
+    op->cur_bytes = p->bytes;
+    *credit(F, o, p->out_vc) -= p->bytes;
+    hs__stall_end(F, o);
+    /* cut-through cannot outrun the packet's own tail */
+    hs_time t0 = F->now, ser = hs__ser(F, o, p->bytes);
+    if (p->tail > t0 + ser)
+        t0 = p->tail - ser;
+    hs__link_transmit(F, o, pi, t0);
+    uint32_t nh = F->qhead[q];
+    if (nh != HS_NIL) {
+        /* the next packet of this FIFO is head now: route it; its input is
+         * busy, so it cannot be granted yet, but it may start a stall */
+        hs__pkt *h = &F->pk[nh];
+        hs__route(F, F->lk[i].to, h);
+        request(F, h);
+        uint32_t o2 = h->out;
+        if (!F->op[o2].busy) {
+            hs__credit_absorb(F, o2);
+            if (*credit(F, o2, h->out_vc) < (int64_t)h->bytes)
+                hs__stall_begin(F, o2, h->pidx);
+        }
+    }
+}
+
+void hs__switch_arbitrate(hs_fabric *F, uint32_t o)
+{
+    hs__oport *op = &F->op[o];
+    if (op->busy)
+        return;
+    hs__credit_absorb(F, o);
+    uint32_t s = F->lk[o].from;
+    uint32_t n = F->sw_nreq[s];
+    const uint64_t *base = F->req + op->req_off;
+    unsigned nvc = F->nvc;
+    uint32_t gp0 = F->topo->port_off[s];
+    const hs__req *rq = F->rq + (size_t)gp0 * nvc;
+    const int64_t *cr = &F->credits[(size_t)o * nvc];
+    int starved = 0;
+    uint32_t starved_r = 0;
+    uint32_t start = op->rr < n ? op->rr : 0;
+    for (int pass = 0; pass < 2; pass++) {
+        uint32_t lo = pass ? 0 : start, hi = pass ? start : n;
+        if (lo >= hi)
+            continue;
+        for (uint32_t w = lo >> 6; w <= (hi - 1) >> 6; w++) {
+            uint64_t bits = base[w];
+            if (w == lo >> 6 && (lo & 63))
+                bits &= ~0ull << (lo & 63);
+            if (w == (hi - 1) >> 6 && (hi & 63))
+                bits &= ~0ull >> (64 - (hi & 63));
+            while (bits) {
+                uint32_t r = (w << 6) | (uint32_t)__builtin_ctzll(bits);
+                bits &= bits - 1;
+                if (cr[rq[r].ovc] < (int64_t)rq[r].need) {
+                    if (!starved) {
+                        starved = 1;
+                        starved_r = r;
+                    }
+                    continue;
+                }
+                uint32_t port = nvc == 1 ? r : r / nvc;
+                if (F->ip[gp0 + port].busy)
+                    continue;
+                unsigned v = nvc == 1 ? 0 : r % nvc;
+                uint32_t i = F->topo->port_in[gp0 + port];
+                op->rr = r + 1 < n ? r + 1 : 0;
+                start_tx(F, o, F->qhead[(size_t)i * nvc + v], r, gp0 + port);
+                return;
+            }
+        }
+    }
+    if (starved) {
+        uint32_t port = nvc == 1 ? starved_r : starved_r / nvc;
+        unsigned v = nvc == 1 ? 0 : starved_r % nvc;
+        uint32_t i = F->topo->port_in[gp0 + port];
+        hs__stall_begin(F, o, F->pk[F->qhead[(size_t)i * nvc + v]].pidx);
+    } else {
+        hs__stall_end(F, o);
+    }
+}
+
+void hs__switch_arrive(hs_fabric *F, uint32_t pi)
+{
+    hs__pkt *p = &F->pk[pi];
+    size_t q = (size_t)p->in * F->nvc + p->vc;
+    p->next = HS_NIL;
+    if (F->qtail[q] != HS_NIL) {
+        F->pk[F->qtail[q]].next = pi;
+        F->qtail[q] = pi;
+        return;
+    }
+    /* head of its FIFO at once: route and request */
+    F->qhead[q] = F->qtail[q] = pi;
+    hs__route(F, F->lk[p->in].to, p);
+    request(F, p);
+    uint32_t o = p->out;
+    if (F->op[o].busy)
+        return;
+    if (F->ip[F->gp_in[p->in]].busy) {
+        hs__credit_absorb(F, o);
+        if (*credit(F, o, p->out_vc) < (int64_t)p->bytes)
+            hs__stall_begin(F, o, p->pidx);
+    } else {
+        hs__switch_arbitrate(F, o);
+    }
+}
+
+void hs__switch_tx_end(hs_fabric *F, uint32_t o)
+{
+    hs__oport *op = &F->op[o];
+    uint32_t i = op->cur_in;
+    uint32_t gp = F->gp_in[i];
+    op->busy = 0;
+    F->ip[gp].busy = 0;
+    /* the packet's tail has left input buffer i: its space goes back to
+     * the transmitter of link i, one link latency away */
+    hs__credit_return(F, i, op->cur_vc, op->cur_bytes);
+    hs__switch_arbitrate(F, o);
+    hs__iport *ip = &F->ip[gp];
+    unsigned nvc = F->nvc;
+    for (unsigned k = 0; k < nvc && !ip->busy; k++) {
+        unsigned v = (ip->rrvc + k) % nvc;
+        uint32_t h = F->qhead[(size_t)i * nvc + v];
+        if (h == HS_NIL)
+            continue;
+        uint32_t o2 = F->pk[h].out;
+        if (!F->op[o2].busy)
+            hs__switch_arbitrate(F, o2);
+        if (ip->busy)
+            ip->rrvc = (uint8_t)((v + 1) % nvc);
+    }
+}

@@ -1,0 +1,87 @@
+#!/bin/sh
+# hopscope topo and simulate: summaries, rejection of bad input, the run
+# directory, determinism, and a reduced-size congestion-tree experiment.
+. tests/integration/lib.sh
+
+# topo: sizes, diameter, bisection of known networks
+"$HOPSCOPE" topo fattree:k=8,n=2 > "$T_TMP/t1"
+t_grep "topo fat-tree nodes" '^nodes +64$' "$T_TMP/t1"
+t_grep "topo fat-tree links" '^links +256 directed \(64 injection, 64 ejection, 128 switch-to-switch\)' "$T_TMP/t1"
+t_grep "topo fat-tree diameter" '^diameter +4 links' "$T_TMP/t1"
+t_grep "topo fat-tree bisection" '^bisection +800 GB/s one way, 32 links \(cut' "$T_TMP/t1"
+"$HOPSCOPE" topo fattree:k=8,n=2,taper=2 > "$T_TMP/t2"
+t_grep "topo taper halves the bisection" '^per node +0.5 of injection' "$T_TMP/t2"
+"$HOPSCOPE" topo dragonfly:a=4,p=2,h=2,g=9,routing=ugal > "$T_TMP/t3"
+t_grep "topo dragonfly" '^routing +ugal \(adaptive, 3 VCs\)' "$T_TMP/t3"
+"$HOPSCOPE" topo torus:4x4x4 > "$T_TMP/t4"
+t_grep "topo torus diameter" '^diameter +8 links' "$T_TMP/t4"
+"$HOPSCOPE" topo fattree:k=4,n=2 --links > "$T_TMP/t5"
+t_eq "topo --links rows" 65 "$(wc -l < "$T_TMP/t5")"
+"$HOPSCOPE" topo fattree:k=4,n=2 --path 0:15 > "$T_TMP/t6"
+t_eq "topo --path hops" 4 "$(wc -l < "$T_TMP/t6")"
+cat > "$T_TMP/ring.topo" <<'T'
+hopscope-topology 1
+switch s0 s1 s2
+node a b c
+link a s0
+link b s1
+link c s2
+link s0 s1
+link s1 s2
+link s2 s0
+T
+"$HOPSCOPE" topo "file:$T_TMP/ring.topo" > "$T_TMP/t7"
+t_grep "topo file" '^nodes +3$' "$T_TMP/t7"
+for bad in "fattree:k=4,nope=1" "dragonfly:g=99" "torus:4xx4" "blah" "file:$T_TMP/none"; do
+    "$HOPSCOPE" topo "$bad" > /dev/null 2> "$T_TMP/err"; rc=$?
+    if [ "$rc" -ne 0 ] && [ -s "$T_TMP/err" ]; then t_ok "topo rejects $bad"; else
+        t_fail "topo rejects $bad" "exit $rc" "$(cat "$T_TMP/err")"; fi
+done
+"$HOPSCOPE" topo fattree:k=4,nope=1 2> "$T_TMP/err"
+t_grep "topo names the bad option" "unknown option 'nope'" "$T_TMP/err"
+"$HOPSCOPE" topo > /dev/null 2>&1; t_eq "topo without spec exits 2" 2 $?
+"$HOPSCOPE" help topo > "$T_TMP/h"; t_grep "topo help" '^usage: hopscope topo' "$T_TMP/h"
+
+# simulate: results, usage errors
+"$HOPSCOPE" simulate --topo fattree:k=4,n=2 --load 0.3 --duration 10us -o "$T_TMP/run" > "$T_TMP/s1"
+t_eq "simulate exits 0" 0 $?
+t_grep "simulate reports accepted load" '^accepted +0\.[0-9]+' "$T_TMP/s1"
+t_grep "simulate reports latency" '^latency +mean .* p99 ' "$T_TMP/s1"
+for f in manifest.json links.tsv nodes.tsv switches.tsv phases.tsv routes.bin counters.bin records.bin truth.bin; do
+    [ -s "$T_TMP/run/$f" ] && t_ok "run dir has $f" || t_fail "run dir has $f"
+done
+t_grep "manifest traffic" '"pattern": "uniform"' "$T_TMP/run/manifest.json"
+"$HOPSCOPE" simulate --topo fattree:k=4,n=2 --load 0.3 --duration 10us -o "$T_TMP/run2" > /dev/null
+same=1
+for f in manifest.json links.tsv routes.bin counters.bin records.bin truth.bin; do
+    cmp -s "$T_TMP/run/$f" "$T_TMP/run2/$f" || same=0
+done
+t_eq "same seed, byte-identical run directories" 1 "$same"
+"$HOPSCOPE" simulate --topo fattree:k=4,n=2 --load 0.3 --duration 10us --seed 2 -o "$T_TMP/run3" > /dev/null
+cmp -s "$T_TMP/run/records.bin" "$T_TMP/run3/records.bin"; t_eq "another seed, other records" 1 $?
+"$HOPSCOPE" simulate --topo fattree:k=4,n=2 --load 2 > /dev/null 2> "$T_TMP/err"; rc=$?
+t_eq "simulate bad load exits 2" 2 "$rc"
+t_grep "simulate names the option" 'load 2: expected' "$T_TMP/err"
+"$HOPSCOPE" simulate --load 0.5 > /dev/null 2>&1; t_eq "simulate without --topo exits 2" 2 $?
+"$HOPSCOPE" simulate --topo mesh:2x3 --traffic transpose > /dev/null 2> "$T_TMP/err"; rc=$?
+t_eq "pattern that does not fit exits 2" 2 "$rc"
+"$HOPSCOPE" simulate --topo fattree:k=4,n=2 --traffic groupshift > /dev/null 2> "$T_TMP/err"
+t_grep "groupshift needs a dragonfly" 'needs a dragonfly' "$T_TMP/err"
+"$HOPSCOPE" simulate --topo fattree:k=4,n=2 --frob > /dev/null 2>&1; t_eq "unknown option exits 2" 2 $?
+"$HOPSCOPE" simulate --topo fattree:k=4,n=2 --packets 2000 --load 0.5 --tsv > "$T_TMP/tsv"
+t_eq "tsv: header and one line" 2 "$(wc -l < "$T_TMP/tsv")"
+t_eq "tsv: all delivered" "0 ok" "$(tail -1 "$T_TMP/tsv" | awk -F'\t' '{print $13, $14}')"
+
+# Dragonfly, adversarial group shift: minimal routing saturates at one
+# global link per group (a*p = 8 nodes share it: 1/8 of injection), UGAL
+# spreads over Valiant paths and accepts clearly more.
+for r in min ugal; do
+    "$HOPSCOPE" simulate --topo dragonfly:a=4,p=2,h=2,g=9,routing=$r --traffic groupshift \
+        --load 0.5 --duration 20us --tsv | tail -1 | cut -f3 > "$T_TMP/df_$r"
+done
+min=$(cat "$T_TMP/df_min"); ugal=$(cat "$T_TMP/df_ugal")
+awk -v m="$min" 'BEGIN { exit !(m > 0.11 && m < 0.135) }' && t_ok "dragonfly minimal saturates at 1/8 ($min)" \
+    || t_fail "dragonfly minimal saturates at 1/8" "accepted $min"
+awk -v m="$min" -v u="$ugal" 'BEGIN { exit !(u > 2.5 * m) }' && t_ok "UGAL-L beats minimal ($ugal vs $min)" \
+    || t_fail "UGAL-L beats minimal" "ugal $ugal min $min"
+exit $t_failed
