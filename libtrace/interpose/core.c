@@ -838,6 +838,16 @@ static void install_handlers(void)
     }
 }
 
+/* A child of fork() (system(), a helper process) shares the rank file's
+ * descriptor and a copy of the buffers: it must never write, not even from
+ * its exit handlers. */
+static void after_fork_child(void)
+{
+    atomic_store(&hs__g.active, 0);
+    hs__g.finished = 1;
+    hs__g.fd = -1;
+}
+
 /* ---- start ------------------------------------------------------------------------- */
 
 /* Verifies that reading the byte count straight from MPI_Status agrees with
@@ -1036,6 +1046,7 @@ void hs__start(int provided, uint64_t t0, uint64_t t1)
         return;
     }
     install_handlers();
+    pthread_atfork(NULL, NULL, after_fork_child);
     atomic_store(&hs__g.active, 1);
     hs__rec *r = hs__rec0(HS_TRACE_INIT, t0, t1, 0);
     if (r) {

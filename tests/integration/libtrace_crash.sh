@@ -86,6 +86,13 @@ for m in $(lt_mpis); do
     lt_eq $tn "rank 0: 20 sendrecvs then the abort" "20 1" \
         "$(grep -c ' sendrecv ' "$T_TMP/$tn.dump") $(grep -c ' abort comm=world aux=3' "$T_TMP/$tn.dump")"
 done
+# A rank that forks a child which exits through exit(): the child must not
+# write into the parent's trace (it inherits the descriptor and buffers).
+for m in $(lt_mpis); do
+    lt_run fork-$m $m 2 forker && lt_eq fork-$m "barriers and digest reduce, nothing from the child" \
+        "4 2" "$(lt_calls fork-$m barrier) $(lt_calls fork-$m reduce)"
+done
+
 # Disk full: recording stops with one warning per rank, the application
 # runs to its normal end with its normal output, the prefix is readable.
 m=$(lt_mpis | head -1)
