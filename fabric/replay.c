@@ -36,6 +36,29 @@ int hs__rp_grow(void **p, size_t *cap, size_t need, size_t sz)
     return 0;
 }
 
+uint32_t hs__rp_pool_take(void **arr, size_t *cap, uint32_t *free_head, size_t sz,
+                          size_t next_off, size_t first)
+{
+    if (*free_head == RP_NIL) {
+        size_t old = *cap, nc = old ? 2 * old : first;
+        if (nc >= RP_NIL)
+            return RP_NIL;
+        char *n = realloc(*arr, nc * sz);
+        if (!n)
+            return RP_NIL;
+        for (size_t i = old; i < nc; i++) {
+            uint32_t nx = i + 1 < nc ? (uint32_t)(i + 1) : RP_NIL;
+            memcpy(n + i * sz + next_off, &nx, sizeof nx);
+        }
+        *arr = n;
+        *free_head = (uint32_t)old;
+        *cap = nc;
+    }
+    uint32_t i = *free_head;
+    memcpy(free_head, (char *)*arr + (size_t)i * sz + next_off, sizeof *free_head);
+    return i;
+}
+
 static size_t map_slot(uint64_t key, size_t cap)
 {
     uint64_t h = key * 0x9e3779b97f4a7c15ull;

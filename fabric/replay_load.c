@@ -335,18 +335,25 @@ static int own_comm(lctx *L, const hs_trace_event *ev, uint32_t *ci)
 
 /* ---- point-to-point ------------------------------------------------------------------ */
 
+/* A call that failed in the real run moved nothing: skip it (1).  Else its
+ * communicator (0), or an error. */
+static int call_comm(lctx *L, thr *T, const hs_trace_event *ev, uint32_t *ci)
+{
+    if (ev->flags & HS_TRACE_F_ERROR) {
+        skip(T, ev);
+        return 1;
+    }
+    return own_comm(L, ev, ci);
+}
+
 static int c_send(lctx *L, thr *T, const hs_trace_event *ev)
 {
     uint32_t ci = 0;
     int rc;
     int nb = ev->kind >= HS_TRACE_ISEND && ev->kind <= HS_TRACE_IRSEND;
     int init = ev->kind >= HS_TRACE_SEND_INIT && ev->kind <= HS_TRACE_RSEND_INIT;
-    if (ev->flags & HS_TRACE_F_ERROR) {
-        skip(T, ev);
-        return 0;
-    }
-    if ((rc = own_comm(L, ev, &ci)))
-        return rc;
+    if ((rc = call_comm(L, T, ev, &ci)))
+        return rc < 0 ? rc : 0;
     if (!nb && !init && ev->peer == HS_TRACE_PROC_NULL) {
         skip(T, ev);
         return 0;
@@ -390,12 +397,8 @@ static int c_recv(lctx *L, thr *T, const hs_trace_event *ev)
 {
     uint32_t ci = 0;
     int rc;
-    if (ev->flags & HS_TRACE_F_ERROR) {
-        skip(T, ev);
-        return 0;
-    }
-    if ((rc = own_comm(L, ev, &ci)))
-        return rc;
+    if ((rc = call_comm(L, T, ev, &ci)))
+        return rc < 0 ? rc : 0;
     rp_op *o;
     switch (ev->kind) {
     case HS_TRACE_RECV:
@@ -463,12 +466,8 @@ static int c_sendrecv(lctx *L, thr *T, const hs_trace_event *ev)
 {
     uint32_t ci = 0;
     int rc;
-    if (ev->flags & HS_TRACE_F_ERROR) {
-        skip(T, ev);
-        return 0;
-    }
-    if ((rc = own_comm(L, ev, &ci)))
-        return rc;
+    if ((rc = call_comm(L, T, ev, &ci)))
+        return rc < 0 ? rc : 0;
     int nb = ev->kind == HS_TRACE_ISENDRECV || ev->kind == HS_TRACE_ISENDRECV_REPLACE;
     rp_op *o;
     if ((rc = emit(L, T, ev, nb ? OP_ISENDRECV : OP_SENDRECV, &o)))
@@ -682,14 +681,10 @@ static int c_coll(lctx *L, thr *T, const hs_trace_event *ev)
     int base;
     hs_trace_kind_is_coll(ev->kind, &base);
     int nb = ev->kind != base;
-    if (ev->flags & HS_TRACE_F_ERROR) {
-        skip(T, ev);
-        return 0;
-    }
     uint32_t ci = 0;
-    int rc = own_comm(L, ev, &ci);
+    int rc = call_comm(L, T, ev, &ci);
     if (rc)
-        return rc;
+        return rc < 0 ? rc : 0;
     rp *R = L->R;
     const rp_comm *cm = &R->comms[ci];
     if (cm->n == UINT32_MAX) {   /* intercommunicator: not modelled */
