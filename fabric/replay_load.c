@@ -306,6 +306,21 @@ static int req_release(lctx *L, uint64_t id, rqinfo *q, int reuse)
     return 0;
 }
 
+/* A nonblocking collective or RMA operation: its request gets a slot
+ * (none when the interposer could not track the request). */
+static int nb_slot(lctx *L, const hs_trace_event *ev, rp_op *o)
+{
+    rqinfo *q = NULL;
+    int rc = req_new(L, ev->req, 0, 0, &q);
+    if (rc)
+        return hs_error_set(L->err, rc, "out of memory");
+    if (q) {
+        o->slot = q->slot;
+        q->active = 1;
+    }
+    return 0;
+}
+
 /* A rank of the job, as point-to-point peers must be. */
 static int peer_ok(const lctx *L, int32_t r)
 {
@@ -799,16 +814,7 @@ static int c_coll(lctx *L, thr *T, const hs_trace_event *ev)
         }
     }
     o->bytes2 = elem_of(o->bytes);
-    if (nb) {
-        rqinfo *q = NULL;
-        if ((rc = req_new(L, ev->req, 0, 0, &q)))
-            return hs_error_set(L->err, rc, "out of memory");
-        if (q) {
-            o->slot = q->slot;
-            q->active = 1;
-        }
-    }
-    return 0;
+    return nb ? nb_slot(L, ev, o) : 0;
 }
 
 /* ---- communicators, windows, RMA ---------------------------------------------------------- */
@@ -941,16 +947,7 @@ static int c_rma(lctx *L, thr *T, const hs_trace_event *ev)
         o->aux = off;
         o->naux = ev->nmembers;
     }
-    if (nb) {
-        rqinfo *q = NULL;
-        if ((rc = req_new(L, ev->req, 0, 0, &q)))
-            return hs_error_set(L->err, rc, "out of memory");
-        if (q) {
-            o->slot = q->slot;
-            q->active = 1;
-        }
-    }
-    return 0;
+    return nb ? nb_slot(L, ev, o) : 0;
 }
 
 /* ---- one rank ------------------------------------------------------------------------------- */
