@@ -404,6 +404,8 @@ static int c_send(lctx *L, thr *T, const hs_trace_event *ev)
         }
         o->slot = q->slot;
         q->active = !init;
+        q->th = (uint32_t)(T - L->th);
+        q->opi = (uint32_t)(T->n - 1);
     }
     return 0;
 }
@@ -590,8 +592,12 @@ static int c_start(lctx *L, thr *T, const hs_trace_event *ev)
  * PRECV time in (th, opi); c_recv sets it for all receive kinds. */
 static void resolve(lctx *L, rqinfo *q, const hs_trace_compl *c)
 {
-    if (!q->recv)
+    if (!q->recv) {
+        /* a send the application cancelled successfully never went out */
+        if ((c->flags & HS_TRACE_C_CANCELLED) && !q->persistent && q->th != RP_NIL)
+            L->th[q->th].ops[q->opi].flags |= F_CANCELLED;
         return;
+    }
     if (q->persistent) {
         if (q->start_aux != RP_NIL) {
             uint64_t *w = &L->R->aux[q->start_aux];
