@@ -382,7 +382,10 @@ static int replay(sim_opts *o)
                 mn = r.rank_time[i];
             sum += r.rank_time[i];
         }
-        printf("trace       %s: %u ranks (%u threads in all)\n", o->rp.trace, r.ranks, r.actors);
+        printf("trace       %s: %u ranks", o->rp.trace, r.ranks);
+        if (r.actors != r.ranks)
+            printf(" (%u threads in all)", r.actors);
+        printf("\n");
         printf("network     %s\n", o->topo);
         if (r.bg_nodes)
             printf("background  %s on %u nodes: %llu messages, %.1f MB\n", o->rp.background,
