@@ -476,9 +476,17 @@ void hs_replay_params_default(hs_replay_params *p);
  * its packets spent between posting at the source NIC and delivery, summed
  * over its protocol legs (eager: the data; rendezvous: RTS, CTS and data);
  * waiting for the receiver is not part of it. */
+/* Latency histogram: log-spaced buckets, HS_LAT_PER_OCTAVE per doubling,
+ * bucket i covering [hs_lat_edge(i), hs_lat_edge(i+1)) from 64 ns (bucket 0
+ * also holds anything shorter); the last bucket is open-ended. */
+#define HS_LAT_PER_OCTAVE 4
+#define HS_LAT_BUCKETS    (30 * HS_LAT_PER_OCTAVE)  /* up to ~68 s */
+hs_time hs_lat_edge(unsigned i);
+
 typedef struct hs_replay_lat {
     uint64_t messages;
     hs_time  p50, p99, mean, max;
+    uint64_t hist[HS_LAT_BUCKETS]; /* counts of the latencies sampled */
 } hs_replay_lat;
 
 typedef struct hs_replay_phase {

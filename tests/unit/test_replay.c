@@ -228,6 +228,17 @@ static void pingpong_trace(uint64_t bytes, int iters)
     finish(w, 2);
 }
 
+/* Histogram edges: 64 ns, doubling every HS_LAT_PER_OCTAVE buckets. */
+static void test_latency_edges(void **state)
+{
+    (void)state;
+    assert_int_equal(hs_lat_edge(0), 64 * HS_PS_PER_NS);
+    assert_int_equal(hs_lat_edge(HS_LAT_PER_OCTAVE), 128 * HS_PS_PER_NS);
+    assert_int_equal(hs_lat_edge(10 * HS_LAT_PER_OCTAVE), 65536 * HS_PS_PER_NS);
+    for (unsigned i = 0; i + 1 < HS_LAT_BUCKETS; i++)
+        assert_true(hs_lat_edge(i) < hs_lat_edge(i + 1));
+}
+
 static void check_pingpong(uint64_t bytes, int rndv)
 {
     const int iters = 5;
@@ -245,6 +256,11 @@ static void check_pingpong(uint64_t bytes, int rndv)
     assert_int_equal(r.lat.p50, one);
     assert_int_equal(r.lat.p99, one);
     assert_int_equal(r.lat.max, one);
+    /* ... so the histogram has all of them in the one bucket holding `one` */
+    for (unsigned i = 0; i < HS_LAT_BUCKETS; i++) {
+        int here = hs_lat_edge(i) <= one && (i + 1 == HS_LAT_BUCKETS || one < hs_lat_edge(i + 1));
+        assert_int_equal(r.lat.hist[i], here ? 2 * iters : 0);
+    }
     assert_int_equal(r.unmatched_sends + r.unmatched_recvs, 0);
     /* rank 1 ends when its last reply has left its NIC */
     hs_time sent = rndv ? 2 * L(0) + L(bytes) - (2 * 100 * HS_PS_PER_NS + 100 * HS_PS_PER_NS)
@@ -820,6 +836,7 @@ static void test_bad_specs(void **s)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_latency_edges),
         cmocka_unit_test(test_pingpong_eager),
         cmocka_unit_test(test_pingpong_rendezvous),
         cmocka_unit_test(test_non_overtaking),
