@@ -3,3 +3,4 @@ CLI_SRCS += cli/main.c
 CLI_SRCS += cli/cmd_demo.c
 CLI_SRCS += cli/cmd_topo.c
 CLI_SRCS += cli/cmd_simulate.c
+CLI_SRCS += cli/cmd_analyze.c
