@@ -295,7 +295,10 @@ typedef struct hs__root {
     uint32_t *victims;                  /* congested sinks hanging off this tree by
                                            head-of-line blocking */
     uint32_t nvictims;
-    int      endpoint;                  /* a link into (or out of) a node */
+    int      endpoint;                  /* 1: its traffic goes into one node (an ejection
+                                           link, or a link all of whose sampled traffic
+                                           next goes to one); 2: comes out of one */
+    uint32_t node;                      /* that node, else HS__NIL */
     int      heavy;                     /* application's own load >= load_high */
     int      victim_of;                 /* index of the heavy root it hangs off, or -1 */
     double   load, cf, cf_se, congested;

@@ -315,7 +315,8 @@ static void describe_pattern(hs_analysis *a, hs__finding *f, sbuf *b)
     const hs__link *k = &r->lk[l];
     char lb[160], gb[200];
     uint32_t x = f->target;
-    int into = k->kind == HS__LK_EJECTION;
+    int into = a->roots[f->roots[0]].endpoint == 1;
+    int own = k->kind != HS__LK_SWITCH;
     sb_printf(b, "%s node %s", into ? "Incast into" : "Too much sent from", r->nd[x].name);
     uint32_t *rk = NULL, nrk = 0;
     if (ranks_on(a, &x, 1, &rk, &nrk) == 0 && nrk) {
@@ -324,10 +325,14 @@ static void describe_pattern(hs_analysis *a, hs__finding *f, sbuf *b)
         sb_printf(b, ")");
     }
     free(rk);
-    sb_printf(b, ": its %s link %s is congested for %.0f%% +- %.0f%% of the application's "
-              "packets that cross it, with the application's own traffic at %.0f%% of its "
-              "capacity", into ? "ejection" : "injection", hs__an_link_desc(r, l, lb, sizeof lb),
-              pct(f->cf), pct(f->cf_se), pct(f->load));
+    if (own)
+        sb_printf(b, ": its %s link", into ? "ejection" : "injection");
+    else
+        sb_printf(b, ": a link whose sampled packets (at least %.0f%%) all %s it,",
+                  100 * 0.8, into ? "go on to" : "come from");
+    sb_printf(b, " %s is congested for %.0f%% +- %.0f%% of the application's packets that "
+              "cross it, with the application's own traffic at %.0f%% of its capacity",
+              hs__an_link_desc(r, l, lb, sizeof lb), pct(f->cf), pct(f->cf_se), pct(f->load));
     /* the other side: senders (or receivers) */
     uint32_t nother = f->nnodes > 0 ? f->nnodes - 1 : 0;
     if (nother) {
@@ -434,14 +439,15 @@ static int fill_evidence(hs_analysis *a, hs__finding *f, uint32_t fi, const ev *
     }
     int rc = 0;
     if (f->kind == HS_AN_PATTERN) {
-        const hs__link *k = &r->lk[f->links[0]];
-        f->target = k->kind == HS__LK_EJECTION ? k->to : k->from;
-        const uint32_t *mine = (k->kind == HS__LK_EJECTION ? E->dst : E->src) + (size_t)fi * N;
+        const hs__root *R0 = &a->roots[f->roots[0]];
+        int into = R0->endpoint == 1;
+        f->target = R0->node;
+        const uint32_t *mine = (into ? E->dst : E->src) + (size_t)fi * N;
         rc = push2(&f->nodes, &f->node_count, &f->nnodes, f->target,
                    have_ev ? mine[f->target] : 0);
         if (have_ev) {
             /* the other side of the endpoint: senders of an incast */
-            const uint32_t *c = (k->kind == HS__LK_EJECTION ? E->src : E->dst) + (size_t)fi * N;
+            const uint32_t *c = (into ? E->src : E->dst) + (size_t)fi * N;
             uint32_t n = top(c, N, idx);
             for (uint32_t i = 0; i < n && !rc; i++)
                 if (idx[i] != f->target)
@@ -456,8 +462,8 @@ static int fill_evidence(hs_analysis *a, hs__finding *f, uint32_t fi, const ev *
             } else if (a->app->ncomm) {
                 for (size_t i = 0; i < a->app->ncomm; i++) {
                     const hs__app_comm *c = &a->app->comm[i];
-                    uint32_t other = k->kind == HS__LK_EJECTION ? c->dst : c->src;
-                    uint32_t me = k->kind == HS__LK_EJECTION ? c->src : c->dst;
+                    uint32_t other = into ? c->dst : c->src;
+                    uint32_t me = into ? c->src : c->dst;
                     if (a->app->node_of_rank[other] == f->target &&
                         a->app->node_of_rank[me] != f->target)
                         by[me] += c->bytes;
@@ -603,7 +609,8 @@ int hs__an_diagnose(hs_analysis *a, hs_error *err)
         if (f->kind == HS_AN_INTERFERENCE)
             sort_links(a, f->links, f->nlinks);
     }
-    qsort(a->findings, a->nfindings, sizeof *a->findings, cmp_findings);
+    if (a->nfindings)
+        qsort(a->findings, a->nfindings, sizeof *a->findings, cmp_findings);
     /* evidence for the first findings */
     uint32_t nf = a->nfindings < MAX_EVIDENCE_FINDINGS ? a->nfindings : MAX_EVIDENCE_FINDINGS;
     ev E;

@@ -311,7 +311,8 @@ int hs__an_route_decode(hs__decoder *d, const uint32_t *idx, uint64_t lo, uint64
         hs_field_unpack(&r->scheme, rec.field, &d->smp[n].f);  /* validated before */
         uint32_t inj = r->nd[rec.src].inj, ej = r->nd[rec.dst].ej;
         d->cand[nc++] = inj;
-        memcpy(d->cand + nc, p->pool + e->off, e->n * sizeof *d->cand);
+        for (uint32_t j = 0; j < e->n; j++)   /* pool may be empty (same-switch pairs) */
+            d->cand[nc + j] = p->pool[e->off + j];
         nc += e->n;
         d->cand[nc++] = ej;
         d->cand_off[++n] = nc;

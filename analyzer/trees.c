@@ -259,9 +259,47 @@ static int push(uint32_t **v, uint32_t *n, uint32_t x)
     return 0;
 }
 
-static int is_endpoint(const hs__link *l)
+/* A root whose traffic funnels into one node: an ejection link, or a link
+ * at least FUNNEL_SHARE of whose sampled packets go on, link after link, to
+ * one ejection link (under deterministic routing an incast's congestion
+ * point is often the last switch-to-switch hop, which carries nothing but
+ * the incast).  Likewise out of one node through its injection link.
+ * Without records only the node's own links qualify. */
+#define FUNNEL_SHARE 0.8
+#define FUNNEL_HOPS 16
+
+static uint32_t funnel(const hs_analysis *a, const topo_lists *t, uint32_t l, int up)
 {
-    return l->kind == HS__LK_EJECTION || l->kind == HS__LK_INJECTION;
+    const hs__run *r = a->r;
+    double share = 1;
+    for (int hop = 0; hop < FUNNEL_HOPS; hop++) {
+        const hs__link *k = &r->lk[l];
+        if (!up && k->kind == HS__LK_EJECTION)
+            return k->to;
+        if (up && k->kind == HS__LK_INJECTION)
+            return k->from;
+        if (!a->paths || k->kind != HS__LK_SWITCH)
+            return HS__NIL;
+        uint32_t sw = up ? k->from : k->to, best = 0;
+        const uint32_t *lst = up ? t->iin : t->oout, *off = up ? t->ioff : t->ooff;
+        double tot = 0, bf = 0;
+        for (uint32_t j = off[sw]; j < off[sw + 1]; j++) {
+            uint32_t x = lst[j];
+            double f = up ? hs__an_feeds(a, x, l) : hs__an_feeds(a, l, x);
+            tot += f;
+            if (f > bf) {
+                bf = f;
+                best = x;
+            }
+        }
+        if (tot <= 0)
+            return HS__NIL;
+        share *= bf / tot;
+        if (share < FUNNEL_SHARE)
+            return HS__NIL;
+        l = best;
+    }
+    return HS__NIL;
 }
 
 /* Roots of the graph: fills roots[] (links, tree, victims, flags). */
@@ -309,7 +347,17 @@ static int find_roots(const hs_analysis *a, graph *g, const topo_lists *t,
         }
         hs__root *R = &roots[root_of_comp[c]];
         rc = push(&R->links, &R->nlinks, g->k[i]);
-        R->endpoint |= is_endpoint(&r->lk[g->k[i]]);
+        if (R->nlinks == 1) {
+            R->node = funnel(a, t, g->k[i], 0);
+            R->endpoint = R->node != HS__NIL;
+            if (!R->endpoint) {
+                R->node = funnel(a, t, g->k[i], 1);
+                R->endpoint = R->node != HS__NIL ? 2 : 0;
+            }
+        } else {
+            R->endpoint = 0;     /* a cycle of links: not one node's */
+            R->node = HS__NIL;
+        }
         if (g->load[i] > R->load)
             R->load = g->load[i];
         const hs_estimate *e = &est[g->k[i]];
