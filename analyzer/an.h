@@ -358,6 +358,7 @@ struct hs_analysis {
     /* the whole run, dense over links 1..L */
     hs_estimate *est_route, *est_blind, *est;   /* est: the chosen one */
     uint8_t  *status, *congested, *is_root;
+    uint8_t  *explained;                /* in the congestion cluster of a heavy root */
     double   *load, *load_peak;
     double   *t_packets, *t_congested, *t_all, *t_busy, *t_stall;  /* NULL without truth */
     /* views */

@@ -646,6 +646,7 @@ void hs_analysis_free(hs_analysis *a)
     free(a->status);
     free(a->congested);
     free(a->is_root);
+    free(a->explained);
     free(a->load);
     free(a->load_peak);
     free(a->t_packets);
@@ -736,12 +737,13 @@ int hs_analyze_run(const char *run, const hs_analyze_params *prm, hs_analysis **
     a->status = calloc(nl, 1);
     a->congested = calloc(nl, 1);
     a->is_root = calloc(nl, 1);
+    a->explained = calloc(nl, 1);
     a->load = calloc(nl, sizeof *a->load);
     a->load_peak = calloc(nl, sizeof *a->load_peak);
     per_phase = calloc(r->nph ? r->nph : 1, sizeof *per_phase);
     has_data = calloc(r->nph ? r->nph : 1, 1);
     is_app = calloc(r->nph ? r->nph : 1, 1);
-    if (!a->est_route || !a->est_blind || !a->status || !a->congested || !a->is_root ||
+    if (!a->est_route || !a->est_blind || !a->status || !a->congested || !a->is_root || !a->explained ||
         !a->load || !a->load_peak || !per_phase || !has_data || !is_app) {
         rc = hs_error_set(err, HS_ENOMEM, "out of memory for %u links", r->L);
         goto fail;
@@ -844,11 +846,15 @@ int hs_analyze_run(const char *run, const hs_analyze_params *prm, hs_analysis **
         a->load[l] = load_share(a, l, a->est[l].traffic, a->duration_ps);
         a->load_peak[l] = a->load[l];
     }
+    /* the peak over windows of a noisy estimate is biased upwards: take
+     * each window's lower confidence bound (exact traffic has none) */
     for (uint32_t w = 0; w < a->nwviews; w++)
         for (uint32_t k = 0; k < a->wviews[w].n; k++) {
             const hs__lest *o = &a->wviews[w].lk[k];
-            if (o->load > a->load_peak[o->link])
-                a->load_peak[o->link] = o->load;
+            double lo = o->e.traffic - a->p.z * o->e.traffic_se;
+            double ld = load_share(a, o->link, lo, a->wviews[w].duration_ps);
+            if (ld > a->load_peak[o->link])
+                a->load_peak[o->link] = ld;
         }
     if (r->have_truth && (rc = load_truth(a, is_app, err)))
         goto fail;

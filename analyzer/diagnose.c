@@ -96,6 +96,7 @@ static double pct(double x) { return 100.0 * x; }
 typedef struct ev {
     uint32_t *src, *dst;      /* per finding x node: sampled packets */
     uint32_t *grp;            /* per finding x group */
+    uint8_t  *have;           /* per finding: evidence gathered */
 } ev;
 
 /* For each finding: which nodes sent and received the sampled packets that
@@ -107,25 +108,50 @@ static int gather(hs_analysis *a, uint32_t nf, ev *E)
     E->src = calloc((size_t)nf * r->N, sizeof *E->src);
     E->dst = calloc((size_t)nf * r->N, sizeof *E->dst);
     E->grp = calloc((size_t)nf * (a->ngroups ? a->ngroups : 1), sizeof *E->grp);
+    E->have = calloc(nf ? nf : 1, 1);
     uint32_t *mark = malloc(((size_t)r->L + 1) * sizeof *mark);
     uint32_t *pgrp = malloc(65536 * sizeof *pgrp);
-    if (!E->src || !E->dst || !E->grp || !mark || !pgrp) {
+    if (!E->src || !E->dst || !E->grp || !E->have || !mark || !pgrp) {
         free(mark);
         free(pgrp);
         return HS_ENOMEM;
     }
-    if (!p || !r->R) {
+    if (!r->R) {
         free(mark);
         free(pgrp);
         return 0;
     }
+    for (uint32_t i = 0; i < r->nph; i++)
+        pgrp[r->ph[i].id] = a->group_of_phase[i];
+    if (!p) {
+        /* paths unknown, but an endpoint's records still name the nodes on
+         * the other side and the phases */
+        for (uint32_t f = 0; f < nf; f++) {
+            const hs__finding *F = &a->findings[f];
+            if (F->kind != HS_AN_PATTERN)
+                continue;
+            const hs__root *R0 = &a->roots[F->roots[0]];
+            E->have[f] = 1;
+            for (uint64_t i = 0; i < r->R; i++) {
+                hs__rec rec;
+                hs__rec_get(r, i, &rec);
+                if ((R0->endpoint == 1 ? rec.dst : rec.src) != R0->node)
+                    continue;
+                E->src[(size_t)f * r->N + rec.src]++;
+                E->dst[(size_t)f * r->N + rec.dst]++;
+                E->grp[(size_t)f * a->ngroups + pgrp[rec.phase]]++;
+            }
+        }
+        free(mark);
+        free(pgrp);
+        return 0;
+    }
+    memset(E->have, 1, nf);
     memset(mark, 0xff, ((size_t)r->L + 1) * sizeof *mark);
     for (uint32_t f = 0; f < nf; f++)
         for (uint32_t i = 0; i < a->findings[f].nlinks; i++)
             if (mark[a->findings[f].links[i]] == HS__NIL)
                 mark[a->findings[f].links[i]] = f;
-    for (uint32_t i = 0; i < r->nph; i++)
-        pgrp[r->ph[i].id] = a->group_of_phase[i];
     for (uint64_t i = 0; i < r->R; i++) {
         hs__rec rec;
         hs__rec_get(r, i, &rec);
@@ -565,19 +591,8 @@ int hs__an_diagnose(hs_analysis *a, hs_error *err)
     }
     if (rc)
         return hs_error_set(err, rc, "out of memory");
-    /* dark and thin links no heavy tree explains join the interference */
-    uint8_t *explained = calloc((size_t)r->L + 1, 1);
-    if (!explained)
-        return hs_error_set(err, HS_ENOMEM, "out of memory");
-    for (uint32_t q = 0; q < a->nroots; q++) {
-        const hs__root *R = &a->roots[q];
-        if (!R->heavy)
-            continue;
-        for (uint32_t i = 0; i < R->ntree; i++)
-            explained[R->tree[i]] = 1;
-        for (uint32_t i = 0; i < R->nvictims; i++)
-            explained[R->victims[i]] = 1;
-    }
+    /* dark and thin links no heavy cluster explains join the interference */
+    uint8_t *explained = a->explained;
     for (uint32_t l = 1; l <= r->L && !rc; l++) {
         if (!a->congested[l] || explained[l] || a->load_peak[l] > a->p.load_low)
             continue;
@@ -599,7 +614,6 @@ int hs__an_diagnose(hs_analysis *a, hs_error *err)
             }
         }
     }
-    free(explained);
     if (rc)
         return hs_error_set(err, rc, "out of memory");
     for (uint32_t i = 0; i < a->nfindings; i++) {
@@ -615,18 +629,19 @@ int hs__an_diagnose(hs_analysis *a, hs_error *err)
     uint32_t nf = a->nfindings < MAX_EVIDENCE_FINDINGS ? a->nfindings : MAX_EVIDENCE_FINDINGS;
     ev E;
     memset(&E, 0, sizeof E);
-    int have_ev = a->paths && r->R;
     if (nf && (rc = gather(a, nf, &E))) {
         free(E.src);
         free(E.dst);
         free(E.grp);
+        free(E.have);
         return hs_error_set(err, rc, "out of memory");
     }
     for (uint32_t i = 0; i < a->nfindings && !rc; i++)
-        rc = fill_evidence(a, &a->findings[i], i, &E, have_ev && i < nf);
+        rc = fill_evidence(a, &a->findings[i], i, &E, i < nf && E.have[i]);
     free(E.src);
     free(E.dst);
     free(E.grp);
+    free(E.have);
     if (rc)
         return hs_error_set(err, rc, "out of memory");
     /* a suggested mapping for a mapping problem */

@@ -135,6 +135,9 @@ static void test_pattern_fabric_incast_bg(void **state)
     static const struct { const char *spec, *traffic; uint32_t target; } cases[] = {
         { "fattree:k=8,n=2", "incast:target=0,senders=8,bg=0.3", 0 },
         { "fattree:k=8,n=2", "incast:target=43,senders=12,bg=0.25", 43 },
+        { "fattree:k=8,n=2,routing=adaptive", "incast:target=5,senders=10,bg=0.2", 5 },
+        { "torus:4x4x4", "incast:target=5,senders=10,bg=0.2", 5 },
+        { "dragonfly:a=4,p=2,h=2,g=9,routing=ugal", "incast:target=30,senders=10,bg=0.2", 30 },
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         an_run R;
@@ -144,7 +147,7 @@ static void test_pattern_fabric_incast_bg(void **state)
         hs_error e;
         assert_int_equal(hs_traffic_parse(cases[c].traffic, &tc, &e), 0);
         tc.load = 0.5;
-        tc.duration = 400 * US;
+        tc.duration = 300 * US;
         tc.seed = 5 + c;
         hs_traffic_result res;
         assert_int_equal(hs_traffic_run(R.f, &tc, &res, &e), 0);
@@ -160,8 +163,14 @@ static void test_pattern_fabric_incast_bg(void **state)
         hs_analysis_summary s;
         hs_analysis_get_summary(a, &s);
         assert_int_equal(s.roots, 1);
-        /* congested links beyond the tree exist: they are the victims */
-        assert_true(s.links_congested > 1);
+        /* congested links beyond the root exist (its tree and victims), where
+         * route-aware decoding gives enough data on them; blind decoding
+         * (UGAL is not table-determined) still names the senders from the
+         * records */
+        if (strcmp(s.decoder, "route-aware") == 0)
+            assert_true(s.links_congested > 1);
+        uint32_t nd2[16];
+        assert_int_equal(hs_analysis_finding_nodes(a, 0, nd2, 16), 1 + tc.senders);
         hs_analysis_free(a);
         an_end(&R);
     }
