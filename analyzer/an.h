@@ -311,13 +311,14 @@ typedef struct hs__finding {
     uint32_t nroots;
     uint32_t *links;                    /* evidence: root links first, then the rest */
     uint32_t nlinks, nlinks_root;
-    uint32_t *nodes, *node_count;       /* nodes involved, with their sampled packets */
-    uint32_t nnodes;
+    uint32_t *nodes, *node_count;       /* nodes involved, with their sampled packets;
+                                           pattern: the ntargets endpoints first */
+    uint32_t nnodes, ntargets;
     uint32_t *ranks;
     uint32_t nranks;
     uint32_t *groups, *group_count;     /* phase groups involved */
     uint32_t ngroups;
-    uint32_t target;                    /* pattern: the endpoint node; else HS__NIL */
+    uint32_t target;                    /* pattern: the worst endpoint node; else HS__NIL */
     double   severity;                  /* congested application packets in its trees */
     double   load, cf, cf_se;           /* of the worst root link */
     int      have_mapping;              /* mapping: a suggestion was computed */
@@ -391,6 +392,9 @@ double hs__an_feeds(const hs_analysis *a, uint32_t u, uint32_t v);
 int hs__an_diagnose(hs_analysis *a, hs_error *err);
 /* mapping.c */
 int hs__an_suggest_mapping(const hs_analysis *a, uint32_t **out, hs_error *err);
+/* The most loaded link's bytes / capacity (seconds) when the communication
+ * matrix is routed along the tables under a mapping; -1 on no memory. */
+double hs__an_mapping_max_load(const hs_analysis *a, const uint32_t *node_of_rank);
 double hs__an_mapping_byte_hops(const hs_analysis *a, const uint32_t *node_of_rank,
                              double *remote_bytes);
 /* Switch-to-switch hops from one node to another along the routed path

@@ -242,6 +242,25 @@ static int make_view(hs_analysis *a, hs__view *v, const hs_linksum *ls, const hs
     return 0;
 }
 
+/* The application's peak load on every link that carried any of its
+ * sampled packets in a window (not only links with enough data: traffic is
+ * what it is even when the congested fraction is too uncertain).  The peak
+ * over windows of a noisy estimate is biased upwards, so each window gives
+ * its lower confidence bound (exact traffic has none). */
+static void window_peaks(hs_analysis *a, const hs_linksum *ls, int exact, double duration_ps)
+{
+    const hs__run *r = a->r;
+    for (uint32_t l = 1; l <= r->L; l++) {
+        if (!ls[l].npath && !ls[l].s)
+            continue;
+        hs_estimate e;
+        hs_estimate_from_sums(&r->scheme, &ls[l], exact, &e);
+        double ld = load_share(a, l, e.traffic - a->p.z * e.traffic_se, duration_ps);
+        if (ld > a->load_peak[l])
+            a->load_peak[l] = ld;
+    }
+}
+
 /* ---- the blind decoder -------------------------------------------------------------- */
 
 typedef struct blind {
@@ -327,7 +346,7 @@ static int run_blind(hs_analysis *a, hs_error *err)
         uint32_t nw = 0;
         for (uint32_t i = 0; i < r->ncs; i++)
             nw += r->cs[i].kind == 2;
-        if (!rc && a->p.windows && nw) {
+        if (!rc && nw) {
             a->wviews = calloc(nw, sizeof *a->wviews);
             if (!a->wviews)
                 rc = hs_error_set(err, HS_ENOMEM, "out of memory");
@@ -342,7 +361,8 @@ static int run_blind(hs_analysis *a, hs_error *err)
                 v->duration_ps = (double)r->window_ps;
                 if ((rc = blind_decode(a, &b, &i, 1, &v->tot, err)))
                     break;
-                if (make_view(a, v, b.ls, NULL, 0))
+                window_peaks(a, b.ls, 0, v->duration_ps);
+                if (a->p.windows && make_view(a, v, b.ls, NULL, 0))
                     rc = hs_error_set(err, HS_ENOMEM, "out of memory");
             }
         }
@@ -437,7 +457,7 @@ static int run_route(hs_analysis *a, const uint64_t *per_phase, hs_error *err)
     for (uint32_t l = 1; l <= r->L; l++)
         hs_estimate_from_sums(&r->scheme, &total[l], p->exact, &a->est_route[l]);
     /* per window: records are in delivery order, so each window is a run */
-    if (a->p.windows && r->R) {
+    if (r->R) {
         /* windows present: runs of equal t / window_ps */
         uint64_t nw = 0, prev = UINT64_MAX;
         for (uint64_t i = 0; i < r->R; i++) {
@@ -468,8 +488,9 @@ static int run_route(hs_analysis *a, const uint64_t *per_phase, hs_error *err)
             v->t1_ps = v->t0_ps + r->window_ps;
             v->duration_ps = (double)r->window_ps;
             memset(acc, 0, nls * sizeof *acc);
-            if ((rc = hs__an_route_decode(&d, NULL, i, j, acc, &v->tot, 0)) ||
-                make_view(a, v, acc, NULL, p->exact)) {
+            if (!(rc = hs__an_route_decode(&d, NULL, i, j, acc, &v->tot, 0)))
+                window_peaks(a, acc, p->exact, v->duration_ps);
+            if (rc || (a->p.windows && make_view(a, v, acc, NULL, p->exact))) {
                 rc = hs_error_set(err, rc ? rc : HS_ENOMEM, "route-aware decoder: %s",
                                   hs_strerror(rc ? rc : HS_ENOMEM));
                 goto out;
@@ -830,32 +851,24 @@ int hs_analyze_run(const char *run, const hs_analyze_params *prm, hs_analysis **
                  (unsigned long long)r->R, (unsigned long long)(r->R + r->records_dropped));
     }
 
+    if (a->decoder == HS__DEC_ROUTE && r->records_dropped) {
+        /* loads from the records' share of what was delivered */
+        a->monitor *= (double)r->R / (double)(r->R + r->records_dropped);
+    }
     if (a->have_route && (rc = run_route(a, per_phase, err)))
         goto fail;
     if (a->have_blind && (rc = run_blind(a, err)))
         goto fail;
     a->est = a->decoder == HS__DEC_ROUTE ? a->est_route : a->est_blind;
-    if (a->decoder == HS__DEC_ROUTE && r->records_dropped) {
-        /* loads from the records' share of what was delivered */
-        a->monitor *= (double)r->R / (double)(r->R + r->records_dropped);
-    }
 
-    /* the whole run: status, congestion, load; peak over windows */
+    /* the whole run: status, congestion, load; the peak over windows was
+     * taken by the decoders */
     for (uint32_t l = 1; l <= r->L; l++) {
         classify(a, &a->est[l], &a->status[l], &a->congested[l]);
         a->load[l] = load_share(a, l, a->est[l].traffic, a->duration_ps);
-        a->load_peak[l] = a->load[l];
+        if (a->load[l] > a->load_peak[l])
+            a->load_peak[l] = a->load[l];
     }
-    /* the peak over windows of a noisy estimate is biased upwards: take
-     * each window's lower confidence bound (exact traffic has none) */
-    for (uint32_t w = 0; w < a->nwviews; w++)
-        for (uint32_t k = 0; k < a->wviews[w].n; k++) {
-            const hs__lest *o = &a->wviews[w].lk[k];
-            double lo = o->e.traffic - a->p.z * o->e.traffic_se;
-            double ld = load_share(a, o->link, lo, a->wviews[w].duration_ps);
-            if (ld > a->load_peak[o->link])
-                a->load_peak[o->link] = ld;
-        }
     if (r->have_truth && (rc = load_truth(a, is_app, err)))
         goto fail;
 

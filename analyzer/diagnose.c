@@ -340,10 +340,14 @@ static void describe_pattern(hs_analysis *a, hs__finding *f, sbuf *b)
     uint32_t l = f->links[0];
     const hs__link *k = &r->lk[l];
     char lb[160], gb[200];
-    uint32_t x = f->target;
+    uint32_t x = f->target, nt = f->ntargets;
     int into = a->roots[f->roots[0]].endpoint == 1;
     int own = k->kind != HS__LK_SWITCH;
-    sb_printf(b, "%s node %s", into ? "Incast into" : "Too much sent from", r->nd[x].name);
+    if (nt > 1)
+        sb_printf(b, "%u nodes each %s more at once than their links carry (worst: %s",
+                  nt, into ? "receive" : "send", r->nd[x].name);
+    else
+        sb_printf(b, "%s node %s", into ? "Incast into" : "Too much sent from", r->nd[x].name);
     uint32_t *rk = NULL, nrk = 0;
     if (ranks_on(a, &x, 1, &rk, &nrk) == 0 && nrk) {
         sb_printf(b, " (rank%s ", nrk > 1 ? "s" : "");
@@ -351,20 +355,26 @@ static void describe_pattern(hs_analysis *a, hs__finding *f, sbuf *b)
         sb_printf(b, ")");
     }
     free(rk);
+    snprintf(lb, sizeof lb, "link %u %s->%s", l, k->from_name, k->to_name);
     if (own)
-        sb_printf(b, ": its %s link", into ? "ejection" : "injection");
+        sb_printf(b, ": its %s link (%s)", into ? "ejection" : "injection", lb);
     else
-        sb_printf(b, ": a link whose sampled packets (at least %.0f%%) all %s it,",
-                  100 * 0.8, into ? "go on to" : "come from");
-    sb_printf(b, " %s is congested for %.0f%% +- %.0f%% of the application's packets that "
-              "cross it, with the application's own traffic at %.0f%% of its capacity",
-              hs__an_link_desc(r, l, lb, sizeof lb), pct(f->cf), pct(f->cf_se), pct(f->load));
+        sb_printf(b, ": %s (%s), at least 80%% of whose sampled packets %s it,", lb,
+                  hs__an_link_sub_name(k), into ? "go on to" : "come from");
+    sb_printf(b, " is congested for %.0f%% +- %.0f%% of the application's packets that cross "
+              "it, with the application's own traffic at %.0f%% of its capacity", pct(f->cf),
+              pct(f->cf_se), pct(f->load));
+    if (nt > 1) {
+        sb_printf(b, "; also ");
+        node_list(b, a, f->nodes + 1, nt - 1, 6);
+        sb_printf(b, ")");
+    }
     /* the other side: senders (or receivers) */
-    uint32_t nother = f->nnodes > 0 ? f->nnodes - 1 : 0;
+    uint32_t nother = f->nnodes - nt;
     if (nother) {
-        sb_printf(b, "; %u node%s %s it (", nother, nother > 1 ? "s" : "",
-                  into ? "send to" : "receive from");
-        node_list(b, a, f->nodes + 1, nother, 6);
+        sb_printf(b, "; %u node%s %s %s (", nother, nother > 1 ? "s" : "",
+                  into ? "send to" : "receive from", nt > 1 ? "them" : "it");
+        node_list(b, a, f->nodes + nt, nother, 6);
         sb_printf(b, ")%s", group_phrase(a, f, gb, sizeof gb));
     } else if (f->ngroups) {
         sb_printf(b, "%s", group_phrase(a, f, gb, sizeof gb));
@@ -374,8 +384,10 @@ static void describe_pattern(hs_analysis *a, hs__finding *f, sbuf *b)
         rank_list(b, f->ranks, f->nranks, 8);
     }
     sb_printf(b, ". This is the communication pattern: %s, or aggregate them (a code change is "
-              "likely needed).", into ? "spread or stagger the messages to this node" :
-              "spread what this node sends over time or over more ranks");
+              "likely needed).", into ? (nt > 1 ? "fewer messages in flight to each node at "
+                                                  "once (stagger or pace them)"
+                                                : "spread or stagger the messages to this node")
+                                      : "spread what is sent over time or over more ranks");
 }
 
 static void describe_mapping(hs_analysis *a, hs__finding *f, sbuf *b)
@@ -469,14 +481,18 @@ static int fill_evidence(hs_analysis *a, hs__finding *f, uint32_t fi, const ev *
         int into = R0->endpoint == 1;
         f->target = R0->node;
         const uint32_t *mine = (into ? E->dst : E->src) + (size_t)fi * N;
-        rc = push2(&f->nodes, &f->node_count, &f->nnodes, f->target,
-                   have_ev ? mine[f->target] : 0);
+        for (uint32_t q = 0; q < f->nroots && !rc; q++) {
+            uint32_t x = a->roots[f->roots[q]].node;
+            if (!has(f->nodes, f->nnodes, x))
+                rc = push2(&f->nodes, &f->node_count, &f->nnodes, x, have_ev ? mine[x] : 0);
+        }
+        f->ntargets = f->nnodes;
         if (have_ev) {
-            /* the other side of the endpoint: senders of an incast */
+            /* the other side of the endpoints: senders of an incast */
             const uint32_t *c = (into ? E->src : E->dst) + (size_t)fi * N;
             uint32_t n = top(c, N, idx);
             for (uint32_t i = 0; i < n && !rc; i++)
-                if (idx[i] != f->target)
+                if (!has(f->nodes, f->ntargets, idx[i]))
                     rc = push2(&f->nodes, &f->node_count, &f->nnodes, idx[i], c[idx[i]]);
         }
         /* ranks: those that send to ranks on the target (comm matrix), else
@@ -490,8 +506,8 @@ static int fill_evidence(hs_analysis *a, hs__finding *f, uint32_t fi, const ev *
                     const hs__app_comm *c = &a->app->comm[i];
                     uint32_t other = into ? c->dst : c->src;
                     uint32_t me = into ? c->src : c->dst;
-                    if (a->app->node_of_rank[other] == f->target &&
-                        a->app->node_of_rank[me] != f->target)
+                    if (has(f->nodes, f->ntargets, a->app->node_of_rank[other]) &&
+                        !has(f->nodes, f->ntargets, a->app->node_of_rank[me]))
                         by[me] += c->bytes;
                 }
                 for (uint32_t q = 0; q < a->app->ranks && !rc; q++)
@@ -500,7 +516,7 @@ static int fill_evidence(hs_analysis *a, hs__finding *f, uint32_t fi, const ev *
             } else {
                 uint32_t *rk;
                 uint32_t nrk;
-                rc = ranks_on(a, f->nodes + 1, f->nnodes - 1, &rk, &nrk);
+                rc = ranks_on(a, f->nodes + f->ntargets, f->nnodes - f->ntargets, &rk, &nrk);
                 f->ranks = rk;
                 f->nranks = nrk;
             }
@@ -563,14 +579,21 @@ int hs__an_diagnose(hs_analysis *a, hs_error *err)
     hs__finding *mapping = NULL, *interf = NULL;
     /* roots first: pattern per endpoint root, one mapping and one
      * interference finding gathering the rest */
-    uint32_t mapping_idx = HS__NIL, interf_idx = HS__NIL;
+    uint32_t mapping_idx = HS__NIL, interf_idx = HS__NIL, pattern_idx = HS__NIL;
     for (uint32_t q = 0; q < a->nroots && !rc; q++) {
         const hs__root *R = &a->roots[q];
         if (R->victim_of >= 0)
             continue;
         if (R->heavy && R->endpoint) {
-            hs__finding *f = new_finding(a, HS_AN_PATTERN);
-            rc = !f ? HS_ENOMEM : add_root(f, a, q);
+            /* one finding for all endpoints: a halo exchange saturates every
+             * node's ejection link at once, and that is one pattern */
+            if (pattern_idx == HS__NIL) {
+                if (!new_finding(a, HS_AN_PATTERN))
+                    rc = HS_ENOMEM;
+                pattern_idx = a->nfindings - 1;
+            }
+            if (!rc)
+                rc = add_root(&a->findings[pattern_idx], a, q);
         } else if (R->heavy) {
             if (mapping_idx == HS__NIL) {
                 if (!new_finding(a, HS_AN_MAPPING))
@@ -618,6 +641,28 @@ int hs__an_diagnose(hs_analysis *a, hs_error *err)
         return hs_error_set(err, rc, "out of memory");
     for (uint32_t i = 0; i < a->nfindings; i++) {
         hs__finding *f = &a->findings[i];
+        if (f->kind == HS_AN_PATTERN) {
+            /* endpoints by the application packets they delay, most first */
+            for (uint32_t x = 1; x < f->nroots; x++) {
+                uint32_t q = f->roots[x], y = x;
+                while (y > 0 && (a->roots[f->roots[y - 1]].congested < a->roots[q].congested ||
+                                 (a->roots[f->roots[y - 1]].congested == a->roots[q].congested &&
+                                  f->roots[y - 1] > q))) {
+                    f->roots[y] = f->roots[y - 1];
+                    y--;
+                }
+                f->roots[y] = q;
+            }
+            f->nlinks = 0;
+            for (uint32_t x = 0; x < f->nroots; x++)
+                f->links[f->nlinks++] = a->roots[f->roots[x]].links[0];
+            f->nlinks_root = f->nlinks;
+            const hs__root *R0 = &a->roots[f->roots[0]];
+            f->cf = a->est[R0->links[0]].cf;
+            f->cf_se = a->est[R0->links[0]].cf_se;
+            f->load = a->load_peak[R0->links[0]];
+            continue;
+        }
         sort_links(a, f->links, f->nlinks_root);
         sort_links(a, f->links + f->nlinks_root, f->nlinks - f->nlinks_root);
         if (f->kind == HS_AN_INTERFERENCE)

@@ -58,6 +58,29 @@ static const hs__cmd commands[] = {
       "  hopscope simulate --topo fattree:k=8,n=2 --traffic incast:target=0,senders=16 \\\n"
       "                    --load 0.5 -o RUN && hopscope analyze RUN\n"
       "  hopscope analyze RUN --phases phases.txt --cf-threshold 0.3\n" },
+    { "whatif", hs__cmd_whatif, "re-simulate a replayed run with another mapping or without background",
+      "usage: hopscope whatif RUN --map MAP|suggested [--no-background] [-o DIR]\n"
+      "\n"
+      "Replays the trace behind RUN (a run of 'hopscope simulate -i TRACE') again on\n"
+      "the same machine with the same network, in-band and replay parameters\n"
+      "(from RUN/manifest.json and RUN/app.json), changing only what is asked;\n"
+      "analyses every new run and prints a table: predicted time and its change,\n"
+      "message latency, congested links (and the change), roots, top finding.\n"
+      "\n"
+      "  --map MAP          the new mapping: 'suggested' (the analyzer's: ranks that\n"
+      "                     talk most kept under one switch, docs/analysis.md),\n"
+      "                     or linear, roundrobin, random[:SEED], shift:S, file:PATH\n"
+      "  --no-background    also replay without the run's background jobs (with the\n"
+      "                     current mapping, and with the new one when --map is given)\n"
+      "  --trace PATH       the trace, when app.json's path is not valid from here\n"
+      "  -o, --output DIR   where the new runs go (default RUN.whatif): DIR/map,\n"
+      "                     DIR/nobg, DIR/map-nobg, and the mapping files\n"
+      "  -q, --quiet        no progress lines\n"
+      "\n"
+      "example:\n"
+      "  hopscope gen pf3d --ranks 256 -o T && hopscope simulate \\\n"
+      "      --topo fattree:k=16,n=2,taper=4 -i T --map roundrobin -o RUN\n"
+      "  hopscope analyze RUN && hopscope whatif RUN --map suggested\n" },
     { "demo", hs__cmd_demo,
       "show the whole idea working on built-in data (no arguments)",
       "usage: hopscope demo [--seed N] [--packets N]\n"
