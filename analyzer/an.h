@@ -360,7 +360,9 @@ struct hs_analysis {
     hs_estimate *est_route, *est_blind, *est;   /* est: the chosen one */
     uint8_t  *status, *congested, *is_root;
     uint8_t  *explained;                /* in the congestion cluster of a heavy root */
-    double   *load, *load_peak;
+    double   *load, *load_busy;         /* application's load: run average; as its packets
+                                           see it (window loads weighted by its packets) */
+    double   *lw_packets, *lw_load;     /* accumulators for load_busy */
     double   *t_packets, *t_congested, *t_all, *t_busy, *t_stall;  /* NULL without truth */
     /* views */
     hs__group *groups;

@@ -27,6 +27,7 @@ void hs_analyze_params_default(hs_analyze_params *p)
     p->z = 2.0;
     p->max_cf_se = 0.1;
     p->min_packets = 100;
+    p->max_traffic_cv = 0.1;
     p->sig_share = 0.05;
     p->sig_packets = 10;
     p->load_high = 0.5;
@@ -45,6 +46,7 @@ static int check_params(const hs_analyze_params *p, hs_error *err)
     NEED(p->z >= 0 && p->z <= 10, "z must be in [0, 10]");
     NEED(p->max_cf_se > 0 && p->max_cf_se <= 1, "max CF standard error must be in (0, 1]");
     NEED(p->min_packets >= 1 && p->min_packets < 1e15, "min packets must be at least 1");
+    NEED(p->max_traffic_cv > 0 && p->max_traffic_cv <= 1, "max traffic CV must be in (0, 1]");
     NEED(p->sig_share >= 0 && p->sig_share < 1, "significance share must be in [0, 1)");
     NEED(p->sig_packets >= 0 && p->sig_packets < 1e15, "significance packets must be >= 0");
     NEED(p->load_low >= 0 && p->load_high <= 10 && p->load_low <= p->load_high,
@@ -179,7 +181,7 @@ static void classify(const hs_analysis *a, const hs_estimate *e, uint8_t *status
 {
     const hs_analyze_params *p = &a->p;
     int ok = e->cf_valid && e->traffic >= p->min_packets && e->cf_se <= p->max_cf_se &&
-             e->traffic >= p->z * e->traffic_se;
+             e->traffic_se <= p->max_traffic_cv * e->traffic;
     *status = ok ? HS__ST_OK : HS__ST_INSUFFICIENT;
     *cong = ok && e->cf - p->z * e->cf_se >= p->cf_threshold;
 }
@@ -242,12 +244,16 @@ static int make_view(hs_analysis *a, hs__view *v, const hs_linksum *ls, const hs
     return 0;
 }
 
-/* The application's peak load on every link that carried any of its
- * sampled packets in a window (not only links with enough data: traffic is
- * what it is even when the congested fraction is too uncertain).  The peak
- * over windows of a noisy estimate is biased upwards, so each window gives
- * its lower confidence bound (exact traffic has none). */
-static void window_peaks(hs_analysis *a, const hs_linksum *ls, int exact, double duration_ps)
+/* The application's load on a link as its own packets see it: per window,
+ * its packets there times their mean size over what the link carries in
+ * the window; averaged over windows weighted by those packets.  A link the
+ * application loads in bursts (a halo exchange between computations) shows
+ * the burst's load, not the run's average; a few stray packets in a quiet
+ * window weigh little.  Every link that carried any sampled packet counts,
+ * not only those with enough data for a congested fraction.  A noisy
+ * estimate (blind decoding, candidate sets) enters with its lower
+ * confidence bound, traffic - z SE, so noise does not inflate it. */
+static void window_loads(hs_analysis *a, const hs_linksum *ls, int exact, double duration_ps)
 {
     const hs__run *r = a->r;
     for (uint32_t l = 1; l <= r->L; l++) {
@@ -255,9 +261,11 @@ static void window_peaks(hs_analysis *a, const hs_linksum *ls, int exact, double
             continue;
         hs_estimate e;
         hs_estimate_from_sums(&r->scheme, &ls[l], exact, &e);
-        double ld = load_share(a, l, e.traffic - a->p.z * e.traffic_se, duration_ps);
-        if (ld > a->load_peak[l])
-            a->load_peak[l] = ld;
+        double n = e.traffic - a->p.z * e.traffic_se;
+        if (n <= 0)
+            continue;
+        a->lw_packets[l] += n;
+        a->lw_load[l] += n * load_share(a, l, n, duration_ps);
     }
 }
 
@@ -361,7 +369,7 @@ static int run_blind(hs_analysis *a, hs_error *err)
                 v->duration_ps = (double)r->window_ps;
                 if ((rc = blind_decode(a, &b, &i, 1, &v->tot, err)))
                     break;
-                window_peaks(a, b.ls, 0, v->duration_ps);
+                window_loads(a, b.ls, 0, v->duration_ps);
                 if (a->p.windows && make_view(a, v, b.ls, NULL, 0))
                     rc = hs_error_set(err, HS_ENOMEM, "out of memory");
             }
@@ -489,7 +497,7 @@ static int run_route(hs_analysis *a, const uint64_t *per_phase, hs_error *err)
             v->duration_ps = (double)r->window_ps;
             memset(acc, 0, nls * sizeof *acc);
             if (!(rc = hs__an_route_decode(&d, NULL, i, j, acc, &v->tot, 0)))
-                window_peaks(a, acc, p->exact, v->duration_ps);
+                window_loads(a, acc, p->exact, v->duration_ps);
             if (rc || (a->p.windows && make_view(a, v, acc, NULL, p->exact))) {
                 rc = hs_error_set(err, rc ? rc : HS_ENOMEM, "route-aware decoder: %s",
                                   hs_strerror(rc ? rc : HS_ENOMEM));
@@ -669,7 +677,9 @@ void hs_analysis_free(hs_analysis *a)
     free(a->is_root);
     free(a->explained);
     free(a->load);
-    free(a->load_peak);
+    free(a->load_busy);
+    free(a->lw_packets);
+    free(a->lw_load);
     free(a->t_packets);
     free(a->t_congested);
     free(a->t_all);
@@ -760,12 +770,14 @@ int hs_analyze_run(const char *run, const hs_analyze_params *prm, hs_analysis **
     a->is_root = calloc(nl, 1);
     a->explained = calloc(nl, 1);
     a->load = calloc(nl, sizeof *a->load);
-    a->load_peak = calloc(nl, sizeof *a->load_peak);
+    a->load_busy = calloc(nl, sizeof *a->load_busy);
+    a->lw_packets = calloc(nl, sizeof *a->lw_packets);
+    a->lw_load = calloc(nl, sizeof *a->lw_load);
     per_phase = calloc(r->nph ? r->nph : 1, sizeof *per_phase);
     has_data = calloc(r->nph ? r->nph : 1, 1);
     is_app = calloc(r->nph ? r->nph : 1, 1);
     if (!a->est_route || !a->est_blind || !a->status || !a->congested || !a->is_root || !a->explained ||
-        !a->load || !a->load_peak || !per_phase || !has_data || !is_app) {
+        !a->load || !a->load_busy || !a->lw_packets || !a->lw_load || !per_phase || !has_data || !is_app) {
         rc = hs_error_set(err, HS_ENOMEM, "out of memory for %u links", r->L);
         goto fail;
     }
@@ -861,13 +873,14 @@ int hs_analyze_run(const char *run, const hs_analyze_params *prm, hs_analysis **
         goto fail;
     a->est = a->decoder == HS__DEC_ROUTE ? a->est_route : a->est_blind;
 
-    /* the whole run: status, congestion, load; the peak over windows was
-     * taken by the decoders */
+    /* the whole run: status, congestion, load; the windows' loads were
+     * gathered by the decoders */
     for (uint32_t l = 1; l <= r->L; l++) {
         classify(a, &a->est[l], &a->status[l], &a->congested[l]);
         a->load[l] = load_share(a, l, a->est[l].traffic, a->duration_ps);
-        if (a->load[l] > a->load_peak[l])
-            a->load_peak[l] = a->load[l];
+        a->load_busy[l] = a->lw_packets[l] > 0 ? a->lw_load[l] / a->lw_packets[l] : 0;
+        if (a->load[l] > a->load_busy[l])
+            a->load_busy[l] = a->load[l];
     }
     if (r->have_truth && (rc = load_truth(a, is_app, err)))
         goto fail;
@@ -1002,7 +1015,7 @@ int hs_analysis_link(const hs_analysis *a, uint32_t link, hs_an_link *o)
     o->cf = e->cf;
     o->cf_se = e->cf_se;
     o->load = a->load[link];
-    o->load_peak = a->load_peak[link];
+    o->load_busy = a->load_busy[link];
     o->status = a->status[link];
     o->is_congested = a->congested[link];
     o->is_root = a->is_root[link];

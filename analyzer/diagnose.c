@@ -303,7 +303,7 @@ static int add_root(hs__finding *f, const hs_analysis *a, uint32_t q)
         if (f->nlinks_root == 1 || a->est[l].cf > f->cf || (f->cf == 0 && f->load == 0)) {
             f->cf = a->est[l].cf;
             f->cf_se = a->est[l].cf_se;
-            f->load = a->load_peak[l];
+            f->load = a->load_busy[l];
         }
     }
     return 0;
@@ -617,7 +617,7 @@ int hs__an_diagnose(hs_analysis *a, hs_error *err)
     /* dark and thin links no heavy cluster explains join the interference */
     uint8_t *explained = a->explained;
     for (uint32_t l = 1; l <= r->L && !rc; l++) {
-        if (!a->congested[l] || explained[l] || a->load_peak[l] > a->p.load_low)
+        if (!a->congested[l] || explained[l] || a->load_busy[l] > a->p.load_low)
             continue;
         if (interf_idx == HS__NIL) {
             if (!new_finding(a, HS_AN_INTERFERENCE)) {
@@ -633,7 +633,7 @@ int hs__an_diagnose(hs_analysis *a, hs_error *err)
             if (f->nlinks == 1 || a->est[l].cf > f->cf) {
                 f->cf = a->est[l].cf;
                 f->cf_se = a->est[l].cf_se;
-                f->load = a->load_peak[l];
+                f->load = a->load_busy[l];
             }
         }
     }
@@ -660,7 +660,7 @@ int hs__an_diagnose(hs_analysis *a, hs_error *err)
             const hs__root *R0 = &a->roots[f->roots[0]];
             f->cf = a->est[R0->links[0]].cf;
             f->cf_se = a->est[R0->links[0]].cf_se;
-            f->load = a->load_peak[R0->links[0]];
+            f->load = a->load_busy[R0->links[0]];
             continue;
         }
         sort_links(a, f->links, f->nlinks_root);

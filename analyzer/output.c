@@ -265,7 +265,7 @@ static void w_links(hs_json *w, const hs_analysis *a)
         if (e->traffic != 0 || e->traffic_se != 0 || e->congested != 0) {
             estimate_obj(w, e);
             kv_num(w, "load", a->load[l]);
-            kv_num(w, "load_peak", a->load_peak[l]);
+            kv_num(w, "load_busy", a->load_busy[l]);
         } else {
             kv_num(w, "traffic", 0);
         }
@@ -417,7 +417,7 @@ static void w_roots(hs_json *w, const hs_analysis *a)
         arr_u32(w, "victims", R->victims, R->nvictims);
         kv_bool(w, "endpoint", R->endpoint);
         kv_bool(w, "heavy", R->heavy);
-        kv_num(w, "load_peak", R->load);
+        kv_num(w, "load_busy", R->load);
         kv_num(w, "cf", R->cf);
         kv_num(w, "cf_se", R->cf_se);
         kv_num(w, "congested", R->congested);
@@ -451,7 +451,7 @@ static void w_diagnosis(hs_json *w, const hs_analysis *a, const char *map_file)
         if (f->kind != HS_AN_NONE) {
             kv_num(w, "cf", f->cf);
             kv_num(w, "cf_se", f->cf_se);
-            kv_num(w, "load_peak", f->load);
+            kv_num(w, "load_busy", f->load);
             kv_num(w, "severity", f->severity);
         }
         if (f->have_mapping) {
@@ -608,6 +608,7 @@ int hs_analysis_write_json(const hs_analysis *a, const char *path, hs_error *err
     kv_num(&w, "z", a->p.z);
     kv_num(&w, "max_cf_se", a->p.max_cf_se);
     kv_num(&w, "min_packets", a->p.min_packets);
+    kv_num(&w, "max_traffic_cv", a->p.max_traffic_cv);
     kv_num(&w, "sig_share", a->p.sig_share);
     kv_num(&w, "sig_packets", a->p.sig_packets);
     kv_num(&w, "load_high", a->p.load_high);
@@ -768,7 +769,7 @@ void hs_analysis_print(const hs_analysis *a, FILE *f)
                 const hs_estimate *e = &a->est[l];
                 fprintf(f, "  %-44s %6.3f+-%.3f %9.0f %5.0f%% %5s\n",
                         hs__an_link_desc(r, l, buf, sizeof buf), e->cf, e->cf_se, e->traffic,
-                        100 * a->load_peak[l], a->is_root[l] ? "yes" : "");
+                        100 * a->load_busy[l], a->is_root[l] ? "yes" : "");
             }
         }
         free(v);
@@ -805,10 +806,63 @@ void hs_analysis_print(const hs_analysis *a, FILE *f)
             const hs__acc_row *row = &ac->rows[k];
             if (strcmp(row->name, "all") != 0)
                 continue;
-            fprintf(f, "  %-12s %-10s %7.0f %6u %9.2f%%/%6.2f%% %8.4f/%7.4f %7.0f%%\n",
-                    decoder_name(ac->decoder), row->name, row->min_true, row->links,
-                    100 * row->traffic_mean, 100 * row->traffic_max, row->cf_mean, row->cf_max,
-                    100 * row->cf_within_2se);
+            if (row->cf_links)
+                fprintf(f, "  %-12s %-10s %7.0f %6u %9.2f%%/%6.2f%% %8.4f/%7.4f %7.0f%%\n",
+                        decoder_name(ac->decoder), row->name, row->min_true, row->links,
+                        100 * row->traffic_mean, 100 * row->traffic_max, row->cf_mean,
+                        row->cf_max, 100 * row->cf_within_2se);
+            else
+                fprintf(f, "  %-12s %-10s %7.0f %6u %9.2f%%/%6.2f%% %16s %8s\n",
+                        decoder_name(ac->decoder), row->name, row->min_true, row->links,
+                        100 * row->traffic_mean, 100 * row->traffic_max, "(no CF: too few)", "-");
         }
+    }
+}
+
+void hs_analysis_print_accuracy(const hs_analysis *a, FILE *f)
+{
+    if (!a->nacc)
+        return;
+    const hs__run *r = a->r;
+    double tmax = 0;
+    uint32_t ttrue = 0, tlinks = 0, tmax_link = 0;
+    for (uint32_t l = 1; l <= r->L; l++) {
+        if (a->t_packets[l] * a->monitor < a->p.min_packets)
+            continue;
+        double cf = a->t_congested[l] / a->t_packets[l];
+        tlinks++;
+        ttrue += cf >= a->p.cf_threshold;
+        if (cf > tmax) {
+            tmax = cf;
+            tmax_link = l;
+        }
+    }
+    char buf[160];
+    fprintf(f, "truth: %u links with >= %.0f packets of the application; %u of them with a true "
+            "CF >= %.2f; largest true CF %.4f (%s)\n\n", tlinks, a->p.min_packets, ttrue,
+            a->p.cf_threshold, tmax, tmax_link ? hs__an_link_desc(r, tmax_link, buf, sizeof buf)
+                                              : "-");
+    fprintf(f, "| decoder | links | true packets >= | links | traffic error mean / max | "
+               "CF links | CF error mean / max | CF within 2 SE |\n|---|---|---|---|---|---|---|---|\n");
+    for (uint32_t i = 0; i < a->nacc; i++) {
+        const hs__accuracy *ac = &a->acc[i];
+        for (uint32_t k = 0; k < ac->nrows; k++) {
+            const hs__acc_row *row = &ac->rows[k];
+            fprintf(f, "| %s | %s | %.0f | %u | %.2f%% / %.2f%% | %u |", decoder_name(ac->decoder),
+                    row->name, row->min_true, row->links, 100 * row->traffic_mean,
+                    100 * row->traffic_max, row->cf_links);
+            if (row->cf_links)
+                fprintf(f, " %.4f / %.4f | %.0f%% |\n", row->cf_mean, row->cf_max,
+                        100 * row->cf_within_2se);
+            else
+                fprintf(f, " - | - |\n");
+        }
+    }
+    fprintf(f, "\n| decoder | congested, truly (true CF >= %.2f) | congested, not truly | "
+               "missed | rightly not congested |\n|---|---|---|---|---|\n", a->p.cf_threshold);
+    for (uint32_t i = 0; i < a->nacc; i++) {
+        const hs__accuracy *ac = &a->acc[i];
+        fprintf(f, "| %s | %u | %u | %u | %u |\n", decoder_name(ac->decoder), ac->tp, ac->fp,
+                ac->fn, ac->tn);
     }
 }

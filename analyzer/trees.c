@@ -516,11 +516,11 @@ int hs__an_trees(hs_analysis *a, hs__view *v)
         for (uint32_t l = 1; l <= r->L; l++) {
             if (a->congested[l]) {
                 cong[n] = l;
-                load[n++] = a->load_peak[l];
+                load[n++] = a->load_busy[l];
             }
             if (possibly(a, &a->est[l], a->status[l] == HS__ST_OK)) {
                 poss[np] = l;
-                pload[np++] = a->load_peak[l];
+                pload[np++] = a->load_busy[l];
             }
         }
         est = a->est;

@@ -43,6 +43,7 @@ int hs__cmd_analyze(int argc, char **argv)
         { "z", required_argument, NULL, 'z' },
         { "max-cf-se", required_argument, NULL, 'e' },
         { "min-packets", required_argument, NULL, 'm' },
+        { "max-traffic-cv", required_argument, NULL, 'v' },
         { "sig-share", required_argument, NULL, 's' },
         { "sig-packets", required_argument, NULL, 'k' },
         { "load-high", required_argument, NULL, 'H' },
@@ -51,12 +52,13 @@ int hs__cmd_analyze(int argc, char **argv)
         { "output", required_argument, NULL, 'o' },
         { "map-out", required_argument, NULL, 'M' },
         { "quiet", no_argument, NULL, 'q' },
+        { "accuracy", no_argument, NULL, 'A' },
         { NULL, 0, NULL, 0 },
     };
     hs_analyze_params p;
     hs_analyze_params_default(&p);
     const char *out = NULL, *map_out = NULL;
-    int quiet = 0, c, rc;
+    int quiet = 0, accuracy = 0, c, rc;
     opterr = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, "o:q", opts, NULL)) != -1) {
@@ -76,6 +78,7 @@ int hs__cmd_analyze(int argc, char **argv)
         case 'z': if ((rc = parse_num("--z", optarg, 0, 10, &p.z))) return rc; break;
         case 'e': if ((rc = parse_num("--max-cf-se", optarg, 0.001, 1, &p.max_cf_se))) return rc; break;
         case 'm': if ((rc = parse_num("--min-packets", optarg, 1, 1e12, &p.min_packets))) return rc; break;
+        case 'v': if ((rc = parse_num("--max-traffic-cv", optarg, 0.001, 1, &p.max_traffic_cv))) return rc; break;
         case 's': if ((rc = parse_num("--sig-share", optarg, 0, 0.999, &p.sig_share))) return rc; break;
         case 'k': if ((rc = parse_num("--sig-packets", optarg, 0, 1e12, &p.sig_packets))) return rc; break;
         case 'H': if ((rc = parse_num("--load-high", optarg, 0, 10, &p.load_high))) return rc; break;
@@ -84,6 +87,7 @@ int hs__cmd_analyze(int argc, char **argv)
         case 'o': out = optarg; break;
         case 'M': map_out = optarg; break;
         case 'q': quiet = 1; break;
+        case 'A': accuracy = 1; break;
         default:
             return hs__usage_error("analyze", "unknown option '%s'", argv[optind - 1]);
         }
@@ -135,6 +139,8 @@ int hs__cmd_analyze(int argc, char **argv)
         hs_analysis_print(a, stdout);
         printf("\nwritten    %s\n", out);
     }
+    if (accuracy)
+        hs_analysis_print_accuracy(a, stdout);
     hs_analysis_free(a);
     return HS_EXIT_OK;
 }

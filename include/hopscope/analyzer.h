@@ -44,10 +44,12 @@ typedef struct hs_analyze_params {
     double z;             /* one-sided confidence multiplier (2) */
     double max_cf_se;     /* "insufficient data" above this CF standard error (0.1) */
     double min_packets;   /* "insufficient data" below this traffic estimate (100) */
+    double max_traffic_cv;/* ... or when the traffic estimate's SE exceeds this share
+                             of it (0.1): a ratio needs a well-known denominator */
     double sig_share;     /* d' is a significant downstream of d when at least this
                              share of d's traffic next crossed d' (0.05) ... */
     double sig_packets;   /* ... and at least this many sampled packets did (10) */
-    double load_high;     /* application's own load share (peak window) at or above
+    double load_high;     /* application's own load share (as its packets see it) at or above
                              which a root is its own doing (0.5) */
     double load_low;      /* at or below which congested links are "dark and thin":
                              interference (0.2) */
@@ -74,6 +76,10 @@ int hs_analysis_write_json(const hs_analysis *a, const char *path, hs_error *err
 /* The terminal summary: top findings first, each in a sentence or two with
  * numbers, then the details that support them. */
 void hs_analysis_print(const hs_analysis *a, FILE *f);
+/* The accuracy against ground truth in full (every link kind, both
+ * thresholds, the congested classification), as a markdown table; nothing
+ * when the run has no truth. */
+void hs_analysis_print_accuracy(const hs_analysis *a, FILE *f);
 
 typedef enum hs_an_kind {
     HS_AN_NONE = 0, HS_AN_PATTERN = 1, HS_AN_MAPPING = 2, HS_AN_INTERFERENCE = 3
@@ -112,7 +118,8 @@ size_t hs_analysis_finding_nodes(const hs_analysis *a, size_t i, uint32_t *out, 
  * of range.  status: 1 enough data, 0 insufficient. */
 typedef struct hs_an_link {
     double traffic, traffic_se, congested, congested_se, cf, cf_se;
-    double load, load_peak;   /* application's own load share: run, peak window */
+    double load, load_busy;   /* application's own load share: run average, and as its
+                                 packets see it (window loads weighted by its packets) */
     int    status, is_congested, is_root;
 } hs_an_link;
 int hs_analysis_link(const hs_analysis *a, uint32_t link, hs_an_link *out);
