@@ -34,6 +34,7 @@ void hs_analyze_params_default(hs_analyze_params *p)
     p->load_low = 0.2;
     p->decoder = HS_AN_DECODER_AUTO;
     p->windows = 1;
+    p->load_bin_ps = 10000000;
     p->max_report = 16;
 }
 
@@ -51,6 +52,8 @@ static int check_params(const hs_analyze_params *p, hs_error *err)
     NEED(p->sig_packets >= 0 && p->sig_packets < 1e15, "significance packets must be >= 0");
     NEED(p->load_low >= 0 && p->load_high <= 10 && p->load_low <= p->load_high,
          "load thresholds: need 0 <= low <= high");
+    NEED(p->load_bin_ps >= 1000 && p->load_bin_ps <= 1000000000000ull,
+         "load bin must be between 1 ns and 1 s");
     NEED(p->decoder >= HS_AN_DECODER_AUTO && p->decoder <= HS_AN_DECODER_ROUTE, "unknown decoder");
 #undef NEED
     return 0;
@@ -267,6 +270,76 @@ static void window_loads(hs_analysis *a, const hs_linksum *ls, int exact, double
         a->lw_packets[l] += n;
         a->lw_load[l] += n * load_share(a, l, n, duration_ps);
     }
+}
+
+/* The same from the records themselves, in bins of load_bin_ps whatever
+ * the counters' window (a long run merges windows, and a coarse window
+ * averages a burst away): per bin, the application's packets on each link
+ * whose path is certain (every link with deterministic routing; the
+ * injection and ejection links with candidate sets).  Records are in
+ * delivery order, so a bin is a run of records.  Returns the number of
+ * links covered (their lw_* are replaced). */
+static int record_loads(hs_analysis *a, hs_error *err)
+{
+    const hs__run *r = a->r;
+    hs__paths *p = a->paths;
+    size_t nl = (size_t)r->L + 1;
+    uint32_t *cnt = calloc(nl, sizeof *cnt), *touched = malloc(nl * sizeof *touched);
+    double *w1 = calloc(nl, sizeof *w1), *w2 = calloc(nl, sizeof *w2);
+    if (!cnt || !touched || !w1 || !w2) {
+        free(cnt);
+        free(touched);
+        free(w1);
+        free(w2);
+        return hs_error_set(err, HS_ENOMEM, "out of memory");
+    }
+    uint32_t nt = 0;
+    uint64_t bin = UINT64_MAX;
+    int rc = 0;
+    for (uint64_t i = 0; i <= r->R && !rc; i++) {
+        hs__rec rec;
+        memset(&rec, 0, sizeof rec);
+        uint64_t b = UINT64_MAX - 1;
+        if (i < r->R) {
+            hs__rec_get(r, i, &rec);
+            b = rec.t / a->p.load_bin_ps;
+        }
+        if (b != bin) {
+            for (uint32_t k = 0; k < nt; k++) {
+                uint32_t l = touched[k];
+                w1[l] += cnt[l];
+                w2[l] += (double)cnt[l] * cnt[l];
+                cnt[l] = 0;
+            }
+            nt = 0;
+            bin = b;
+        }
+        if (i == r->R)
+            break;
+        hs__pentry *e;
+        if ((rc = hs__an_paths_get(p, r->nd[rec.src].sw, hs__node_class(r, rec.dst), &e))) {
+            rc = hs_error_set(err, rc, "out of memory");
+            break;
+        }
+        uint32_t ends[2] = { r->nd[rec.src].inj, r->nd[rec.dst].ej };
+        uint32_t n = p->exact ? e->n + 2 : 2;
+        for (uint32_t j = 0; j < n; j++) {
+            uint32_t l = j < 2 ? ends[j] : p->pool[e->off + j - 2];
+            if (!cnt[l]++)
+                touched[nt++] = l;
+        }
+    }
+    for (uint32_t l = 1; !rc && l <= r->L; l++) {
+        if (w1[l] <= 0)
+            continue;
+        a->lw_packets[l] = w1[l];
+        a->lw_load[l] = w1[l] * load_share(a, l, w2[l] / w1[l], (double)a->p.load_bin_ps);
+    }
+    free(cnt);
+    free(touched);
+    free(w1);
+    free(w2);
+    return rc;
 }
 
 /* ---- the blind decoder -------------------------------------------------------------- */
@@ -868,6 +941,8 @@ int hs_analyze_run(const char *run, const hs_analyze_params *prm, hs_analysis **
         a->monitor *= (double)r->R / (double)(r->R + r->records_dropped);
     }
     if (a->have_route && (rc = run_route(a, per_phase, err)))
+        goto fail;
+    if (a->have_route && (rc = record_loads(a, err)))
         goto fail;
     if (a->have_blind && (rc = run_blind(a, err)))
         goto fail;

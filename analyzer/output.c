@@ -613,6 +613,7 @@ int hs_analysis_write_json(const hs_analysis *a, const char *path, hs_error *err
     kv_num(&w, "sig_packets", a->p.sig_packets);
     kv_num(&w, "load_high", a->p.load_high);
     kv_num(&w, "load_low", a->p.load_low);
+    kv_uint(&w, "load_bin_ps", a->p.load_bin_ps);
     hs_json_obj_end(&w);
 
     hs_json_key(&w, "topology");

@@ -2,6 +2,7 @@
  * and prints the findings. */
 #include "cli.h"
 #include "hopscope/analyzer.h"
+#include "hopscope/fabric.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -48,6 +49,7 @@ int hs__cmd_analyze(int argc, char **argv)
         { "sig-packets", required_argument, NULL, 'k' },
         { "load-high", required_argument, NULL, 'H' },
         { "load-low", required_argument, NULL, 'L' },
+        { "load-bin", required_argument, NULL, 'B' },
         { "no-windows", no_argument, NULL, 'W' },
         { "output", required_argument, NULL, 'o' },
         { "map-out", required_argument, NULL, 'M' },
@@ -84,6 +86,12 @@ int hs__cmd_analyze(int argc, char **argv)
         case 'H': if ((rc = parse_num("--load-high", optarg, 0, 10, &p.load_high))) return rc; break;
         case 'L': if ((rc = parse_num("--load-low", optarg, 0, 10, &p.load_low))) return rc; break;
         case 'W': p.windows = 0; break;
+        case 'B':
+            if (hs_parse_time(optarg, &p.load_bin_ps) || p.load_bin_ps < 1000 ||
+                p.load_bin_ps > 1000000000000ull)
+                return hs__usage_error("analyze", "--load-bin %s: a time from 1ns to 1s, e.g. "
+                                       "10us", optarg);
+            break;
         case 'o': out = optarg; break;
         case 'M': map_out = optarg; break;
         case 'q': quiet = 1; break;

@@ -53,6 +53,9 @@ typedef struct hs_analyze_params {
                              which a root is its own doing (0.5) */
     double load_low;      /* at or below which congested links are "dark and thin":
                              interference (0.2) */
+    uint64_t load_bin_ps; /* time bins for the application's load as its packets see
+                             it (10 us: a burst of MPI traffic, ~60 full packets of a
+                             25 GB/s link) */
     hs_an_decoder decoder;
     const char *phases_file;   /* --phases FILE, or NULL */
     int    windows;       /* per-window views (1) */
