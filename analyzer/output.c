@@ -139,23 +139,6 @@ static void copy_jv(hs_json *w, const hs_jdoc *d, const hs_jv *v)
     }
 }
 
-static void estimate_obj(hs_json *w, const hs_estimate *e)
-{
-    kv_num(w, "traffic", e->traffic);
-    kv_num(w, "traffic_se", e->traffic_se);
-    kv_num(w, "congested", e->congested);
-    kv_num(w, "congested_se", e->congested_se);
-    if (e->cf_valid) {
-        kv_num(w, "cf", e->cf);
-        kv_num(w, "cf_se", e->cf_se);
-    } else {
-        hs_json_key(w, "cf");
-        hs_json_null(w);
-        hs_json_key(w, "cf_se");
-        hs_json_null(w);
-    }
-}
-
 /* ---- sections ------------------------------------------------------------------- */
 
 static void w_devices(hs_json *w, const hs_analysis *a)
@@ -233,21 +216,37 @@ static void w_devices(hs_json *w, const hs_analysis *a)
     free(lst);
 }
 
+/* Numbers with fewer digits, for the blind decoder's figures beside the
+ * chosen ones (its standard errors are large: four digits say it all). */
+static double sig4(double x)
+{
+    if (!isfinite(x) || x == 0)
+        return x;
+    char b[40];
+    snprintf(b, sizeof b, "%.4g", x);
+    return strtod(b, NULL);
+}
+
+/* One object per link.  To keep a 16k-node dragonfly's file sane, keys
+ * whose value is the default are left out (docs/formats.md says which):
+ * from/to kinds (they follow from "kind"), "sub" of node links, the
+ * capacity when it is topology.link_capacity, false flags, zero standard
+ * errors, estimates of links no sampled packet crossed. */
 static void w_links(hs_json *w, const hs_analysis *a)
 {
     const hs__run *r = a->r;
+    double cap0 = hs__an_link_capacity(r, 1);
     hs_json_key(w, "links");
     hs_json_arr_begin(w);
     for (uint32_t l = 1; l <= r->L; l++) {
         const hs__link *k = &r->lk[l];
         hs_json_obj_begin(w);
         kv_uint(w, "id", l);
-        kv_str(w, "from_kind", k->from_kind == HS__DEV_NODE ? "node" : "switch");
         kv_uint(w, "from", k->from);
-        kv_str(w, "to_kind", k->to_kind == HS__DEV_NODE ? "node" : "switch");
         kv_uint(w, "to", k->to);
         kv_str(w, "kind", hs__an_link_kind_name(k));
-        kv_str(w, "sub", hs__an_link_sub_name(k));
+        if (k->kind == HS__LK_SWITCH)
+            kv_str(w, "sub", hs__an_link_sub_name(k));
         if (r->topo_kind == HS__TOPO_FATTREE && k->kind == HS__LK_SWITCH)
             kv_uint(w, "level", k->level);
         if (k->sub == HS__SUB_TORUS) {
@@ -257,38 +256,61 @@ static void w_links(hs_json *w, const hs_analysis *a)
             if (k->wrap)
                 kv_bool(w, "wrap", 1);
         }
-        kv_uint(w, "capacity", (uint64_t)hs__an_link_capacity(r, l));
+        double cap = hs__an_link_capacity(r, l);
+        if (cap != cap0)
+            kv_uint(w, "capacity", (uint64_t)cap);
         kv_str(w, "status", a->status[l] == HS__ST_OK ? "ok" : "insufficient");
-        kv_bool(w, "is_congested", a->congested[l]);
-        kv_bool(w, "is_root", a->is_root[l]);
+        if (a->congested[l])
+            kv_bool(w, "is_congested", 1);
+        if (a->is_root[l])
+            kv_bool(w, "is_root", 1);
         const hs_estimate *e = &a->est[l];
         if (e->traffic != 0 || e->traffic_se != 0 || e->congested != 0) {
-            estimate_obj(w, e);
+            kv_num(w, "traffic", e->traffic);
+            if (e->traffic_se != 0)
+                kv_num(w, "traffic_se", e->traffic_se);
+            kv_num(w, "congested", e->congested);
+            kv_num(w, "congested_se", e->congested_se);
+            if (e->cf_valid) {
+                kv_num(w, "cf", e->cf);
+                kv_num(w, "cf_se", e->cf_se);
+            }
             kv_num(w, "load", a->load[l]);
             kv_num(w, "load_busy", a->load_busy[l]);
-        } else {
-            kv_num(w, "traffic", 0);
         }
         if (a->decoder == HS__DEC_ROUTE && a->have_blind) {
+            const hs_estimate *b = &a->est_blind[l];
             hs_json_key(w, "blind");
             hs_json_obj_begin(w);
-            estimate_obj(w, &a->est_blind[l]);
+            hs_json_key(w, "traffic");
+            hs_json_num(w, sig4(b->traffic));
+            hs_json_key(w, "traffic_se");
+            hs_json_num(w, sig4(b->traffic_se));
+            hs_json_key(w, "congested");
+            hs_json_num(w, sig4(b->congested));
+            hs_json_key(w, "congested_se");
+            hs_json_num(w, sig4(b->congested_se));
+            if (b->cf_valid) {
+                hs_json_key(w, "cf");
+                hs_json_num(w, sig4(b->cf));
+                hs_json_key(w, "cf_se");
+                hs_json_num(w, sig4(b->cf_se));
+            }
             hs_json_obj_end(w);
         }
-        if (a->t_packets) {
+        if (a->t_packets && (a->t_all[l] > 0 || a->t_busy[l] > 0 || a->t_stall[l] > 0)) {
             hs_json_key(w, "truth");
             hs_json_obj_begin(w);
             kv_num(w, "packets", a->t_packets[l]);
-            kv_num(w, "congested", a->t_congested[l]);
-            if (a->t_packets[l] > 0)
+            if (a->t_packets[l] > 0) {
+                kv_num(w, "congested", a->t_congested[l]);
                 kv_num(w, "cf", a->t_congested[l] / a->t_packets[l]);
-            else {
-                hs_json_key(w, "cf");
-                hs_json_null(w);
             }
             kv_num(w, "all_packets", a->t_all[l]);
-            kv_num(w, "busy", a->t_busy[l]);
-            kv_num(w, "stall", a->t_stall[l]);
+            if (a->t_busy[l] > 0)
+                kv_num(w, "busy", a->t_busy[l]);
+            if (a->t_stall[l] > 0)
+                kv_num(w, "stall", a->t_stall[l]);
             hs_json_obj_end(w);
         }
         hs_json_obj_end(w);
@@ -626,6 +648,7 @@ int hs_analysis_write_json(const hs_analysis *a, const char *path, hs_error *err
     kv_uint(&w, "nodes", r->N);
     kv_uint(&w, "switches", r->S);
     kv_uint(&w, "links", r->L);
+    kv_uint(&w, "link_capacity", (uint64_t)hs__an_link_capacity(r, 1));
     hs_json_obj_end(&w);
 
     hs_json_key(&w, "scheme");

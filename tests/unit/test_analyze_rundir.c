@@ -173,7 +173,8 @@ static void test_deterministic(void **state)
         double tot, sum = 0;
         int complete = 1;
         assert_int_equal(hs_jv_u64(hs_jv_get(d, l, "id"), &id), 0);
-        assert_int_equal(hs_jv_double(hs_jv_get(d, l, "traffic"), &tot), 0);
+        if (hs_jv_double(hs_jv_get(d, l, "traffic"), &tot))
+            tot = 0;   /* absent: no sampled packet crossed it */
         for (size_t g = 0; g < 2; g++) {
             const hs_jv *rows = hs_jv_get(d, hs_jv_at(d, ph, g), "rows");
             int found = 0;
