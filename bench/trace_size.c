@@ -1,10 +1,10 @@
-/* trace_size DIR: how big a trace is, per event.  Walks every rank file's
+/* trace_size DIR [TIME_ZLEVEL]: how big a trace is, per event.  Walks every rank file's
  * block headers and prints
  *   events E  file_bytes F  payload_raw R  payload_deflated D
  * where R is the varint-encoded size before deflate and D after (F adds the
  * file and block headers and the clock/end records).  Also times
- * re-encoding and deflating the events at the interposer's default
- * settings (structure level 1, times stored), reported as
+ * re-encoding and deflating the events at the interposer's settings
+ * (structure level 1, times at TIME_ZLEVEL, default 0: stored), reported as
  * encode_ns_per_event and deflate_ns_per_event: the flush cost a traced
  * application pays per event. */
 #include "hopscope/trace.h"
@@ -25,8 +25,13 @@ static double now_s(void)
 
 int main(int argc, char **argv)
 {
-    if (argc != 2) {
-        fprintf(stderr, "usage: trace_size DIR\n");
+    if (argc < 2 || argc > 3) {
+        fprintf(stderr, "usage: trace_size DIR [TIME_ZLEVEL]\n");
+        return 2;
+    }
+    int tz = argc > 2 ? atoi(argv[2]) : 0;
+    if (tz < 0 || tz > 9) {
+        fprintf(stderr, "trace_size: TIME_ZLEVEL must be 0..9\n");
         return 2;
     }
     hs_error err;
@@ -43,7 +48,7 @@ int main(int argc, char **argv)
     double enc_s = 0, def_s = 0;
     uint64_t timed = 0;
     z_stream zs, zt;
-    hs__deflate_init(&zs, &zt, 1, 0);
+    hs__deflate_init(&zs, &zt, 1, tz);
     for (uint32_t r = 0; r < n; r++) {
         char path[4200];
         snprintf(path, sizeof path, "%s/" HS__RANK_FILE_FMT, argv[1], r);
@@ -106,23 +111,37 @@ int main(int argc, char **argv)
         size_t enc_cap = 128 << 10;
         uint8_t *enc = malloc(enc_cap), *tenc = malloc(enc_cap);
         uint8_t *out = malloc(hs__block_bound(enc_cap, enc_cap));
-        size_t off2 = 0;
-        while (off2 < used) {
-            size_t sl, tl, blen;
-            uint32_t ne;
-            uint64_t base;
-            double a = now_s();
-            hs__encode(buf, used, &off2, (int32_t)r, 0, enc, enc_cap, &sl, tenc, enc_cap, &tl, &ne,
-                       &base);
-            double b = now_s();
-            hs__blk_hdr h = { .type = HS__BLK_EVENTS, .nevents = ne };
-            hs__block_build(&zs, &zt, &h, enc, sl, tenc, tl, out, hs__block_bound(enc_cap, enc_cap),
-                            &blen);
-            double c2 = now_s();
-            enc_s += b - a;
-            def_s += c2 - b;
-            timed += ne;
+        /* Best of 3 passes: a single pass is at the mercy of the machine. */
+        double best_enc = 1e30, best_def = 1e30;
+        uint64_t pass_n = 0;
+        for (int pass = 0; pass < 3; pass++) {
+            double pe = 0, pd = 0;
+            size_t off2 = 0;
+            pass_n = 0;
+            while (off2 < used) {
+                size_t sl, tl, blen;
+                uint32_t ne;
+                uint64_t base;
+                double a = now_s();
+                hs__encode(buf, used, &off2, (int32_t)r, 0, enc, enc_cap, &sl, tenc, enc_cap, &tl,
+                           &ne, &base);
+                double b = now_s();
+                hs__blk_hdr h = { .type = HS__BLK_EVENTS, .nevents = ne };
+                hs__block_build(&zs, &zt, &h, enc, sl, tenc, tl, out,
+                                hs__block_bound(enc_cap, enc_cap), &blen);
+                double c2 = now_s();
+                pe += b - a;
+                pd += c2 - b;
+                pass_n += ne;
+            }
+            if (pe < best_enc)
+                best_enc = pe;
+            if (pd < best_def)
+                best_def = pd;
         }
+        enc_s += best_enc;
+        def_s += best_def;
+        timed += pass_n;
         free(enc);
         free(tenc);
         free(out);

@@ -293,7 +293,8 @@ static void summary(const char *dir)
            s->incomplete_ranks ? "INCOMPLETE (see 'hopscope trace stats')" : "complete");
     if (s->incomplete_ranks)
         fprintf(stderr, "hopscope record: %" PRIu64 " of %u rank files have no end record "
-                        "(killed?); they are readable up to their last flushed block\n",
+                        "(killed, or the disk filled up); they are readable up to their last "
+                        "flushed block\n",
                 s->incomplete_ranks, s->nranks);
     hs_trace_stats_free(s);
     hs_trace_close(t);

@@ -239,6 +239,19 @@ static void dump_json(FILE *f, uint32_t rank, const hs_trace_event *e)
     fputc('\n', f);
 }
 
+/* Opens a trace or says why not (NULL). */
+static hs_trace *open_trace(const char *dir)
+{
+    hs_error err;
+    hs_trace *t;
+    int rc = hs_trace_open(dir, &t, &err);
+    if (rc) {
+        fprintf(stderr, "hopscope trace: %s\n", hs_error_str(&err, rc));
+        return NULL;
+    }
+    return t;
+}
+
 static int parse_u64_opt(const char *cmd, const char *opt, const char *v, uint64_t *out)
 {
     if (hs_parse_u64(v, out) != 0)
@@ -267,12 +280,10 @@ static int do_stats(int argc, char **argv)
     if (optind != argc - 1)
         return hs__usage_error("trace", "'stats' takes one trace directory");
     hs_error err;
-    hs_trace *t;
-    int rc = hs_trace_open(argv[optind], &t, &err);
-    if (rc) {
-        fprintf(stderr, "hopscope trace: %s\n", hs_error_str(&err, rc));
+    hs_trace *t = open_trace(argv[optind]);
+    int rc;
+    if (!t)
         return HS_EXIT_FAIL;
-    }
     hs_trace_stats *s;
     rc = hs_trace_stats_compute(t, &s, &err);
     if (rc) {
@@ -325,12 +336,10 @@ static int do_dump(int argc, char **argv)
     if (optind != argc - 1)
         return hs__usage_error("trace", "'dump' takes one trace directory");
     hs_error err;
-    hs_trace *t;
-    int rc = hs_trace_open(argv[optind], &t, &err);
-    if (rc) {
-        fprintf(stderr, "hopscope trace: %s\n", hs_error_str(&err, rc));
+    hs_trace *t = open_trace(argv[optind]);
+    int rc;
+    if (!t)
         return HS_EXIT_FAIL;
-    }
     const hs_trace_manifest *m = hs_trace_get_manifest(t);
     if (only != UINT64_MAX && only >= m->nranks) {
         hs_trace_close(t);
@@ -389,12 +398,10 @@ static int do_check(int argc, char **argv)
     if (optind != argc - 1)
         return hs__usage_error("trace", "'check' takes one trace directory");
     hs_error err;
-    hs_trace *t;
-    int rc = hs_trace_open(argv[optind], &t, &err);
-    if (rc) {
-        fprintf(stderr, "hopscope trace: %s\n", hs_error_str(&err, rc));
+    hs_trace *t = open_trace(argv[optind]);
+    int rc;
+    if (!t)
         return HS_EXIT_FAIL;
-    }
     uint64_t problems = 0;
     rc = hs_trace_check(t, stdout, (size_t)max, &problems, &err);
     uint32_t n = hs_trace_get_manifest(t)->nranks;

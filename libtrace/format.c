@@ -8,8 +8,10 @@
  * alone. */
 #include "format.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* ---- kind table --------------------------------------------------------- */
 
@@ -776,6 +778,21 @@ int hs__inflate(const uint8_t *in, size_t comp_len, uint8_t *out, size_t raw_len
         inflate_exact(p + sc, (size_t)(end - p - sc), out + sl, raw_len - (size_t)sl))
         return HS_EFORMAT;
     *slen = (size_t)sl;
+    return 0;
+}
+
+int hs__write_all(int fd, const uint8_t *p, size_t n)
+{
+    while (n) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        p += w;
+        n -= (size_t)w;
+    }
     return 0;
 }
 

@@ -254,6 +254,10 @@ int    hs__clock_rec_decode(const uint8_t *p, size_t len, hs__clock_rec *c);
 size_t hs__end_rec_encode(const hs__end_rec *e, uint8_t *out);     /* <= 64 bytes */
 int    hs__end_rec_decode(const uint8_t *p, size_t len, hs__end_rec *e);
 
+/* write() until done, retrying on EINTR; 0 or -1 (errno set).  Async-
+ * signal-safe: the interposer's signal handler writes through it. */
+int hs__write_all(int fd, const uint8_t *p, size_t n);
+
 /* Deterministic 64-bit mixer (splitmix64 finaliser), used for ids and the
  * monitoring sample. */
 static inline uint64_t hs__mix64(uint64_t x)

@@ -353,9 +353,9 @@ static int scan(hs_trace_cursor *c, hs_error *err)
         char tail[sizeof c->info.note];
         memcpy(tail, c->info.note, sizeof tail);
         int n = snprintf(c->info.note, sizeof c->info.note,
-                         "no end record: the rank stopped without MPI_Finalize, exit or a "
-                         "handled signal (killed?); %llu complete event blocks with %llu "
-                         "events are readable", (unsigned long long)c->info.blocks,
+                         "no end record: the rank was killed, or could not write the rest "
+                         "(disk full?); %llu complete event blocks with %llu events are "
+                         "readable", (unsigned long long)c->info.blocks,
                          (unsigned long long)c->info.events);
         size_t used = n > 0 ? (size_t)n : 0;
         if (tail[0] && used + 3 < sizeof c->info.note) {

@@ -569,6 +569,7 @@ typedef struct commchk {    /* per communicator id */
     uint32_t size;          /* members + remote */
     uint32_t creators;      /* ranks that recorded its creation */
     int      mismatch;
+    int      inter;         /* an intercommunicator */
 } commchk;
 
 typedef struct collseq {    /* per (comm, rank) */
@@ -665,6 +666,7 @@ static int check_event(cctx *x, uint32_t rank, const hs_trace_event *ev)
         if (isnew) {
             c->members_hash = h;
             c->size = ev->nmembers + ev->nremote;
+            c->inter = ev->nremote > 0;
         } else if (c->members_hash != h && !c->mismatch) {
             c->mismatch = 1;
             problem(x, "communicator %#" PRIx64 ": rank %u records a different member list "
@@ -679,7 +681,11 @@ static int check_event(cctx *x, uint32_t rank, const hs_trace_event *ev)
             return HS_ENOMEM;
         collseq *q = &x->qv[i];
         q->n++;
-        uint64_t root = ev->peer >= 0 ? (uint64_t)ev->peer : 0;
+        /* On an intercommunicator the root's group names it MPI_ROOT or
+         * MPI_PROC_NULL and the other group by rank: no common value. */
+        int64_t ci = hmap_find(&x->comms, (hkey){ ev->comm, 0, 0 });
+        int inter = ci >= 0 && x->cv[ci].inter;
+        uint64_t root = ev->peer >= 0 && !inter ? (uint64_t)ev->peer : 0;
         q->hash = hs__mix64(q->hash ^ (ev->kind * 0x100000001ull) ^ (root << 20));
     }
     return 0;

@@ -51,21 +51,6 @@ struct hs_trace_writer {
     uint32_t nwins, wcap;
 };
 
-static int write_all(int fd, const uint8_t *p, size_t n)
-{
-    while (n) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0) {
-            if (errno == EINTR)
-                continue;
-            return -1;
-        }
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
 static int ensure(uint8_t **buf, size_t *cap, size_t need)
 {
     if (need <= *cap)
@@ -94,7 +79,7 @@ static int put_block(hs_trace_writer *w, hs__blk_hdr *h, const uint8_t *st, size
     int rc = hs__block_build(&w->zs, &w->zt, h, st, slen, tm, tlen, w->out, w->out_cap, &n);
     if (rc)
         return hs_error_set(err, rc, "%s: cannot build block %u", w->path, h->seq);
-    if (write_all(w->fd, w->out, n))
+    if (hs__write_all(w->fd, w->out, n))
         return hs_error_set(err, HS_EIO, "%s: %s", w->path, strerror(errno));
     w->blocks++;
     return 0;
@@ -165,7 +150,7 @@ int hs_trace_writer_open(hs_trace_writer **out, const char *dir, uint32_t rank, 
                         .tick_hz = 1000000000ull };
     uint8_t hdr[HS__FILE_HDR_LEN];
     hs__file_hdr_pack(&fh, hdr);
-    if (write_all(w->fd, hdr, sizeof hdr)) {
+    if (hs__write_all(w->fd, hdr, sizeof hdr)) {
         rc = hs_error_set(err, HS_EIO, "%s: %s", w->path, strerror(errno));
         goto fail;
     }

@@ -240,27 +240,12 @@ static void file_unlock(void)
     atomic_flag_clear_explicit(&hs__g.file_lock, memory_order_release);
 }
 
-static int write_all(int fd, const uint8_t *p, size_t n)
-{
-    while (n) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0) {
-            if (errno == EINTR)
-                continue;
-            return -1;
-        }
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
 /* Numbers a built block and appends it.  The caller holds file_lock. */
 static int append_block(hs__blk_hdr *h, uint8_t *blk, size_t len)
 {
     h->seq = atomic_fetch_add(&hs__g.blk_seq, 1);
     hs__blk_hdr_pack(h, blk);
-    return write_all(hs__g.fd, blk, len);
+    return hs__write_all(hs__g.fd, blk, len);
 }
 
 /* A small block (clock, end) through the shared deflate state. */
@@ -853,6 +838,16 @@ static void install_handlers(void)
     }
 }
 
+/* A child of fork() (system(), a helper process) shares the rank file's
+ * descriptor and a copy of the buffers: it must never write, not even from
+ * its exit handlers. */
+static void after_fork_child(void)
+{
+    atomic_store(&hs__g.active, 0);
+    hs__g.finished = 1;
+    hs__g.fd = -1;
+}
+
 /* ---- start ------------------------------------------------------------------------- */
 
 /* Verifies that reading the byte count straight from MPI_Status agrees with
@@ -1017,7 +1012,7 @@ void hs__start(int provided, uint64_t t0, uint64_t t1)
                             .tick_hz = hs__g.tick_hz };
         uint8_t hdr[HS__FILE_HDR_LEN];
         hs__file_hdr_pack(&fh, hdr);
-        if (write_all(hs__g.fd, hdr, sizeof hdr) != 0 ||
+        if (hs__write_all(hs__g.fd, hdr, sizeof hdr) != 0 ||
             hs__deflate_init(&hs__g.zmeta, &hs__g.zmeta_t, Z_DEFAULT_COMPRESSION, 1) != 0) {
             hs__warn("%s: %s", hs__g.path, strerror(errno));
             close(hs__g.fd);
@@ -1051,6 +1046,7 @@ void hs__start(int provided, uint64_t t0, uint64_t t1)
         return;
     }
     install_handlers();
+    pthread_atfork(NULL, NULL, after_fork_child);
     atomic_store(&hs__g.active, 1);
     hs__rec *r = hs__rec0(HS_TRACE_INIT, t0, t1, 0);
     if (r) {

@@ -443,6 +443,22 @@ HS__HIDDEN int hs__status_cancelled(const MPI_Status *st);
 
 /* ---- recording helpers (record.c) ------------------------------------------------- */
 
+/* Bytes of count elements of dt; dt is not looked at for 0 elements (it may
+ * be an argument MPI ignores). */
+static inline uint64_t sz(uint64_t count, MPI_Datatype dt)
+{
+    return count ? count * hs__type_size(dt) : 0;
+}
+
+/* Trailing parameters, arguments and request pointer of the blocking (B_)
+ * and nonblocking (NB_) twins stamped out by one wrapper macro. */
+#define B_P
+#define B_A
+#define B_R NULL
+#define NB_P , MPI_Request *req
+#define NB_A , req
+#define NB_R req
+
 static inline uint32_t hs__rcflag(int rc)
 {
     return rc == MPI_SUCCESS ? 0 : HS_TRACE_F_ERROR;

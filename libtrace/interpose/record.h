@@ -17,11 +17,6 @@ static inline int32_t norm_tag(int tag)
     return tag == MPI_ANY_TAG ? HS_TRACE_ANY_TAG : tag;
 }
 
-static inline uint64_t nbytes(uint64_t count, MPI_Datatype dt)
-{
-    return count ? count * hs__type_size(dt) : 0;
-}
-
 static inline __attribute__((always_inline)) void
 hs__rec_send(uint16_t kind, uint64_t t0, int rc, uint64_t count, MPI_Datatype dt, int dest,
                   int tag, MPI_Comm comm, MPI_Request *req, uint32_t xflags)
@@ -40,7 +35,7 @@ hs__rec_send(uint16_t kind, uint64_t t0, int rc, uint64_t count, MPI_Datatype dt
     r->comm = c->index;
     r->peer = peer;
     r->tag = tag;
-    r->bytes = ok ? nbytes(count, dt) : 0;
+    r->bytes = ok ? sz(count, dt) : 0;
     r->req = 0;
     if (req && ok && *req != MPI_REQUEST_NULL) {
         hs__reqinfo ri = { .id = hs__new_req_id(), .comm = NULL, .peer = peer,
@@ -69,7 +64,7 @@ hs__rec_irecv(uint16_t kind, uint64_t t0, int rc, uint64_t count, MPI_Datatype d
     r->comm = c->index;
     r->peer2 = hs__peer(c, src);
     r->tag2 = norm_tag(tag);
-    r->bytes2 = ok ? nbytes(count, dt) : 0;
+    r->bytes2 = ok ? sz(count, dt) : 0;
     r->req = 0;
     if (req && ok && *req != MPI_REQUEST_NULL) {
         hs__reqinfo ri = { .id = hs__new_req_id(), .comm = c, .peer = HS_TRACE_RANK_NONE,
@@ -100,7 +95,7 @@ hs__rec_recv(uint16_t kind, uint64_t t0, int rc, uint64_t count, MPI_Datatype dt
     r->comm = c->index;
     r->peer2 = hs__peer(c, src);
     r->tag2 = norm_tag(tag);
-    r->bytes2 = ok ? nbytes(count, dt) : 0;
+    r->bytes2 = ok ? sz(count, dt) : 0;
     if (ok) {
         r->peer = hs__peer(c, st->MPI_SOURCE);
         r->tag = st->MPI_SOURCE == MPI_PROC_NULL ? HS_TRACE_TAG_NONE : norm_tag(st->MPI_TAG);

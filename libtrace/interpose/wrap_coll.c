@@ -10,22 +10,11 @@
  * non-root, counts behind MPI_IN_PLACE) are never read. */
 #include "interpose.h"
 
-#define B_P
-#define B_A
-#define B_R NULL
-#define NB_P , MPI_Request *req
-#define NB_A , req
-#define NB_R req
-
 static inline uint64_t cnt_at(const void *a, int i, int large)
 {
     return large ? (uint64_t)((const MPI_Count *)a)[i] : (uint64_t)(unsigned)((const int *)a)[i];
 }
 
-static inline uint64_t sz(uint64_t count, MPI_Datatype dt)
-{
-    return count ? count * hs__type_size(dt) : 0;
-}
 
 /* Starts the record: header, comm, root, request.  Returns NULL when
  * recording is off (nothing to do). */

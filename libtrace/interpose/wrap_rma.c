@@ -6,17 +6,6 @@
  * lock type, assert, the group of a PSCW epoch). */
 #include "interpose.h"
 
-#define B_P
-#define B_A
-#define B_R NULL
-#define NB_P , MPI_Request *req
-#define NB_A , req
-#define NB_R req
-
-static inline uint64_t sz(uint64_t count, MPI_Datatype dt)
-{
-    return count ? count * hs__type_size(dt) : 0;
-}
 
 /* ---- window lifetime ------------------------------------------------------------ */
 

@@ -79,6 +79,28 @@ for m in $(lt_mpis); do
 $HN" "$(cat "$T_TMP/$n.ids")"
     fi
 
+    # topo: an intercommunicator collective and neighbourhood collectives on
+    # a distributed graph and on a non-periodic line (tests/mpi/topo.c).
+    P=4
+    if lt_run topo-$m $m $P topo; then
+        n=topo-$m
+        "$HOPSCOPE" trace dump --kind bcast "$T_TMP/$n" >"$T_TMP/$n.bc"
+        t_grep "$n: intercomm bcast: the root sends 32 bytes" "^1\.0 .* bcast comm=0x[0-9a-f]+ peer=root bytes=32\$" "$T_TMP/$n.bc"
+        t_grep "$n: intercomm bcast: its own group takes no part" "^3\.0 .* bcast comm=0x[0-9a-f]+ peer=null\$" "$T_TMP/$n.bc"
+        lt_eq $n "intercomm bcast: the other group receives 32 bytes from world rank 1" "2" \
+            "$(grep -cE '^[02]\.0 .* bcast comm=0x[0-9a-f]+ peer=1 bytes2=32$' "$T_TMP/$n.bc")"
+        "$HOPSCOPE" trace dump --kind neighbor_alltoallv "$T_TMP/$n" >"$T_TMP/$n.na"
+        want=$(for r in $(seq 0 $((P - 1))); do
+                   echo "$r sendto=$(((r + 1) % P)):12 recvfrom=$(((r + P - 1) % P)):12"; done)
+        lt_eq $n "dist graph ring: out to rank+1, in from rank-1" "$want" \
+            "$(awk '{print substr($1, 1, index($1, ".") - 1), $(NF-1), $NF}' "$T_TMP/$n.na")"
+        "$HOPSCOPE" trace dump --kind neighbor_allgather "$T_TMP/$n" >"$T_TMP/$n.ng"
+        t_grep "$n: line end: PROC_NULL neighbour moves nothing" \
+            "^0\.0 .* bytes=8 bytes2=8 sendto=null:0,1:8 recvfrom=null:0,1:8\$" "$T_TMP/$n.ng"
+        t_grep "$n: line middle: two neighbours" \
+            "^1\.0 .* bytes=16 bytes2=16 sendto=0:8,2:8 recvfrom=0:8,2:8\$" "$T_TMP/$n.ng"
+    fi
+
     # rma ITERS: see tests/mpi/rma.c.
     P=4 IT=3
     if lt_run rma-$m $m $P rma $IT; then

@@ -31,7 +31,7 @@ for m in $(lt_mpis); do
     "$HOPSCOPE" trace stats "$T_TMP/$tn" >"$T_TMP/$tn.stats" 2>&1
     t_check "$tn: stats of a killed run succeed" test $? -eq 0
     t_grep "$tn: says the ranks have no end record" \
-        "rank [0-2]: no end record: .*complete event blocks with [0-9]+ events are readable" "$T_TMP/$tn.stats"
+        "rank [0-2]: no end record: the rank was killed.*complete event blocks with [0-9]+ events are readable" "$T_TMP/$tn.stats"
     t_grep "$tn: record summary says incomplete" "INCOMPLETE" "$T_TMP/$tn.out"
     "$HOPSCOPE" trace dump --kind sendrecv "$T_TMP/$tn" >"$T_TMP/$tn.dump" 2>&1
     t_check "$tn: dump of a killed run succeeds" test $? -eq 0
@@ -86,4 +86,32 @@ for m in $(lt_mpis); do
     lt_eq $tn "rank 0: 20 sendrecvs then the abort" "20 1" \
         "$(grep -c ' sendrecv ' "$T_TMP/$tn.dump") $(grep -c ' abort comm=world aux=3' "$T_TMP/$tn.dump")"
 done
+# A rank that forks a child which exits through exit(): the child must not
+# write into the parent's trace (it inherits the descriptor and buffers).
+for m in $(lt_mpis); do
+    lt_run fork-$m $m 2 forker && lt_eq fork-$m "barriers and digest reduce, nothing from the child" \
+        "4 2" "$(lt_calls fork-$m barrier) $(lt_calls fork-$m reduce)"
+done
+
+# Disk full: recording stops with one warning per rank, the application
+# runs to its normal end with its normal output, the prefix is readable.
+m=$(lt_mpis | head -1)
+tn=full-$m
+mkdir -p "$T_TMP/small"
+trap 'umount "$T_TMP/small" 2>/dev/null; rm -rf "$T_TMP"' EXIT
+if mount -t tmpfs -o size=96k tmpfs "$T_TMP/small" 2>"$T_TMP/mount.err"; then
+    "$HOPSCOPE" record -o "$T_TMP/small/tr" -- $(lt_launcher $m) -np 2 \
+        "$LT_BUILD/tests/mpi/$m/ring" 40000 64 >"$T_TMP/$tn.out" 2>"$T_TMP/$tn.err"
+    t_eq "$tn: application exits 0" 0 $?
+    $(lt_launcher $m) -np 2 "$LT_BUILD/tests/mpi/$m/ring" 40000 64 >"$T_TMP/$tn.plain" 2>/dev/null
+    lt_eq $tn "application output unchanged" "$(cat "$T_TMP/$tn.plain")" \
+        "$(grep -v '^hopscope: ' "$T_TMP/$tn.out")"
+    lt_eq $tn "one warning per rank" 2 "$(grep -c 'recording stopped (No space left on device)' "$T_TMP/$tn.err")"
+    "$HOPSCOPE" trace stats "$T_TMP/small/tr" >"$T_TMP/$tn.stats" 2>&1
+    t_eq "$tn: the prefix is readable" 0 $?
+    t_grep "$tn: and says what is missing" "could not write the rest \(disk full\?\)" "$T_TMP/$tn.stats"
+    umount "$T_TMP/small"
+else
+    t_fail "$tn: mount a 96 KiB tmpfs (the tests run as root)" "$(cat "$T_TMP/mount.err")"
+fi
 [ "$t_failed" -eq 0 ]
