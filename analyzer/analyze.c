@@ -738,7 +738,7 @@ static void packet_size(hs_analysis *a)
 
 /* ---- the whole analysis ---------------------------------------------------------------- */
 
-void hs_analysis_free(hs_analysis *a)
+void hs_an_free(hs_analysis *a)
 {
     if (!a)
         return;
@@ -991,7 +991,7 @@ fail:
     free(per_phase);
     free(has_data);
     free(is_app);
-    hs_analysis_free(a);
+    hs_an_free(a);
     return rc;
 }
 
@@ -1007,7 +1007,7 @@ const char *hs_an_kind_name(hs_an_kind k)
     }
 }
 
-void hs_analysis_get_summary(const hs_analysis *a, hs_analysis_summary *s)
+void hs_an_get_summary(const hs_analysis *a, hs_an_summary *s)
 {
     memset(s, 0, sizeof *s);
     const hs__run *r = a->r;
@@ -1046,19 +1046,19 @@ void hs_analysis_get_summary(const hs_analysis *a, hs_analysis_summary *s)
     }
 }
 
-size_t hs_analysis_nfindings(const hs_analysis *a) { return a->nfindings; }
+size_t hs_an_nfindings(const hs_analysis *a) { return a->nfindings; }
 
-hs_an_kind hs_analysis_finding_kind(const hs_analysis *a, size_t i)
+hs_an_kind hs_an_finding_kind(const hs_analysis *a, size_t i)
 {
     return i < a->nfindings ? a->findings[i].kind : HS_AN_NONE;
 }
 
-const char *hs_analysis_finding_summary(const hs_analysis *a, size_t i)
+const char *hs_an_finding_summary(const hs_analysis *a, size_t i)
 {
     return i < a->nfindings ? a->findings[i].summary : NULL;
 }
 
-size_t hs_analysis_finding_links(const hs_analysis *a, size_t i, uint32_t *out, size_t max)
+size_t hs_an_finding_links(const hs_analysis *a, size_t i, uint32_t *out, size_t max)
 {
     if (i >= a->nfindings)
         return 0;
@@ -1068,7 +1068,7 @@ size_t hs_analysis_finding_links(const hs_analysis *a, size_t i, uint32_t *out, 
     return f->nlinks;
 }
 
-size_t hs_analysis_finding_nodes(const hs_analysis *a, size_t i, uint32_t *out, size_t max)
+size_t hs_an_finding_nodes(const hs_analysis *a, size_t i, uint32_t *out, size_t max)
 {
     if (i >= a->nfindings)
         return 0;
@@ -1078,7 +1078,7 @@ size_t hs_analysis_finding_nodes(const hs_analysis *a, size_t i, uint32_t *out, 
     return f->nnodes;
 }
 
-int hs_analysis_link(const hs_analysis *a, uint32_t link, hs_an_link *o)
+int hs_an_link_get(const hs_analysis *a, uint32_t link, hs_an_link *o)
 {
     if (link == 0 || link > a->r->L)
         return HS_EINVAL;
@@ -1097,7 +1097,7 @@ int hs_analysis_link(const hs_analysis *a, uint32_t link, hs_an_link *o)
     return 0;
 }
 
-const uint32_t *hs_analysis_mapping(const hs_analysis *a, uint32_t *nranks)
+const uint32_t *hs_an_mapping(const hs_analysis *a, uint32_t *nranks)
 {
     if (!a->app || !a->app->node_of_rank) {
         *nranks = 0;

@@ -444,8 +444,8 @@ static void describe_interference(hs_analysis *a, hs__finding *f, sbuf *b)
 
 static void describe_none(hs_analysis *a, sbuf *b)
 {
-    hs_analysis_summary s;
-    hs_analysis_get_summary(a, &s);
+    hs_an_summary s;
+    hs_an_get_summary(a, &s);
     char lb[160];
     uint32_t insufficient = 0;
     for (uint32_t l = 1; l <= a->r->L; l++)

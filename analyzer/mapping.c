@@ -57,7 +57,7 @@ double hs__an_mapping_byte_hops(const hs_analysis *a, const uint32_t *node_of_ra
     return bh;
 }
 
-int hs_analysis_mapping_cost(const hs_analysis *a, const uint32_t *node_of_rank,
+int hs_an_mapping_cost(const hs_analysis *a, const uint32_t *node_of_rank,
                              double *remote_bytes, double *byte_hops)
 {
     if (!a->app || !a->app->ncomm)
@@ -627,7 +627,7 @@ int hs__an_suggest_mapping(const hs_analysis *a, uint32_t **out, hs_error *err)
     return rc;
 }
 
-int hs_analysis_suggest_mapping(const hs_analysis *a, uint32_t **node_of_rank, uint32_t *nranks,
+int hs_an_suggest_mapping(const hs_analysis *a, uint32_t **node_of_rank, uint32_t *nranks,
                                 hs_error *err)
 {
     *node_of_rank = NULL;

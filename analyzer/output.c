@@ -600,7 +600,7 @@ static void w_app(hs_json *w, const hs_analysis *a)
     hs_json_obj_end(w);
 }
 
-int hs_analysis_write_json(const hs_analysis *a, const char *path, hs_error *err)
+int hs_an_write_json(const hs_analysis *a, const char *path, hs_error *err)
 {
     const hs__run *r = a->r;
     FILE *f = fopen(path, "w");
@@ -677,8 +677,8 @@ int hs_analysis_write_json(const hs_analysis *a, const char *path, hs_error *err
     kv_bool(&w, "truth", r->have_truth);
     hs_json_obj_end(&w);
 
-    hs_analysis_summary s;
-    hs_analysis_get_summary(a, &s);
+    hs_an_summary s;
+    hs_an_get_summary(a, &s);
     hs_json_key(&w, "summary");
     hs_json_obj_begin(&w);
     kv_uint(&w, "links", s.links);
@@ -749,11 +749,11 @@ static int cmp_cf_desc(const void *x, const void *y, void *ctx)
     return u < v ? -1 : u > v;
 }
 
-void hs_analysis_print(const hs_analysis *a, FILE *f)
+void hs_an_print(const hs_analysis *a, FILE *f)
 {
     const hs__run *r = a->r;
-    hs_analysis_summary s;
-    hs_analysis_get_summary(a, &s);
+    hs_an_summary s;
+    hs_an_get_summary(a, &s);
     char buf[200];
     fprintf(f, "run        %s\n", r->dir);
     fprintf(f, "network    %s\n", r->topo_spec);
@@ -843,7 +843,7 @@ void hs_analysis_print(const hs_analysis *a, FILE *f)
     }
 }
 
-void hs_analysis_print_accuracy(const hs_analysis *a, FILE *f)
+void hs_an_print_accuracy(const hs_analysis *a, FILE *f)
 {
     if (!a->nacc)
         return;

@@ -123,14 +123,14 @@ int hs__cmd_analyze(int argc, char **argv)
         snprintf(path, sizeof path, "%s/analysis.json", run);
         out = path;
     }
-    rc = hs_analysis_write_json(a, out, &err);
+    rc = hs_an_write_json(a, out, &err);
     if (!rc) {
         /* a mapping problem comes with a mapping file to try */
         uint32_t *map = NULL, nr = 0;
-        for (size_t i = 0; i < hs_analysis_nfindings(a); i++)
-            if (hs_analysis_finding_kind(a, i) == HS_AN_MAPPING && !map) {
+        for (size_t i = 0; i < hs_an_nfindings(a); i++)
+            if (hs_an_finding_kind(a, i) == HS_AN_MAPPING && !map) {
                 hs_error e2;
-                if (hs_analysis_suggest_mapping(a, &map, &nr, &e2) == 0) {
+                if (hs_an_suggest_mapping(a, &map, &nr, &e2) == 0) {
                     char mp[4200];
                     snprintf(mp, sizeof mp, "%s/suggested.map", run);
                     rc = hs_an_mapping_write(map_out ? map_out : mp, map, nr, &err);
@@ -140,15 +140,15 @@ int hs__cmd_analyze(int argc, char **argv)
     }
     if (rc) {
         fprintf(stderr, "hopscope analyze: %s\n", hs_error_str(&err, rc));
-        hs_analysis_free(a);
+        hs_an_free(a);
         return HS_EXIT_FAIL;
     }
     if (!quiet) {
-        hs_analysis_print(a, stdout);
+        hs_an_print(a, stdout);
         printf("\nwritten    %s\n", out);
     }
     if (accuracy)
-        hs_analysis_print_accuracy(a, stdout);
-    hs_analysis_free(a);
+        hs_an_print_accuracy(a, stdout);
+    hs_an_free(a);
     return HS_EXIT_OK;
 }

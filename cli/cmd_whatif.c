@@ -24,7 +24,7 @@ typedef struct scenario {
     char dir[4200];
     char map[4400];
     int  background;
-    hs_analysis_summary s;
+    hs_an_summary s;
     hs_analysis *a;
     int  ok;
 } scenario;
@@ -153,13 +153,13 @@ static int run_scenario(scenario *sc, const hs_replay_params *base, int quiet)
     if (!rc) {
         char path[4300];
         snprintf(path, sizeof path, "%s/analysis.json", sc->dir);
-        rc = hs_analysis_write_json(sc->a, path, &e);
+        rc = hs_an_write_json(sc->a, path, &e);
     }
     if (rc) {
         fprintf(stderr, "hopscope %s: %s: %s\n", CMD, sc->name, hs_error_str(&e, rc));
         return rc;
     }
-    hs_analysis_get_summary(sc->a, &sc->s);
+    hs_an_get_summary(sc->a, &sc->s);
     sc->ok = 1;
     return 0;
 }
@@ -232,7 +232,7 @@ int hs__cmd_whatif(int argc, char **argv)
         fprintf(stderr, "hopscope %s: %s\n", CMD, hs_error_str(&e, rc));
         return HS_EXIT_FAIL;
     }
-    hs_analysis_get_summary(sc[0].a, &sc[0].s);
+    hs_an_get_summary(sc[0].a, &sc[0].s);
     sc[0].ok = 1;
     sc[0].name = "current mapping";
     snprintf(sc[0].dir, sizeof sc[0].dir, "%s", run);
@@ -253,7 +253,7 @@ int hs__cmd_whatif(int argc, char **argv)
     }
     /* the current mapping, as a file: the replay places ranks exactly so */
     uint32_t nr = 0;
-    const uint32_t *cur = ret ? NULL : hs_analysis_mapping(sc[0].a, &nr);
+    const uint32_t *cur = ret ? NULL : hs_an_mapping(sc[0].a, &nr);
     char curmap[4300];
     if (!ret) {
         snprintf(curmap, sizeof curmap, "%s/current.map", outdir);
@@ -269,7 +269,7 @@ int hs__cmd_whatif(int argc, char **argv)
         s->background = have_bg;
         if (suggested) {
             uint32_t *m, n;
-            if (hs_analysis_suggest_mapping(sc[0].a, &m, &n, &e)) {
+            if (hs_an_suggest_mapping(sc[0].a, &m, &n, &e)) {
                 fprintf(stderr, "hopscope %s: no suggested mapping: %s\n", CMD,
                         hs_error_str(&e, HS_ENOTSUP));
                 ret = HS_EXIT_FAIL;
@@ -306,12 +306,12 @@ int hs__cmd_whatif(int argc, char **argv)
         if (run_scenario(&sc[i], &rp, quiet))
             ret = HS_EXIT_FAIL;
     if (!ret) {
-        const hs_analysis_summary *b = &sc[0].s;
+        const hs_an_summary *b = &sc[0].s;
         printf("what if: %s\n", run);
         printf("%-34s %13s %8s %12s %12s %9s %6s  %s\n", "scenario", "predicted", "change",
                "p50 latency", "p99 latency", "congested", "roots", "top finding");
         for (int i = 0; i < ns; i++) {
-            const hs_analysis_summary *s = &sc[i].s;
+            const hs_an_summary *s = &sc[i].s;
             char t[32], l50[32], l99[32], ch[32], cg[32];
             if (i && b->have_time && s->have_time && b->time_ps)
                 snprintf(ch, sizeof ch, "%+.1f%%",
@@ -335,7 +335,7 @@ int hs__cmd_whatif(int argc, char **argv)
         printf("\n");
     }
     for (int i = 0; i < 4; i++)
-        hs_analysis_free(sc[i].a);
+        hs_an_free(sc[i].a);
     hs_jdoc_free(man);
     hs_jdoc_free(app);
     return ret;

@@ -75,12 +75,12 @@ static int try_analyze(const char *dir, hs_error *e)
     if (!rc) {
         char path[512];
         snprintf(path, sizeof path, "%s/fuzz-analysis.json", dir);
-        assert_int_equal(hs_analysis_write_json(a, path, e), 0);
+        assert_int_equal(hs_an_write_json(a, path, e), 0);
         FILE *devnull = fopen("/dev/null", "w");
-        hs_analysis_print(a, devnull);
+        hs_an_print(a, devnull);
         fclose(devnull);
         remove(path);
-        hs_analysis_free(a);
+        hs_an_free(a);
     } else {
         assert_null(a);
     }
@@ -121,16 +121,16 @@ static void test_paths_exact(void **state)
     }
     for (uint32_t l = 1; l <= L; l++) {
         hs_an_link x;
-        assert_int_equal(hs_analysis_link(a, l, &x), 0);
+        assert_int_equal(hs_an_link_get(a, l, &x), 0);
         assert_true(x.traffic == (double)cnt[l]);
         assert_true(x.traffic_se == 0);
     }
     hs_an_link x;
-    assert_int_equal(hs_analysis_link(a, 0, &x), HS_EINVAL);
-    assert_int_equal(hs_analysis_link(a, L + 1, &x), HS_EINVAL);
+    assert_int_equal(hs_an_link_get(a, 0, &x), HS_EINVAL);
+    assert_int_equal(hs_an_link_get(a, L + 1, &x), HS_EINVAL);
     free(b);
     free(cnt);
-    hs_analysis_free(a);
+    hs_an_free(a);
 }
 
 /* Same inputs, byte-identical analysis.json; per-phase views add up. */
@@ -147,8 +147,8 @@ static void test_deterministic(void **state)
         hs_analysis *a;
         hs_error e;
         assert_int_equal(hs_analyze_run(base.dir, &p, &a, &e), 0);
-        assert_int_equal(hs_analysis_write_json(a, i ? f2 : f1, &e), 0);
-        hs_analysis_free(a);
+        assert_int_equal(hs_an_write_json(a, i ? f2 : f1, &e), 0);
+        hs_an_free(a);
     }
     size_t n1, n2;
     unsigned char *a1 = slurp(base.dir, "a1.json", &n1), *a2 = slurp(base.dir, "a2.json", &n2);
@@ -427,8 +427,8 @@ static void test_phase_rules(void **state)
     assert_int_equal(hs_analyze_run(base.dir, &p, &a, &e), 0);
     char out[512];
     snprintf(out, sizeof out, "%s/ph.json", base.dir);
-    assert_int_equal(hs_analysis_write_json(a, out, &e), 0);
-    hs_analysis_free(a);
+    assert_int_equal(hs_an_write_json(a, out, &e), 0);
+    hs_an_free(a);
     hs_jdoc *d;
     assert_int_equal(hs_jdoc_load(out, 1 << 26, &d, &e), 0);
     const hs_jv *ph = hs_jv_get(d, hs_jdoc_root(d), "phases");
@@ -491,10 +491,10 @@ static void test_params(void **state)
     hs_analyze_params_default(&p);
     p.decoder = HS_AN_DECODER_BLIND;
     assert_int_equal(hs_analyze_run(base.dir, &p, &a, &e), 0);
-    hs_analysis_summary s;
-    hs_analysis_get_summary(a, &s);
+    hs_an_summary s;
+    hs_an_get_summary(a, &s);
     assert_string_equal(s.decoder, "blind");
-    hs_analysis_free(a);
+    hs_an_free(a);
 }
 
 int main(void)
