@@ -11,11 +11,24 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include "hopscope/analyzer.h"
 #include "hopscope/common.h"
 #include "hopscope/hash.h"
 
 #define HS__NIL UINT32_MAX
+
+/* Appends x to the malloc'ed array *v of *n items; HS_ENOMEM leaves it as
+ * it was. */
+static inline int hs__an_push(uint32_t **v, uint32_t *n, uint32_t x)
+{
+    uint32_t *t = (uint32_t *)realloc(*v, ((size_t)*n + 1) * sizeof **v);
+    if (!t)
+        return HS_ENOMEM;
+    t[(*n)++] = x;
+    *v = t;
+    return 0;
+}
 
 /* ---- the run directory ------------------------------------------------------ */
 

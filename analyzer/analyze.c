@@ -518,21 +518,8 @@ static int run_route(hs_analysis *a, const uint64_t *per_phase, hs_error *err)
             rc = hs_error_set(err, HS_ENOMEM, "out of memory");
             goto out;
         }
-        for (size_t l = 0; l < nls; l++) {
-            total[l].s += acc[l].s;
-            total[l].c += acc[l].c;
-            total[l].q += acc[l].q;
-            total[l].qc += acc[l].qc;
-            total[l].h2 += acc[l].h2;
-            total[l].h2c += acc[l].h2c;
-            total[l].npath += acc[l].npath;
-        }
-        a->tot_route.packets += v->tot.packets;
-        a->tot_route.flagged += v->tot.flagged;
-        a->tot_route.overflow += v->tot.overflow;
-        a->tot_route.unmarked += v->tot.unmarked;
-        a->tot_route.sum_h2 += v->tot.sum_h2;
-        a->tot_route.sum_h2_flag += v->tot.sum_h2_flag;
+        hs__an_ls_add(total, acc, (uint32_t)nls);
+        hs__an_tot_add(&a->tot_route, &v->tot);
     }
     hs__an_paths_finish_flows(p);
     for (uint32_t l = 1; l <= r->L; l++)

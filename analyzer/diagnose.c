@@ -54,16 +54,6 @@ static void sb_printf(sbuf *b, const char *fmt, ...)
     }
 }
 
-static int push(uint32_t **v, uint32_t *n, uint32_t x)
-{
-    uint32_t *t = realloc(*v, ((size_t)*n + 1) * sizeof **v);
-    if (!t)
-        return HS_ENOMEM;
-    t[(*n)++] = x;
-    *v = t;
-    return 0;
-}
-
 /* Appends to a pair of parallel arrays (item, count) of length *n. */
 static int push2(uint32_t **v, uint32_t **c, uint32_t *n, uint32_t x, uint32_t cnt)
 {
@@ -248,7 +238,7 @@ static int ranks_on(const hs_analysis *a, const uint32_t *nodes, uint32_t nn, ui
     if (!a->app || !a->app->node_of_rank)
         return 0;
     for (uint32_t r = 0; r < a->app->ranks; r++)
-        if (has(nodes, nn, a->app->node_of_rank[r]) && push(out, nout, r))
+        if (has(nodes, nn, a->app->node_of_rank[r]) && hs__an_push(out, nout, r))
             return HS_ENOMEM;
     return 0;
 }
@@ -288,10 +278,10 @@ static hs__finding *new_finding(hs_analysis *a, hs_an_kind kind)
 static int add_root(hs__finding *f, const hs_analysis *a, uint32_t q)
 {
     const hs__root *R = &a->roots[q];
-    if (push(&f->roots, &f->nroots, q))
+    if (hs__an_push(&f->roots, &f->nroots, q))
         return HS_ENOMEM;
     for (uint32_t i = 0; i < R->nlinks; i++)
-        if (!has(f->links, f->nlinks, R->links[i]) && push(&f->links, &f->nlinks, R->links[i]))
+        if (!has(f->links, f->nlinks, R->links[i]) && hs__an_push(&f->links, &f->nlinks, R->links[i]))
             return HS_ENOMEM;
     f->nlinks_root = f->nlinks;
     for (uint32_t i = 0; i < R->ntree; i++)
@@ -512,7 +502,7 @@ static int fill_evidence(hs_analysis *a, hs__finding *f, uint32_t fi, const ev *
                 }
                 for (uint32_t q = 0; q < a->app->ranks && !rc; q++)
                     if (by[q])
-                        rc = push(&f->ranks, &f->nranks, q);
+                        rc = hs__an_push(&f->ranks, &f->nranks, q);
             } else {
                 uint32_t *rk;
                 uint32_t nrk;
@@ -628,7 +618,7 @@ int hs__an_diagnose(hs_analysis *a, hs_error *err)
         }
         hs__finding *f = &a->findings[interf_idx];
         if (!has(f->links, f->nlinks, l)) {
-            rc = push(&f->links, &f->nlinks, l);
+            rc = hs__an_push(&f->links, &f->nlinks, l);
             f->severity += a->est[l].congested;
             if (f->nlinks == 1 || a->est[l].cf > f->cf) {
                 f->cf = a->est[l].cf;

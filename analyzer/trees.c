@@ -258,16 +258,6 @@ static int build(const hs_analysis *a, graph *g, const uint32_t *cong, const dou
     return scc(g);
 }
 
-static int push(uint32_t **v, uint32_t *n, uint32_t x)
-{
-    uint32_t *t = realloc(*v, ((size_t)*n + 1) * sizeof **v);
-    if (!t)
-        return HS_ENOMEM;
-    t[(*n)++] = x;
-    *v = t;
-    return 0;
-}
-
 /* A root whose traffic funnels into one node: an ejection link, or a link
  * at least FUNNEL_SHARE of whose sampled packets go on, link after link, to
  * one ejection link (under deterministic routing an incast's congestion
@@ -373,7 +363,7 @@ static int find_roots(const hs_analysis *a, graph *g, graph *gp, const topo_list
             root_of_comp[c] = nr++;
         }
         hs__root *R = &roots[root_of_comp[c]];
-        rc = push(&R->links, &R->nlinks, g->k[i]);
+        rc = hs__an_push(&R->links, &R->nlinks, g->k[i]);
         if (R->nlinks == 1) {
             R->node = funnel(a, t, g->k[i], 0);
             R->endpoint = R->node != HS__NIL;
@@ -415,7 +405,7 @@ static int find_roots(const hs_analysis *a, graph *g, graph *gp, const topo_list
             }
         }
         for (uint32_t i = 0; i < qt && !rc; i++)
-            rc = push(&R->tree, &R->ntree, g->k[queue[i]]);
+            rc = hs__an_push(&R->tree, &R->ntree, g->k[queue[i]]);
     }
     /* victims: congested links joined into clusters by the two ways
      * congestion spreads, back-pressure (a significant "feeds into" edge)
@@ -470,7 +460,7 @@ static int find_roots(const hs_analysis *a, graph *g, graph *gp, const topo_list
             continue;
         R->victim_of = h;
         for (uint32_t i = 0; i < R->nlinks && !rc; i++)
-            rc = push(&roots[h].victims, &roots[h].nvictims, R->links[i]);
+            rc = hs__an_push(&roots[h].victims, &roots[h].nvictims, R->links[i]);
     }
     /* every possibly congested link of a heavy cluster is explained by it */
     if (explained && !rc)
@@ -563,7 +553,7 @@ int hs__an_trees(hs_analysis *a, hs__view *v)
         for (uint32_t q = 0; q < nr && !rc; q++) {
             if (roots[q].victim_of < 0)
                 for (uint32_t i = 0; i < roots[q].nlinks && !rc; i++)
-                    rc = push(&v->roots, &v->nroots, roots[q].links[i]);
+                    rc = hs__an_push(&v->roots, &v->nroots, roots[q].links[i]);
         }
         for (uint32_t k = 0; k < v->n; k++)
             for (uint32_t i = 0; i < v->nroots; i++)
