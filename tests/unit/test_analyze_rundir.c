@@ -474,6 +474,45 @@ static void test_mapping_file(void **state)
     remove(path);
 }
 
+/* Without ground truth (a real machine's counters) the analysis runs and
+ * says nothing about accuracy. */
+static void test_no_truth(void **state)
+{
+    (void)state;
+    size_t n;
+    unsigned char *orig = slurp(base.dir, "manifest.json", &n);
+    unsigned char *b = malloc(n + 1);
+    memcpy(b, orig, n + 1);
+    size_t m = n;
+    replace(&b, &m, ",\n    \"truth\": {\n      \"file\": \"truth.bin\",\n      \"version\": 1\n    }", "");
+    spit(base.dir, "manifest.json", b, m);
+    hs_analyze_params p;
+    hs_analyze_params_default(&p);
+    hs_analysis *a;
+    hs_error e;
+    int rc = hs_analyze_run(base.dir, &p, &a, &e);
+    char out[512];
+    snprintf(out, sizeof out, "%s/nt.json", base.dir);
+    if (!rc)
+        rc = hs_an_write_json(a, out, &e);
+    spit(base.dir, "manifest.json", orig, n);
+    assert_int_equal(rc, 0);
+    hs_an_free(a);
+    hs_jdoc *d;
+    assert_int_equal(hs_jdoc_load(out, 1 << 26, &d, &e), 0);
+    const hs_jv *root = hs_jdoc_root(d);
+    assert_int_equal(hs_jv_kind(hs_jv_get(d, root, "accuracy")), HS_JV_NULL);
+    const hs_jv *l0 = hs_jv_at(d, hs_jv_get(d, root, "links"), 0);
+    assert_null(hs_jv_get(d, l0, "truth"));
+    int t = 1;
+    assert_int_equal(hs_jv_bool(hs_jv_get(d, hs_jv_get(d, root, "measurement"), "truth"), &t), 0);
+    assert_false(t);
+    hs_jdoc_free(d);
+    remove(out);
+    free(orig);
+    free(b);
+}
+
 /* Bad parameters are refused before anything is read. */
 static void test_params(void **state)
 {
@@ -506,6 +545,7 @@ int main(void)
         cmocka_unit_test(test_fuzz),
         cmocka_unit_test(test_phase_rules),
         cmocka_unit_test(test_mapping_file),
+        cmocka_unit_test(test_no_truth),
         cmocka_unit_test(test_params),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
