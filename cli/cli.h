@@ -17,6 +17,8 @@ enum { HS_EXIT_OK = 0, HS_EXIT_FAIL = 1, HS_EXIT_USAGE = 2 };
 int hs__cmd_demo(int argc, char **argv);
 int hs__cmd_topo(int argc, char **argv);
 int hs__cmd_simulate(int argc, char **argv);
+int hs__cmd_analyze(int argc, char **argv);
+int hs__cmd_whatif(int argc, char **argv);
 int hs__cmd_trace(int argc, char **argv);
 int hs__cmd_record(int argc, char **argv);
 int hs__cmd_gen(int argc, char **argv);

@@ -3,5 +3,6 @@ CLI_SRCS += cli/main.c
 CLI_SRCS += cli/cmd_demo.c
 CLI_SRCS += cli/cmd_topo.c
 CLI_SRCS += cli/cmd_simulate.c
+CLI_SRCS += cli/cmd_analyze.c cli/cmd_whatif.c
 CLI_SRCS += cli/cmd_trace.c cli/cmd_record.c
 CLI_SRCS += cli/cmd_gen.c

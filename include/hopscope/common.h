@@ -83,6 +83,46 @@ void hs_json_null(hs_json *w);
 /* Returns 0 when everything balanced and no write failed. */
 int  hs_json_finish(hs_json *w);
 
+/* ---- JSON reader ------------------------------------------------------
+ * Strict RFC 8259 parser into a read-only tree (common/jsonread.c), for
+ * files other modules wrote (manifest.json, app.json, analysis.json).
+ * Rejects, with "NAME: offset N: reason": anything outside the grammar,
+ * duplicate keys, "\u0000", invalid UTF-8, nesting deeper than
+ * HS_JSON_READ_MAXDEPTH.  Values stay valid until hs_jdoc_free. */
+#define HS_JSON_READ_MAXDEPTH 256
+typedef enum hs_jv_type {
+    HS_JV_NONE = 0,   /* hs_jv_kind(NULL): a missing value */
+    HS_JV_NULL, HS_JV_BOOL, HS_JV_NUM, HS_JV_STR, HS_JV_ARR, HS_JV_OBJ,
+} hs_jv_type;
+typedef struct hs_jv hs_jv;
+typedef struct hs_jdoc hs_jdoc;
+
+/* Parses text[0..len) (NAME names it in messages).  HS_EFORMAT, HS_ENOMEM;
+ * *out is NULL on failure. */
+int hs_jdoc_parse(const char *text, size_t len, const char *name, hs_jdoc **out,
+                  hs_error *err);
+/* Reads and parses a file of at most max_bytes.  HS_ENOENT, HS_EIO,
+ * HS_ERANGE (too large), HS_EFORMAT, HS_ENOMEM. */
+int hs_jdoc_load(const char *path, size_t max_bytes, hs_jdoc **out, hs_error *err);
+void hs_jdoc_free(hs_jdoc *d);
+const hs_jv *hs_jdoc_root(const hs_jdoc *d);
+
+/* Accessors accept NULL and wrong types: they then return NULL / 0 /
+ * HS_EINVAL, so a chain of lookups needs one check at its end. */
+hs_jv_type hs_jv_kind(const hs_jv *v);
+size_t hs_jv_offset(const hs_jv *v);               /* byte offset in the input */
+size_t hs_jv_len(const hs_jv *v);                  /* array or object members */
+const hs_jv *hs_jv_at(const hs_jdoc *d, const hs_jv *v, size_t i);   /* i-th member */
+const char *hs_jv_key_at(const hs_jdoc *d, const hs_jv *obj, size_t i);
+const hs_jv *hs_jv_get(const hs_jdoc *d, const hs_jv *obj, const char *key);
+const char *hs_jv_str(const hs_jdoc *d, const hs_jv *v);
+int hs_jv_bool(const hs_jv *v, int *out);
+int hs_jv_double(const hs_jv *v, double *out);
+/* Integer literals only (no fraction or exponent); HS_ERANGE if the value
+ * does not fit. */
+int hs_jv_u64(const hs_jv *v, uint64_t *out);
+int hs_jv_i64(const hs_jv *v, int64_t *out);
+
 /* ---- small helpers ---------------------------------------------------- */
 
 /* Strict number parsing for command lines and text formats: the whole

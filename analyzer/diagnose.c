@@ -1,0 +1,723 @@
+/* The diagnosis: from roots to findings a user can act on.
+ *
+ *   pattern       a root at a link into (or out of) a node, carrying at least
+ *                 load_high of its capacity in the application's own traffic:
+ *                 the application sends more to that node than it can take
+ *                 (an incast), a code change is likely needed;
+ *   mapping       roots inside the network carrying at least load_high of
+ *                 the application's own traffic: its communication crosses
+ *                 a bottleneck of the machine (mapping or bisection), with a
+ *                 suggested mapping;
+ *   interference  roots carrying less than load_high of it, and congested
+ *                 links carrying at most load_low ("dark and thin") that no
+ *                 heavy tree explains: the load comes from outside the job;
+ *   none          nothing congested.
+ *
+ * Evidence: the links (congested fraction with its standard error, the
+ * application's own load), the phases, nodes and ranks whose sampled
+ * packets crossed them (from the records and the paths, when the tables
+ * determine them), and the application's communication matrix. */
+#include "route.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_EVIDENCE_FINDINGS 64
+
+typedef struct sbuf {
+    char *s;
+    size_t n, cap;
+} sbuf;
+
+static void sb_printf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sb_printf(sbuf *b, const char *fmt, ...)
+{
+    va_list ap;
+    for (;;) {
+        va_start(ap, fmt);
+        size_t room = b->cap - b->n;
+        int k = vsnprintf(b->s ? b->s + b->n : NULL, b->s ? room : 0, fmt, ap);
+        va_end(ap);
+        if (k < 0)
+            return;
+        if (b->s && (size_t)k < room) {
+            b->n += (size_t)k;
+            return;
+        }
+        size_t nc = (b->cap ? b->cap : 256) + (size_t)k + 256;
+        char *t = realloc(b->s, nc);
+        if (!t)
+            return;
+        b->s = t;
+        b->cap = nc;
+    }
+}
+
+/* Appends to a pair of parallel arrays (item, count) of length *n. */
+static int push2(uint32_t **v, uint32_t **c, uint32_t *n, uint32_t x, uint32_t cnt)
+{
+    uint32_t *t = realloc(*v, ((size_t)*n + 1) * sizeof **v);
+    if (!t)
+        return HS_ENOMEM;
+    *v = t;
+    t = realloc(*c, ((size_t)*n + 1) * sizeof **c);
+    if (!t)
+        return HS_ENOMEM;
+    *c = t;
+    (*v)[*n] = x;
+    (*c)[*n] = cnt;
+    (*n)++;
+    return 0;
+}
+
+static int has(const uint32_t *v, uint32_t n, uint32_t x)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (v[i] == x)
+            return 1;
+    return 0;
+}
+
+static double pct(double x) { return 100.0 * x; }
+
+/* ---- evidence from the records ---------------------------------------------------- */
+
+typedef struct ev {
+    uint32_t *src, *dst;      /* per finding x node: sampled packets */
+    uint32_t *grp;            /* per finding x group */
+    uint8_t  *have;           /* per finding: evidence gathered */
+} ev;
+
+/* For each finding: which nodes sent and received the sampled packets that
+ * crossed its links, and in which phase groups. */
+static int gather(hs_analysis *a, uint32_t nf, ev *E)
+{
+    const hs__run *r = a->r;
+    hs__paths *p = a->paths;
+    E->src = calloc((size_t)nf * r->N, sizeof *E->src);
+    E->dst = calloc((size_t)nf * r->N, sizeof *E->dst);
+    E->grp = calloc((size_t)nf * (a->ngroups ? a->ngroups : 1), sizeof *E->grp);
+    E->have = calloc(nf ? nf : 1, 1);
+    uint32_t *mark = malloc(((size_t)r->L + 1) * sizeof *mark);
+    uint32_t *pgrp = malloc(65536 * sizeof *pgrp);
+    if (!E->src || !E->dst || !E->grp || !E->have || !mark || !pgrp) {
+        free(mark);
+        free(pgrp);
+        return HS_ENOMEM;
+    }
+    if (!r->R) {
+        free(mark);
+        free(pgrp);
+        return 0;
+    }
+    for (uint32_t i = 0; i < r->nph; i++)
+        pgrp[r->ph[i].id] = a->group_of_phase[i];
+    if (!p) {
+        /* paths unknown, but an endpoint's records still name the nodes on
+         * the other side and the phases */
+        for (uint32_t f = 0; f < nf; f++) {
+            const hs__finding *F = &a->findings[f];
+            if (F->kind != HS_AN_PATTERN)
+                continue;
+            const hs__root *R0 = &a->roots[F->roots[0]];
+            E->have[f] = 1;
+            for (uint64_t i = 0; i < r->R; i++) {
+                hs__rec rec;
+                hs__rec_get(r, i, &rec);
+                if ((R0->endpoint == 1 ? rec.dst : rec.src) != R0->node)
+                    continue;
+                E->src[(size_t)f * r->N + rec.src]++;
+                E->dst[(size_t)f * r->N + rec.dst]++;
+                E->grp[(size_t)f * a->ngroups + pgrp[rec.phase]]++;
+            }
+        }
+        free(mark);
+        free(pgrp);
+        return 0;
+    }
+    memset(E->have, 1, nf);
+    memset(mark, 0xff, ((size_t)r->L + 1) * sizeof *mark);
+    for (uint32_t f = 0; f < nf; f++)
+        for (uint32_t i = 0; i < a->findings[f].nlinks; i++)
+            if (mark[a->findings[f].links[i]] == HS__NIL)
+                mark[a->findings[f].links[i]] = f;
+    for (uint64_t i = 0; i < r->R; i++) {
+        hs__rec rec;
+        hs__rec_get(r, i, &rec);
+        hs__pentry *e;
+        if (hs__an_paths_get(p, r->nd[rec.src].sw, hs__node_class(r, rec.dst), &e)) {
+            free(mark);
+            free(pgrp);
+            return HS_ENOMEM;
+        }
+        uint32_t hit[8], nh = 0;
+        uint32_t ends[2] = { r->nd[rec.src].inj, r->nd[rec.dst].ej };
+        for (uint32_t j = 0; j < e->n + 2; j++) {
+            uint32_t l = j < 2 ? ends[j] : p->pool[e->off + j - 2];
+            uint32_t f = mark[l];
+            if (f == HS__NIL || has(hit, nh, f))
+                continue;
+            if (nh < 8)
+                hit[nh++] = f;
+        }
+        for (uint32_t k = 0; k < nh; k++) {
+            E->src[(size_t)hit[k] * r->N + rec.src]++;
+            E->dst[(size_t)hit[k] * r->N + rec.dst]++;
+            E->grp[(size_t)hit[k] * a->ngroups + pgrp[rec.phase]]++;
+        }
+    }
+    free(mark);
+    free(pgrp);
+    return 0;
+}
+
+/* Sorts indices 0..n-1 with count > 0 by count (desc), index (asc). */
+static uint32_t top(const uint32_t *count, uint32_t n, uint32_t *idx)
+{
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (count[i])
+            idx[k++] = i;
+    /* insertion sort is fine for evidence lists; shell sort for big ones */
+    for (uint32_t gap = k / 2; gap > 0; gap /= 2)
+        for (uint32_t i = gap; i < k; i++) {
+            uint32_t x = idx[i], j = i;
+            while (j >= gap && (count[idx[j - gap]] < count[x] ||
+                                (count[idx[j - gap]] == count[x] && idx[j - gap] > x))) {
+                idx[j] = idx[j - gap];
+                j -= gap;
+            }
+            idx[j] = x;
+        }
+    return k;
+}
+
+/* ---- text helpers ---------------------------------------------------------------- */
+
+static void node_list(sbuf *b, const hs_analysis *a, const uint32_t *nodes, uint32_t n,
+                      uint32_t max)
+{
+    for (uint32_t i = 0; i < n && i < max; i++)
+        sb_printf(b, "%s%s", i ? ", " : "", a->r->nd[nodes[i]].name);
+    if (n > max)
+        sb_printf(b, " and %u more", n - max);
+}
+
+/* "ranks 3, 7-9" from a sorted list. */
+static void rank_list(sbuf *b, const uint32_t *ranks, uint32_t n, uint32_t max)
+{
+    uint32_t shown = 0;
+    for (uint32_t i = 0; i < n && shown < max;) {
+        uint32_t j = i;
+        while (j + 1 < n && ranks[j + 1] == ranks[j] + 1)
+            j++;
+        if (j > i)
+            sb_printf(b, "%s%u-%u", shown ? ", " : "", ranks[i], ranks[j]);
+        else
+            sb_printf(b, "%s%u", shown ? ", " : "", ranks[i]);
+        shown++;
+        i = j + 1;
+        if (shown == max && i < n)
+            sb_printf(b, ", ...");
+    }
+}
+
+static int cmp_u32(const void *x, const void *y)
+{
+    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+    return a < b ? -1 : a > b;
+}
+
+/* Ranks hosted on the given nodes (app.json mapping), sorted. */
+static int ranks_on(const hs_analysis *a, const uint32_t *nodes, uint32_t nn, uint32_t **out,
+                    uint32_t *nout)
+{
+    *out = NULL;
+    *nout = 0;
+    if (!a->app || !a->app->node_of_rank)
+        return 0;
+    for (uint32_t r = 0; r < a->app->ranks; r++)
+        if (has(nodes, nn, a->app->node_of_rank[r]) && hs__an_push(out, nout, r))
+            return HS_ENOMEM;
+    return 0;
+}
+
+static const char *group_phrase(const hs_analysis *a, const hs__finding *f, char *buf, size_t n)
+{
+    if (!f->ngroups) {
+        buf[0] = 0;
+        return buf;
+    }
+    uint64_t tot = 0;
+    for (uint32_t i = 0; i < f->ngroups; i++)
+        tot += f->group_count[i];
+    double share = tot ? (double)f->group_count[0] / (double)tot : 0;
+    if (f->ngroups == 1 || share > 0.999)
+        snprintf(buf, n, ", all in phase '%s'", a->groups[f->groups[0]].name);
+    else
+        snprintf(buf, n, ", %.0f%% of them in phase '%s'", pct(share), a->groups[f->groups[0]].name);
+    return buf;
+}
+
+/* ---- findings -------------------------------------------------------------------- */
+
+static hs__finding *new_finding(hs_analysis *a, hs_an_kind kind)
+{
+    hs__finding *t = realloc(a->findings, ((size_t)a->nfindings + 1) * sizeof *t);
+    if (!t)
+        return NULL;
+    a->findings = t;
+    hs__finding *f = &t[a->nfindings++];
+    memset(f, 0, sizeof *f);
+    f->kind = kind;
+    f->target = HS__NIL;
+    return f;
+}
+
+static int add_root(hs__finding *f, const hs_analysis *a, uint32_t q)
+{
+    const hs__root *R = &a->roots[q];
+    if (hs__an_push(&f->roots, &f->nroots, q))
+        return HS_ENOMEM;
+    for (uint32_t i = 0; i < R->nlinks; i++)
+        if (!has(f->links, f->nlinks, R->links[i]) && hs__an_push(&f->links, &f->nlinks, R->links[i]))
+            return HS_ENOMEM;
+    f->nlinks_root = f->nlinks;
+    for (uint32_t i = 0; i < R->ntree; i++)
+        f->severity += a->est[R->tree[i]].congested;
+    for (uint32_t i = 0; i < R->nvictims; i++)
+        f->severity += a->est[R->victims[i]].congested;
+    for (uint32_t i = 0; i < R->nlinks; i++) {
+        uint32_t l = R->links[i];
+        if (f->nlinks_root == 1 || a->est[l].cf > f->cf || (f->cf == 0 && f->load == 0)) {
+            f->cf = a->est[l].cf;
+            f->cf_se = a->est[l].cf_se;
+            f->load = a->load_busy[l];
+        }
+    }
+    return 0;
+}
+
+static int cmp_findings(const void *x, const void *y)
+{
+    const hs__finding *a = x, *b = y;
+    if (a->severity != b->severity)
+        return a->severity > b->severity ? -1 : 1;
+    if (a->kind != b->kind)
+        return a->kind < b->kind ? -1 : 1;
+    uint32_t la = a->nlinks ? a->links[0] : 0, lb = b->nlinks ? b->links[0] : 0;
+    return la < lb ? -1 : la > lb;
+}
+
+/* Orders a finding's links: roots by congested fraction, then the rest. */
+static void sort_links(const hs_analysis *a, uint32_t *v, uint32_t n)
+{
+    for (uint32_t i = 1; i < n; i++) {
+        uint32_t x = v[i], j = i;
+        while (j > 0 && (a->est[v[j - 1]].cf < a->est[x].cf ||
+                         (a->est[v[j - 1]].cf == a->est[x].cf && v[j - 1] > x))) {
+            v[j] = v[j - 1];
+            j--;
+        }
+        v[j] = x;
+    }
+}
+
+static void describe_pattern(hs_analysis *a, hs__finding *f, sbuf *b)
+{
+    const hs__run *r = a->r;
+    uint32_t l = f->links[0];
+    const hs__link *k = &r->lk[l];
+    char lb[160], gb[200];
+    uint32_t x = f->target, nt = f->ntargets;
+    int into = a->roots[f->roots[0]].endpoint == 1;
+    int own = k->kind != HS__LK_SWITCH;
+    if (nt > 1)
+        sb_printf(b, "%u nodes each %s more at once than their links carry (worst: %s",
+                  nt, into ? "receive" : "send", r->nd[x].name);
+    else
+        sb_printf(b, "%s node %s", into ? "Incast into" : "Too much sent from", r->nd[x].name);
+    uint32_t *rk = NULL, nrk = 0;
+    if (ranks_on(a, &x, 1, &rk, &nrk) == 0 && nrk) {
+        sb_printf(b, " (rank%s ", nrk > 1 ? "s" : "");
+        rank_list(b, rk, nrk, 8);
+        sb_printf(b, ")");
+    }
+    free(rk);
+    snprintf(lb, sizeof lb, "link %u %s->%s", l, k->from_name, k->to_name);
+    if (own)
+        sb_printf(b, ": its %s link (%s)", into ? "ejection" : "injection", lb);
+    else
+        sb_printf(b, ": %s (%s), at least 80%% of whose sampled packets %s it,", lb,
+                  hs__an_link_sub_name(k), into ? "go on to" : "come from");
+    sb_printf(b, " is congested for %.0f%% +- %.0f%% of the application's packets that cross "
+              "it, with the application's own traffic at %.0f%% of its capacity", pct(f->cf),
+              pct(f->cf_se), pct(f->load));
+    if (nt > 1) {
+        sb_printf(b, "; also ");
+        node_list(b, a, f->nodes + 1, nt - 1, 6);
+        sb_printf(b, ")");
+    }
+    /* the other side: senders (or receivers) */
+    uint32_t nother = f->nnodes - nt;
+    if (nother) {
+        sb_printf(b, "; %u node%s %s %s (", nother, nother > 1 ? "s" : "",
+                  into ? "send to" : "receive from", nt > 1 ? "them" : "it");
+        node_list(b, a, f->nodes + nt, nother, 6);
+        sb_printf(b, ")%s", group_phrase(a, f, gb, sizeof gb));
+    } else if (f->ngroups) {
+        sb_printf(b, "%s", group_phrase(a, f, gb, sizeof gb));
+    }
+    if (f->nranks && a->app && a->app->ncomm) {
+        sb_printf(b, "; sending ranks ");
+        rank_list(b, f->ranks, f->nranks, 8);
+    }
+    sb_printf(b, ". This is the communication pattern: %s, or aggregate them (a code change is "
+              "likely needed).", into ? (nt > 1 ? "fewer messages in flight to each node at "
+                                                  "once (stagger or pace them)"
+                                                : "spread or stagger the messages to this node")
+                                      : "spread what is sent over time or over more ranks");
+}
+
+static void describe_mapping(hs_analysis *a, hs__finding *f, sbuf *b)
+{
+    const hs__run *r = a->r;
+    char lb[160], gb[200];
+    uint32_t nr = f->nlinks_root;
+    sb_printf(b, "%u link%s inside the network %s congestion-tree root%s carrying mostly the "
+              "application's own traffic (worst: %s, congested for %.0f%% +- %.0f%% of its "
+              "packets, application load %.0f%% of capacity)", nr, nr > 1 ? "s" : "",
+              nr > 1 ? "are" : "is a", nr > 1 ? "s" : "",
+              hs__an_link_desc(r, f->links[0], lb, sizeof lb), pct(f->cf), pct(f->cf_se),
+              pct(f->load));
+    if (f->nnodes) {
+        sb_printf(b, "; %u node%s send or receive across them (", f->nnodes,
+                  f->nnodes > 1 ? "s" : "");
+        node_list(b, a, f->nodes, f->nnodes, 6);
+        sb_printf(b, ")%s", group_phrase(a, f, gb, sizeof gb));
+    }
+    sb_printf(b, ". This is a mapping or bisection problem: the ranks that talk most are "
+              "placed across a bottleneck of the machine.");
+    if (f->have_mapping)
+        sb_printf(b, " A mapping that keeps heavy communication local moves %.0f%% fewer "
+                  "byte-hops between switches; try it with 'hopscope whatif %s --map "
+                  "suggested'.", f->cost_now > 0 ? pct(1 - f->cost_suggested / f->cost_now) : 0,
+                  r->dir);
+    else
+        sb_printf(b, " Try a mapping that keeps the heaviest communication partners under one "
+                  "switch%s.", a->app ? "" : " (no app.json: no rank-level suggestion)");
+}
+
+static void describe_interference(hs_analysis *a, hs__finding *f, sbuf *b)
+{
+    const hs__run *r = a->r;
+    char lb[160], gb[200];
+    sb_printf(b, "%u congested link%s carr%s little of the application's own traffic (dark and "
+              "thin; worst: %s, congested for %.0f%% +- %.0f%% of the application's packets "
+              "that cross it, while its own load there is %.0f%% of capacity)", f->nlinks,
+              f->nlinks > 1 ? "s" : "", f->nlinks > 1 ? "y" : "ies",
+              hs__an_link_desc(r, f->links[0], lb, sizeof lb), pct(f->cf), pct(f->cf_se),
+              pct(f->load));
+    if (f->nnodes) {
+        sb_printf(b, "; the application's packets through them come from or go to %u node%s (",
+                  f->nnodes, f->nnodes > 1 ? "s" : "");
+        node_list(b, a, f->nodes, f->nnodes, 6);
+        sb_printf(b, ")%s", group_phrase(a, f, gb, sizeof gb));
+    }
+    sb_printf(b, ". The load comes from outside the job: interference from other traffic");
+    if (a->app && a->app->have_background && a->app->bg_spec)
+        sb_printf(b, " (the run had background '%s')", a->app->bg_spec);
+    sb_printf(b, "; the code is not at fault: ask for an isolated allocation, or a placement "
+              "away from the congested links.");
+}
+
+static void describe_none(hs_analysis *a, sbuf *b)
+{
+    hs_an_summary s;
+    hs_an_get_summary(a, &s);
+    char lb[160];
+    uint32_t insufficient = 0;
+    for (uint32_t l = 1; l <= a->r->L; l++)
+        insufficient += a->status[l] != HS__ST_OK && a->est[l].traffic > 0;
+    if (!s.links_ok) {
+        sb_printf(b, "No link has enough sampled packets for a conclusion (at least %.0f packets "
+                  "and a congested-fraction standard error below %.2f); %u links carry some "
+                  "traffic.", a->p.min_packets, a->p.max_cf_se, insufficient);
+        return;
+    }
+    sb_printf(b, "No link is congested: the highest congested fraction is %.0f%% +- %.0f%% "
+              "(%s), below the %.0f%% threshold; %u links have enough data, %u carry too few "
+              "sampled packets to tell.", pct(s.max_cf), pct(s.max_cf_se),
+              hs__an_link_desc(a->r, s.max_cf_link, lb, sizeof lb), pct(a->p.cf_threshold),
+              s.links_ok, insufficient);
+}
+
+/* Fills nodes, ranks and phases of finding f from the gathered evidence. */
+static int fill_evidence(hs_analysis *a, hs__finding *f, uint32_t fi, const ev *E, int have_ev)
+{
+    const hs__run *r = a->r;
+    uint32_t N = r->N;
+    uint32_t *idx = malloc((size_t)(N > a->ngroups ? N : a->ngroups + 1) * sizeof *idx);
+    uint32_t *cnt = calloc(N, sizeof *cnt);
+    if (!idx || !cnt) {
+        free(idx);
+        free(cnt);
+        return HS_ENOMEM;
+    }
+    int rc = 0;
+    if (f->kind == HS_AN_PATTERN) {
+        const hs__root *R0 = &a->roots[f->roots[0]];
+        int into = R0->endpoint == 1;
+        f->target = R0->node;
+        const uint32_t *mine = (into ? E->dst : E->src) + (size_t)fi * N;
+        for (uint32_t q = 0; q < f->nroots && !rc; q++) {
+            uint32_t x = a->roots[f->roots[q]].node;
+            if (!has(f->nodes, f->nnodes, x))
+                rc = push2(&f->nodes, &f->node_count, &f->nnodes, x, have_ev ? mine[x] : 0);
+        }
+        f->ntargets = f->nnodes;
+        if (have_ev) {
+            /* the other side of the endpoints: senders of an incast */
+            const uint32_t *c = (into ? E->src : E->dst) + (size_t)fi * N;
+            uint32_t n = top(c, N, idx);
+            for (uint32_t i = 0; i < n && !rc; i++)
+                if (!has(f->nodes, f->ntargets, idx[i]))
+                    rc = push2(&f->nodes, &f->node_count, &f->nnodes, idx[i], c[idx[i]]);
+        }
+        /* ranks: those that send to ranks on the target (comm matrix), else
+         * the ranks on the sending nodes */
+        if (a->app && a->app->node_of_rank) {
+            uint64_t *by = calloc(a->app->ranks, sizeof *by);
+            if (!by) {
+                rc = HS_ENOMEM;
+            } else if (a->app->ncomm) {
+                for (size_t i = 0; i < a->app->ncomm; i++) {
+                    const hs__app_comm *c = &a->app->comm[i];
+                    uint32_t other = into ? c->dst : c->src;
+                    uint32_t me = into ? c->src : c->dst;
+                    if (has(f->nodes, f->ntargets, a->app->node_of_rank[other]) &&
+                        !has(f->nodes, f->ntargets, a->app->node_of_rank[me]))
+                        by[me] += c->bytes;
+                }
+                for (uint32_t q = 0; q < a->app->ranks && !rc; q++)
+                    if (by[q])
+                        rc = hs__an_push(&f->ranks, &f->nranks, q);
+            } else {
+                uint32_t *rk;
+                uint32_t nrk;
+                rc = ranks_on(a, f->nodes + f->ntargets, f->nnodes - f->ntargets, &rk, &nrk);
+                f->ranks = rk;
+                f->nranks = nrk;
+            }
+            free(by);
+        }
+    } else if (have_ev) {
+        for (uint32_t n = 0; n < N; n++)
+            cnt[n] = E->src[(size_t)fi * N + n] + E->dst[(size_t)fi * N + n];
+        uint32_t n = top(cnt, N, idx);
+        for (uint32_t i = 0; i < n && !rc; i++)
+            rc = push2(&f->nodes, &f->node_count, &f->nnodes, idx[i], cnt[idx[i]]);
+        if (!rc && f->nnodes) {
+            uint32_t *sorted = malloc(f->nnodes * sizeof *sorted);
+            if (!sorted) {
+                rc = HS_ENOMEM;
+            } else {
+                memcpy(sorted, f->nodes, f->nnodes * sizeof *sorted);
+                qsort(sorted, f->nnodes, sizeof *sorted, cmp_u32);
+                rc = ranks_on(a, sorted, f->nnodes, &f->ranks, &f->nranks);
+                free(sorted);
+            }
+        }
+    } else {
+        /* no records: the ends of the links */
+        for (uint32_t i = 0; i < f->nlinks && !rc; i++) {
+            const hs__link *k = &r->lk[f->links[i]];
+            uint32_t x = k->kind == HS__LK_EJECTION ? k->to : k->kind == HS__LK_INJECTION ? k->from
+                                                                                        : HS__NIL;
+            if (x != HS__NIL && !has(f->nodes, f->nnodes, x))
+                rc = push2(&f->nodes, &f->node_count, &f->nnodes, x, 0);
+        }
+    }
+    /* phases: by sampled packets across the links, else where the links
+     * are congested in the per-phase views */
+    if (!rc && have_ev) {
+        uint32_t n = top(E->grp + (size_t)fi * a->ngroups, a->ngroups, idx);
+        for (uint32_t i = 0; i < n && !rc; i++)
+            rc = push2(&f->groups, &f->group_count, &f->ngroups, idx[i],
+                       E->grp[(size_t)fi * a->ngroups + idx[i]]);
+    } else if (!rc) {
+        for (uint32_t g = 0; g < a->ngroups && !rc; g++) {
+            const hs__view *v = &a->gviews[g];
+            uint32_t c = 0;
+            for (uint32_t k = 0; k < v->n; k++)
+                if (v->lk[k].congested && has(f->links, f->nlinks_root, v->lk[k].link))
+                    c += (uint32_t)(v->lk[k].e.traffic > 0 ? v->lk[k].e.traffic + 0.5 : 1);
+            if (c)
+                rc = push2(&f->groups, &f->group_count, &f->ngroups, g, c);
+        }
+    }
+    free(idx);
+    free(cnt);
+    return rc;
+}
+
+int hs__an_diagnose(hs_analysis *a, hs_error *err)
+{
+    const hs__run *r = a->r;
+    int rc = 0;
+    hs__finding *mapping = NULL, *interf = NULL;
+    /* roots first: pattern per endpoint root, one mapping and one
+     * interference finding gathering the rest */
+    uint32_t mapping_idx = HS__NIL, interf_idx = HS__NIL, pattern_idx = HS__NIL;
+    for (uint32_t q = 0; q < a->nroots && !rc; q++) {
+        const hs__root *R = &a->roots[q];
+        if (R->victim_of >= 0)
+            continue;
+        if (R->heavy && R->endpoint) {
+            /* one finding for all endpoints: a halo exchange saturates every
+             * node's ejection link at once, and that is one pattern */
+            if (pattern_idx == HS__NIL) {
+                if (!new_finding(a, HS_AN_PATTERN))
+                    rc = HS_ENOMEM;
+                pattern_idx = a->nfindings - 1;
+            }
+            if (!rc)
+                rc = add_root(&a->findings[pattern_idx], a, q);
+        } else if (R->heavy) {
+            if (mapping_idx == HS__NIL) {
+                if (!new_finding(a, HS_AN_MAPPING))
+                    rc = HS_ENOMEM;
+                mapping_idx = a->nfindings - 1;
+            }
+            if (!rc)
+                rc = add_root(&a->findings[mapping_idx], a, q);
+        } else {
+            if (interf_idx == HS__NIL) {
+                if (!new_finding(a, HS_AN_INTERFERENCE))
+                    rc = HS_ENOMEM;
+                interf_idx = a->nfindings - 1;
+            }
+            if (!rc)
+                rc = add_root(&a->findings[interf_idx], a, q);
+        }
+    }
+    if (rc)
+        return hs_error_set(err, rc, "out of memory");
+    /* dark and thin links no heavy cluster explains join the interference */
+    uint8_t *explained = a->explained;
+    for (uint32_t l = 1; l <= r->L && !rc; l++) {
+        if (!a->congested[l] || explained[l] || a->load_busy[l] > a->p.load_low)
+            continue;
+        if (interf_idx == HS__NIL) {
+            if (!new_finding(a, HS_AN_INTERFERENCE)) {
+                rc = HS_ENOMEM;
+                break;
+            }
+            interf_idx = a->nfindings - 1;
+        }
+        hs__finding *f = &a->findings[interf_idx];
+        if (!has(f->links, f->nlinks, l)) {
+            rc = hs__an_push(&f->links, &f->nlinks, l);
+            f->severity += a->est[l].congested;
+            if (f->nlinks == 1 || a->est[l].cf > f->cf) {
+                f->cf = a->est[l].cf;
+                f->cf_se = a->est[l].cf_se;
+                f->load = a->load_busy[l];
+            }
+        }
+    }
+    if (rc)
+        return hs_error_set(err, rc, "out of memory");
+    for (uint32_t i = 0; i < a->nfindings; i++) {
+        hs__finding *f = &a->findings[i];
+        if (f->kind == HS_AN_PATTERN) {
+            /* endpoints by the application packets they delay, most first */
+            for (uint32_t x = 1; x < f->nroots; x++) {
+                uint32_t q = f->roots[x], y = x;
+                while (y > 0 && (a->roots[f->roots[y - 1]].congested < a->roots[q].congested ||
+                                 (a->roots[f->roots[y - 1]].congested == a->roots[q].congested &&
+                                  f->roots[y - 1] > q))) {
+                    f->roots[y] = f->roots[y - 1];
+                    y--;
+                }
+                f->roots[y] = q;
+            }
+            f->nlinks = 0;
+            for (uint32_t x = 0; x < f->nroots; x++)
+                f->links[f->nlinks++] = a->roots[f->roots[x]].links[0];
+            f->nlinks_root = f->nlinks;
+            const hs__root *R0 = &a->roots[f->roots[0]];
+            f->cf = a->est[R0->links[0]].cf;
+            f->cf_se = a->est[R0->links[0]].cf_se;
+            f->load = a->load_busy[R0->links[0]];
+            continue;
+        }
+        sort_links(a, f->links, f->nlinks_root);
+        sort_links(a, f->links + f->nlinks_root, f->nlinks - f->nlinks_root);
+        if (f->kind == HS_AN_INTERFERENCE)
+            sort_links(a, f->links, f->nlinks);
+    }
+    if (a->nfindings)
+        qsort(a->findings, a->nfindings, sizeof *a->findings, cmp_findings);
+    /* evidence for the first findings */
+    uint32_t nf = a->nfindings < MAX_EVIDENCE_FINDINGS ? a->nfindings : MAX_EVIDENCE_FINDINGS;
+    ev E;
+    memset(&E, 0, sizeof E);
+    if (nf && (rc = gather(a, nf, &E))) {
+        free(E.src);
+        free(E.dst);
+        free(E.grp);
+        free(E.have);
+        return hs_error_set(err, rc, "out of memory");
+    }
+    for (uint32_t i = 0; i < a->nfindings && !rc; i++)
+        rc = fill_evidence(a, &a->findings[i], i, &E, i < nf && E.have[i]);
+    free(E.src);
+    free(E.dst);
+    free(E.grp);
+    free(E.have);
+    if (rc)
+        return hs_error_set(err, rc, "out of memory");
+    /* a suggested mapping for a mapping problem */
+    for (uint32_t i = 0; i < a->nfindings; i++) {
+        hs__finding *f = &a->findings[i];
+        mapping = f->kind == HS_AN_MAPPING ? f : mapping;
+        interf = f->kind == HS_AN_INTERFERENCE ? f : interf;
+    }
+    if (mapping && a->app && a->app->ncomm && a->app->node_of_rank) {
+        hs_error e2;
+        if (hs__an_suggest_mapping(a, &a->suggested, &e2) == 0) {
+            a->nsuggested = a->app->ranks;
+            mapping->have_mapping = 1;
+            mapping->cost_now = hs__an_mapping_byte_hops(a, a->app->node_of_rank, NULL);
+            mapping->cost_suggested = hs__an_mapping_byte_hops(a, a->suggested, NULL);
+        }
+    }
+    (void)interf;
+    /* sentences */
+    for (uint32_t i = 0; i < a->nfindings; i++) {
+        hs__finding *f = &a->findings[i];
+        sbuf b = { NULL, 0, 0 };
+        switch (f->kind) {
+        case HS_AN_PATTERN: describe_pattern(a, f, &b); break;
+        case HS_AN_MAPPING: describe_mapping(a, f, &b); break;
+        case HS_AN_INTERFERENCE: describe_interference(a, f, &b); break;
+        default: break;
+        }
+        if (!b.s)
+            return hs_error_set(err, HS_ENOMEM, "out of memory");
+        f->summary = b.s;
+    }
+    if (!a->nfindings) {
+        hs__finding *f = new_finding(a, HS_AN_NONE);
+        if (!f)
+            return hs_error_set(err, HS_ENOMEM, "out of memory");
+        sbuf b = { NULL, 0, 0 };
+        describe_none(a, &b);
+        if (!b.s)
+            return hs_error_set(err, HS_ENOMEM, "out of memory");
+        f->summary = b.s;
+    }
+    return 0;
+}

@@ -1,0 +1,342 @@
+/* Paths from the forwarding tables, the route-aware decoding of records,
+ * and the "feeds into" flows.
+ *
+ * A packet from node x to node y crosses x's injection link, then, from
+ * x's switch, the routes.bin entries for y's class at each switch it
+ * reaches, and y's ejection link at y's switch (docs/formats.md,
+ * routes.bin).  With deterministic tables that is its one path; with
+ * adaptive fat-tree tables the union of every allowed output along the way
+ * is its candidate set.  Everything between the two switches depends only
+ * on (source switch, destination class), so it is built once per pair seen
+ * and cached (open addressing); a record then costs a hash lookup and a
+ * copy.
+ *
+ * Flows: flow(u -> v) counts the records whose path crosses link u and
+ * then link v, the "feeds into" relation of DESIGN.md.  v leaves u's
+ * far-end switch, so flows are kept densely per (u, output port of u's
+ * switch).  The switch-to-switch part is counted once per cache entry
+ * (records x the entry's edges, added at the end); only the first and last
+ * transitions depend on the nodes.  With candidate sets, every edge of the
+ * candidate DAG gets the record: an upper bound on the true flow. */
+#include "route.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Cap on candidate links per decode call, so adaptive candidate sets of
+ * big trees keep memory bounded (4 bytes each). */
+#define CHUNK_CANDS (4u << 20)
+#define CHUNK_RECORDS 65536u
+
+static uint64_t hash64(uint64_t k)
+{
+    k ^= k >> 33;
+    k *= 0xff51afd7ed558ccdull;
+    k ^= k >> 33;
+    k *= 0xc4ceb9fe1a85ec53ull;
+    k ^= k >> 33;
+    return k;
+}
+
+static int grow(void **a, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return 0;
+    size_t nc = *cap ? *cap : 256;
+    while (nc < need)
+        nc *= 2;
+    void *n = realloc(*a, nc * elem);
+    if (!n)
+        return HS_ENOMEM;
+    *a = n;
+    *cap = nc;
+    return 0;
+}
+
+int hs__an_paths_init(hs__paths *p, const hs__run *r, hs_error *err)
+{
+    memset(p, 0, sizeof *p);
+    p->r = r;
+    p->exact = r->deterministic;
+    p->cap = 1024;
+    p->tab = calloc(p->cap, sizeof *p->tab);
+    p->stamp = calloc(r->S, sizeof *p->stamp);
+    p->csw = malloc((size_t)r->C * sizeof *p->csw);
+    p->queue = malloc((size_t)r->S * sizeof *p->queue);
+    p->flow_off = malloc(((size_t)r->L + 1) * sizeof *p->flow_off);
+    if (!p->tab || !p->stamp || !p->csw || !p->queue || !p->flow_off) {
+        hs__an_paths_free(p);
+        return hs_error_set(err, HS_ENOMEM, "out of memory for the path cache");
+    }
+    for (uint32_t n = 0; n < r->N; n++)
+        p->csw[hs__node_class(r, n)] = r->nd[n].sw;
+    size_t o = 0;
+    for (uint32_t l = 0; l <= r->L; l++) {
+        if (l && r->lk[l].to_kind == HS__DEV_SWITCH) {
+            p->flow_off[l] = o;
+            o += r->sw[r->lk[l].to].ports;
+        } else {
+            p->flow_off[l] = SIZE_MAX;
+        }
+    }
+    p->nflow = o;
+    p->flow = calloc(o ? o : 1, sizeof *p->flow);
+    if (!p->flow) {
+        hs__an_paths_free(p);
+        return hs_error_set(err, HS_ENOMEM, "out of memory for %zu flow counters", o);
+    }
+    return 0;
+}
+
+void hs__an_paths_free(hs__paths *p)
+{
+    free(p->tab);
+    free(p->pool);
+    free(p->edges);
+    free(p->stamp);
+    free(p->csw);
+    free(p->queue);
+    free(p->flow_off);
+    free(p->flow);
+    memset(p, 0, sizeof *p);
+}
+
+/* Builds the entry for (source switch s0, destination class c). */
+static int build(hs__paths *p, hs__pentry *e, uint32_t s0, uint32_t c)
+{
+    const hs__run *r = p->r;
+    uint32_t dsw = p->csw[c];
+    e->off = p->npool;
+    e->n = e->nfirst = e->nlast = 0;
+    e->edge_off = p->nedges;
+    e->nedge = 0;
+    e->count = 0;
+    if (s0 == dsw)
+        return 0;
+    /* breadth-first over the allowed outputs; every switch once */
+    p->gen++;
+    size_t qh = 0, qt = 0;
+    p->queue[qt++] = s0;
+    p->stamp[s0] = p->gen;
+    while (qh < qt) {
+        uint32_t s = p->queue[qh++];
+        unsigned k = hs__route_count(r, s, c);
+        for (unsigned i = 0; i < k; i++) {
+            uint32_t l = hs__route_entry(r, s, c, i);
+            if (grow((void **)&p->pool, &p->cappool, p->npool + 1, sizeof *p->pool))
+                return HS_ENOMEM;
+            p->pool[p->npool++] = l;
+            e->n++;
+            uint32_t t = r->lk[l].to;
+            if (t == dsw)
+                e->nlast++;
+            else if (p->stamp[t] != p->gen) {
+                p->stamp[t] = p->gen;
+                p->queue[qt++] = t;
+            }
+            /* edges l -> each allowed output at t (none at the destination:
+             * the ejection link depends on the node) */
+            unsigned k2 = t == dsw ? 0 : hs__route_count(r, t, c);
+            if (grow((void **)&p->edges, &p->capedges, 2 * (p->nedges + k2), sizeof *p->edges))
+                return HS_ENOMEM;
+            for (unsigned j = 0; j < k2; j++) {
+                p->edges[2 * p->nedges] = l;
+                p->edges[2 * p->nedges + 1] = hs__route_entry(r, t, c, j);
+                p->nedges++;
+                e->nedge++;
+            }
+        }
+    }
+    /* first: the outputs at s0, pooled first by the breadth-first order;
+     * last: the links into the destination switch, listed again after the
+     * entry's links (the flows into the ejection link need them) */
+    e->nfirst = hs__route_count(r, s0, c);
+    if (grow((void **)&p->pool, &p->cappool, p->npool + e->nlast, sizeof *p->pool))
+        return HS_ENOMEM;
+    e->last_off = p->npool;
+    for (uint32_t i = 0; i < e->n; i++)
+        if (r->lk[p->pool[e->off + i]].to == dsw)
+            p->pool[p->npool++] = p->pool[e->off + i];
+    return 0;
+}
+
+int hs__an_paths_get(hs__paths *p, uint32_t src_sw, uint32_t cls, hs__pentry **out)
+{
+    uint64_t key = ((uint64_t)src_sw << 32 | cls) + 1;
+    if (2 * (p->n + 1) > p->cap) {
+        size_t nc = p->cap * 2;
+        hs__pentry *t = calloc(nc, sizeof *t);
+        if (!t)
+            return HS_ENOMEM;
+        for (size_t i = 0; i < p->cap; i++)
+            if (p->tab[i].key) {
+                size_t h = hash64(p->tab[i].key) & (nc - 1);
+                while (t[h].key)
+                    h = (h + 1) & (nc - 1);
+                t[h] = p->tab[i];
+            }
+        free(p->tab);
+        p->tab = t;
+        p->cap = nc;
+    }
+    size_t h = hash64(key) & (p->cap - 1);
+    while (p->tab[h].key && p->tab[h].key != key)
+        h = (h + 1) & (p->cap - 1);
+    hs__pentry *e = &p->tab[h];
+    if (!e->key) {
+        int rc = build(p, e, src_sw, cls);
+        if (rc)
+            return rc;
+        e->key = key;
+        p->n++;
+    }
+    *out = e;
+    return 0;
+}
+
+static inline void flow_add(hs__paths *p, uint32_t u, uint32_t v, uint64_t n)
+{
+    p->flow[p->flow_off[u] + p->r->lk[v].from_port] += n;
+}
+
+uint64_t hs__an_flow(const hs__paths *p, uint32_t u, uint32_t v)
+{
+    if (p->flow_off[u] == SIZE_MAX || p->r->lk[v].from_kind != HS__DEV_SWITCH ||
+        p->r->lk[v].from != p->r->lk[u].to)
+        return 0;
+    return p->flow[p->flow_off[u] + p->r->lk[v].from_port];
+}
+
+void hs__an_paths_finish_flows(hs__paths *p)
+{
+    for (size_t i = 0; i < p->cap; i++) {
+        hs__pentry *e = &p->tab[i];
+        if (!e->key || !e->count)
+            continue;
+        for (uint32_t j = 0; j < e->nedge; j++)
+            flow_add(p, p->edges[2 * (e->edge_off + j)], p->edges[2 * (e->edge_off + j) + 1],
+                     e->count);
+        e->count = 0;
+    }
+}
+
+/* ---- decoding ------------------------------------------------------------------ */
+
+int hs__an_decoder_init(hs__decoder *d, hs__paths *p, hs_error *err)
+{
+    memset(d, 0, sizeof *d);
+    d->p = p;
+    d->smp = malloc(CHUNK_RECORDS * sizeof *d->smp);
+    d->cand_off = malloc((CHUNK_RECORDS + 1) * sizeof *d->cand_off);
+    d->cand = malloc(CHUNK_CANDS * sizeof *d->cand);
+    d->tmp = malloc(((size_t)p->r->L + 1) * sizeof *d->tmp);
+    if (!d->smp || !d->cand_off || !d->cand || !d->tmp) {
+        hs__an_decoder_free(d);
+        return hs_error_set(err, HS_ENOMEM, "out of memory for the route-aware decoder");
+    }
+    return 0;
+}
+
+void hs__an_decoder_free(hs__decoder *d)
+{
+    free(d->smp);
+    free(d->cand_off);
+    free(d->cand);
+    free(d->tmp);
+    memset(d, 0, sizeof *d);
+}
+
+void hs__an_ls_add(hs_linksum *a, const hs_linksum *b, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        a[i].s += b[i].s;
+        a[i].c += b[i].c;
+        a[i].q += b[i].q;
+        a[i].qc += b[i].qc;
+        a[i].h2 += b[i].h2;
+        a[i].h2c += b[i].h2c;
+        a[i].npath += b[i].npath;
+    }
+}
+
+void hs__an_tot_add(hs_totals *a, const hs_totals *b)
+{
+    a->packets += b->packets;
+    a->flagged += b->flagged;
+    a->overflow += b->overflow;
+    a->unmarked += b->unmarked;
+    a->sum_h2 += b->sum_h2;
+    a->sum_h2_flag += b->sum_h2_flag;
+}
+
+static int flush(hs__decoder *d, uint32_t n, hs_linksum *acc, hs_totals *tot)
+{
+    if (!n)
+        return 0;
+    const hs__run *r = d->p->r;
+    hs_totals t;
+    int rc = hs_decode_route(&r->scheme, d->smp, n, d->cand_off, d->cand, d->p->exact, d->tmp,
+                             r->L + 1, &t);
+    if (rc)
+        return rc;
+    hs__an_ls_add(acc, d->tmp, r->L + 1);
+    hs__an_tot_add(tot, &t);
+    return 0;
+}
+
+int hs__an_route_decode(hs__decoder *d, const uint32_t *idx, uint64_t lo, uint64_t hi,
+                     hs_linksum *acc, hs_totals *tot, int count_flows)
+{
+    hs__paths *p = d->p;
+    const hs__run *r = p->r;
+    uint32_t n = 0, nc = 0;
+    d->cand_off[0] = 0;
+    for (uint64_t k = lo; k < hi; k++) {
+        uint64_t i = idx ? idx[k] : k;
+        hs__rec rec;
+        hs__rec_get(r, i, &rec);
+        uint32_t ssw = r->nd[rec.src].sw;
+        hs__pentry *e;
+        int rc = hs__an_paths_get(p, ssw, hs__node_class(r, rec.dst), &e);
+        if (rc)
+            return rc;
+        if (nc + e->n + 2 > CHUNK_CANDS || n == CHUNK_RECORDS) {
+            if ((rc = flush(d, n, acc, tot)))
+                return rc;
+            n = nc = 0;
+            /* the flush may not move e: the table only grows in get */
+        }
+        uint64_t key = hs_packet_key(r->scheme.salt, rec.src, rec.dst, rec.seq);
+        d->smp[n].pid = hs_pid(&r->scheme, key);
+        hs_field_unpack(&r->scheme, rec.field, &d->smp[n].f);  /* validated before */
+        uint32_t inj = r->nd[rec.src].inj, ej = r->nd[rec.dst].ej;
+        d->cand[nc++] = inj;
+        for (uint32_t j = 0; j < e->n; j++)   /* pool may be empty (same-switch pairs) */
+            d->cand[nc + j] = p->pool[e->off + j];
+        nc += e->n;
+        d->cand[nc++] = ej;
+        d->cand_off[++n] = nc;
+        if (count_flows) {
+            if (!e->n) {
+                flow_add(p, inj, ej, 1);
+            } else {
+                const uint32_t *v = p->pool + e->off;
+                for (uint32_t j = 0; j < e->nfirst; j++)
+                    flow_add(p, inj, v[j], 1);
+                for (uint32_t j = 0; j < e->nlast; j++)
+                    flow_add(p, p->pool[e->last_off + j], ej, 1);
+                e->count++;
+            }
+        }
+    }
+    return flush(d, n, acc, tot);
+}
+
+int hs__an_path_has(const hs__paths *p, const hs__pentry *e, uint32_t link)
+{
+    const uint32_t *v = p->pool + e->off;
+    for (uint32_t j = 0; j < e->n; j++)
+        if (v[j] == link)
+            return 1;
+    return 0;
+}

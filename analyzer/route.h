@@ -1,0 +1,64 @@
+/* analyzer/route.h — private: paths from the forwarding tables, the
+ * route-aware decoding of records and the "feeds into" flows (route.c). */
+#ifndef HOPSCOPE_ANALYZER_ROUTE_H
+#define HOPSCOPE_ANALYZER_ROUTE_H
+
+#include "an.h"
+
+/* The switch-to-switch links a packet from a switch to a destination class
+ * may cross (its path, with deterministic tables). */
+typedef struct hs__pentry {
+    uint64_t key;        /* (source switch << 32 | class) + 1; 0 = empty slot */
+    uint32_t off, n;     /* the links: pool[off .. off+n) */
+    uint32_t nfirst;     /* the first nfirst of them leave the source switch */
+    uint32_t last_off, nlast; /* pool[last_off ..): those entering the destination switch */
+    uint32_t edge_off, nedge; /* consecutive pairs (u, v) in edges[] */
+    uint64_t count;      /* records through this entry whose edges await counting */
+} hs__pentry;
+
+typedef struct hs__paths {
+    const hs__run *r;
+    int exact;           /* every candidate list is the packet's one path */
+    hs__pentry *tab;
+    size_t cap, n;
+    uint32_t *pool;
+    size_t npool, cappool;
+    uint32_t *edges;     /* pairs */
+    size_t nedges, capedges;
+    uint32_t *stamp, gen, *queue, *csw;   /* scratch; csw: switch of each class */
+    size_t *flow_off;    /* per link into a switch: offset in flow[], else SIZE_MAX */
+    uint64_t *flow;      /* records per (link, output port of its far switch) */
+    size_t nflow;
+} hs__paths;
+
+int hs__an_paths_init(hs__paths *p, const hs__run *r, hs_error *err);
+void hs__an_paths_free(hs__paths *p);
+/* The entry for (source switch, destination class), built on first use.
+ * The pointer is valid until the next call.  HS_ENOMEM. */
+int hs__an_paths_get(hs__paths *p, uint32_t src_sw, uint32_t cls, hs__pentry **out);
+int hs__an_path_has(const hs__paths *p, const hs__pentry *e, uint32_t link);
+/* Records that crossed u and next v (after hs__an_paths_finish_flows). */
+uint64_t hs__an_flow(const hs__paths *p, uint32_t u, uint32_t v);
+void hs__an_paths_finish_flows(hs__paths *p);
+
+/* a[i] += b[i] for i < n: sums over disjoint record sets add. */
+void hs__an_ls_add(hs_linksum *a, const hs_linksum *b, uint32_t n);
+void hs__an_tot_add(hs_totals *a, const hs_totals *b);
+
+/* Chunked route-aware decoding through hash/'s hs_decode_route. */
+typedef struct hs__decoder {
+    hs__paths *p;
+    hs_sample *smp;
+    uint32_t *cand_off, *cand;
+    hs_linksum *tmp;
+} hs__decoder;
+
+int hs__an_decoder_init(hs__decoder *d, hs__paths *p, hs_error *err);
+void hs__an_decoder_free(hs__decoder *d);
+/* Adds the sums of records idx[lo..hi) (records lo..hi when idx is NULL)
+ * into acc[0..L] and tot; counts their flows when count_flows.  The
+ * records must have been validated (hs__records_check).  HS_ENOMEM. */
+int hs__an_route_decode(hs__decoder *d, const uint32_t *idx, uint64_t lo, uint64_t hi,
+                     hs_linksum *acc, hs_totals *tot, int count_flows);
+
+#endif
