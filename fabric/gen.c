@@ -292,13 +292,15 @@ static void dims_create(uint32_t n, uint32_t d[3])
 }
 
 /* Neighbour of rank r in direction dir (0..5: axis dir/2, - then +),
- * periodic; rank = x*d1*d2 + y*d2 + z (row-major like MPI_Cart_create). */
+ * periodic; rank = x + d0*(y + d1*z), x fastest, as miniGhost decomposes
+ * (mype_x = mype % npx, ...): with d0 ranks per node the x neighbours share
+ * a node, and consecutive nodes hold consecutive y rows. */
 static uint32_t halo_peer(const uint32_t d[3], uint32_t r, int dir)
 {
-    uint32_t c[3] = { r / (d[1] * d[2]), (r / d[2]) % d[1], r % d[2] };
+    uint32_t c[3] = { r % d[0], (r / d[0]) % d[1], r / (d[0] * d[1]) };
     int ax = dir / 2;
     c[ax] = (dir & 1) ? (c[ax] + 1) % d[ax] : (c[ax] + d[ax] - 1) % d[ax];
-    return c[0] * d[1] * d[2] + c[1] * d[2] + c[2];
+    return c[0] + d[0] * (c[1] + d[1] * c[2]);
 }
 
 static int halo_iteration(gen *g, uint64_t bytes)
