@@ -27,6 +27,9 @@ CFLAGS_SAN := $(BASEFLAGS) -O1 -fno-omit-frame-pointer \
               -fsanitize=address,undefined -fno-sanitize-recover=undefined
 LDLIBS_CORE := -lz -lm -ldl -lpthread
 
+# Module fragments may define explicit rules: `make` alone still means `all`.
+.DEFAULT_GOAL := all
+
 # Filled by the module fragments.
 CORE_SRCS  :=
 CLI_SRCS   :=

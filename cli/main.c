@@ -69,6 +69,9 @@ static const hs__cmd commands[] = {
       "\n"
       "  --seed N      seed for the simulated packets (default 1)\n"
       "  --packets N   number of monitored packets (default 200000)\n" },
+    { "record", hs__cmd_record,
+      "run an MPI launcher with libhopscope.so preloaded into every rank",
+      hs__help_record },
     { "simulate", hs__cmd_simulate, "run the packet-level network model with synthetic traffic",
       "usage: hopscope simulate --topo SPEC [--traffic PATTERN] [--load L]\n"
       "                         [--packets N | --duration T] [options] [-o RUN]\n"
@@ -167,6 +170,8 @@ static const hs__cmd commands[] = {
       "  hopscope topo fattree:k=16,n=2,taper=2\n"
       "  hopscope topo dragonfly:a=16,p=8,h=8,g=129,routing=ugal\n"
       "  hopscope topo torus:8x8x8 --path 0:511\n" },
+    { "trace", hs__cmd_trace, "summarise, list or check a recorded trace (stats|dump|check)",
+      hs__help_trace },
     { "version", cmd_version, "print the version (same as --version)",
       "usage: hopscope version\n"
       "       hopscope --version\n" },

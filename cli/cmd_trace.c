@@ -1,0 +1,435 @@
+/* hopscope trace stats|dump|check DIR: look at a recorded trace.
+ *
+ *   stats  totals per rank and job, by tag, by call, communication matrix
+ *   dump   every event, one line each (or JSON lines)
+ *   check  sends match receives, communicators and collectives agree
+ *
+ * All three read through the streaming reader, so they work on traces of
+ * any size and on traces cut short by a killed job (they say what is
+ * missing). */
+#include "cli.h"
+#include "hopscope/trace.h"
+
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char hs__help_trace[] =
+    "usage: hopscope trace stats [--json] [--matrix N] DIR\n"
+    "       hopscope trace dump  [--json] [--rank R] [--kind NAME] [--limit N] DIR\n"
+    "       hopscope trace check [--max-lines N] DIR\n"
+    "\n"
+    "Reads a trace directory written by 'hopscope record' (or libhopscope.so).\n"
+    "\n"
+    "stats   totals per rank and for the job: point-to-point messages and bytes\n"
+    "        sent and received, monitored messages, collectives, one-sided\n"
+    "        operations, time in MPI; traffic by tag, by call and by pair\n"
+    "        (communication matrix).  Messages are counted at the sender when\n"
+    "        started and at the receiver when matched.\n"
+    "          --json       machine-readable output (one JSON object)\n"
+    "          --matrix N   print the matrix for up to N ranks, pairs beyond\n"
+    "                       (default 32)\n"
+    "dump    one line per event in start-time order, rank by rank: time (s since\n"
+    "        the end of MPI_Init), duration, call and its fields.\n"
+    "          --json       one JSON object per line instead\n"
+    "          --rank R     only rank R\n"
+    "          --kind NAME  only events of this call (e.g. isend, waitall)\n"
+    "          --limit N    at most N events\n"
+    "check   every message sent was received with the same size (per source,\n"
+    "        destination, communicator and tag), members of every communicator\n"
+    "        agree on it and called the same collectives in the same order, and\n"
+    "        every rank file is complete.  Exit status 0 when clean, 1 otherwise.\n"
+    "          --max-lines N  print at most N problems (default 50)\n"
+    "\n"
+    "A damaged file is reported with its name, block, byte offset and reason;\n"
+    "a file cut short (killed job) is read up to its last complete block and\n"
+    "the output says what is missing.\n";
+
+static const char *comm_name(uint64_t id, char *buf, size_t n)
+{
+    if (id == HS_TRACE_COMM_WORLD)
+        return "world";
+    if (id == HS_TRACE_COMM_SELF)
+        return "self";
+    snprintf(buf, n, "%#" PRIx64, id);
+    return buf;
+}
+
+static const char *rank_str(int32_t r, char *buf, size_t n)
+{
+    switch (r) {
+    case HS_TRACE_PROC_NULL: return "null";
+    case HS_TRACE_ANY_SOURCE: return "any";
+    case HS_TRACE_ROOT: return "root";
+    default: snprintf(buf, n, "%d", r); return buf;
+    }
+}
+
+static void print_time(FILE *f, int64_t ns)
+{
+    const char *sign = ns < 0 ? "-" : "";
+    uint64_t a = ns < 0 ? (uint64_t)(-(ns + 1)) + 1 : (uint64_t)ns;
+    fprintf(f, "%s%" PRIu64 ".%09" PRIu64, sign, a / 1000000000u, a % 1000000000u);
+}
+
+static void dump_text(FILE *f, uint32_t rank, const hs_trace_event *e)
+{
+    char b1[32], b2[32];
+    fprintf(f, "%u.%u ", rank, e->thread);
+    print_time(f, e->t_start);
+    fprintf(f, " +%.3fus %s", (double)(e->t_end - e->t_start) / 1e3, hs_trace_kind_name(e->kind));
+    if (e->comm)
+        fprintf(f, " comm=%s", comm_name(e->comm, b1, sizeof b1));
+    if (e->comm2)
+        fprintf(f, " parent=%s", comm_name(e->comm2, b1, sizeof b1));
+    if (e->win)
+        fprintf(f, " win=%#" PRIx64, e->win);
+    if (e->peer != HS_TRACE_RANK_NONE)
+        fprintf(f, " peer=%s", rank_str(e->peer, b1, sizeof b1));
+    if (e->tag != HS_TRACE_TAG_NONE)
+        fprintf(f, " tag=%d", e->tag);
+    if (e->peer2 != HS_TRACE_RANK_NONE)
+        fprintf(f, " peer2=%s", rank_str(e->peer2, b2, sizeof b2));
+    if (e->tag2 != HS_TRACE_TAG_NONE)
+        fprintf(f, " tag2=%d", e->tag2);
+    if (e->bytes)
+        fprintf(f, " bytes=%" PRIu64, e->bytes);
+    if (e->bytes2)
+        fprintf(f, " bytes2=%" PRIu64, e->bytes2);
+    if (e->req)
+        fprintf(f, " req=%#" PRIx64, e->req);
+    if (e->aux)
+        fprintf(f, " aux=%" PRIu64, e->aux);
+    if (e->repeat > 1)
+        fprintf(f, " repeat=%u", e->repeat);
+    static const struct { uint32_t f; const char *n; } fl[] = {
+        { HS_TRACE_F_MONITORED, "monitored" }, { HS_TRACE_F_ANY_SOURCE, "any_source" },
+        { HS_TRACE_F_ANY_TAG, "any_tag" }, { HS_TRACE_F_FOUND, "found" },
+        { HS_TRACE_F_IN_PLACE, "in_place" }, { HS_TRACE_F_ERROR, "error" },
+        { HS_TRACE_F_LARGE, "large" }, { HS_TRACE_F_CANCELLED, "cancelled" },
+    };
+    for (size_t i = 0; i < sizeof fl / sizeof fl[0]; i++)
+        if (e->flags & fl[i].f)
+            fprintf(f, " %s", fl[i].n);
+    if (e->kind == HS_TRACE_COMM_CREATE && hs_trace_ctor_name(e->tag))
+        fprintf(f, " (%s)", hs_trace_ctor_name(e->tag));
+    for (uint32_t i = 0; i < e->ncompl; i++) {
+        const hs_trace_compl *c = &e->compl[i];
+        fprintf(f, " [req=%#" PRIx64, c->req);
+        if (c->flags & HS_TRACE_C_STATUS)
+            fprintf(f, " src=%s tag=%d bytes=%" PRIu64, rank_str(c->src, b1, sizeof b1), c->tag,
+                    c->bytes);
+        if (c->flags & HS_TRACE_C_CANCELLED)
+            fprintf(f, " cancelled");
+        if (c->flags & HS_TRACE_C_ERROR)
+            fprintf(f, " error");
+        fputc(']', f);
+    }
+    for (uint32_t i = 0; i < e->nstarts; i++)
+        fprintf(f, " [req=%#" PRIx64 "%s]", e->starts[i].req,
+                e->starts[i].flags & HS_TRACE_F_MONITORED ? " monitored" : "");
+    if (e->nsendto) {
+        fprintf(f, " sendto=");
+        for (uint32_t i = 0; i < e->nsendto; i++)
+            fprintf(f, "%s%s:%" PRIu64, i ? "," : "", rank_str(e->sendto[i].rank, b1, sizeof b1),
+                    e->sendto[i].bytes);
+    }
+    if (e->nrecvfrom) {
+        fprintf(f, " recvfrom=");
+        for (uint32_t i = 0; i < e->nrecvfrom; i++)
+            fprintf(f, "%s%s:%" PRIu64, i ? "," : "",
+                    rank_str(e->recvfrom[i].rank, b1, sizeof b1), e->recvfrom[i].bytes);
+    }
+    if (e->nmembers) {
+        fprintf(f, " members=");
+        for (uint32_t i = 0; i < e->nmembers; i++)
+            fprintf(f, "%s%s", i ? "," : "", rank_str(e->members[i], b1, sizeof b1));
+    }
+    if (e->nremote) {
+        fprintf(f, " remote=");
+        for (uint32_t i = 0; i < e->nremote; i++)
+            fprintf(f, "%s%s", i ? "," : "", rank_str(e->remote[i], b1, sizeof b1));
+    }
+    fputc('\n', f);
+}
+
+static void peers_json(hs_json *w, const char *key, const hs_trace_peer *p, uint32_t n)
+{
+    hs_json_key(w, key);
+    hs_json_arr_begin(w);
+    for (uint32_t i = 0; i < n; i++) {
+        hs_json_arr_begin(w);
+        hs_json_int(w, p[i].rank);
+        hs_json_uint(w, p[i].bytes);
+        hs_json_arr_end(w);
+    }
+    hs_json_arr_end(w);
+}
+
+static void dump_json(FILE *f, uint32_t rank, const hs_trace_event *e)
+{
+    hs_json w;
+    hs_json_init(&w, f, 0);
+    hs_json_obj_begin(&w);
+    hs_json_key(&w, "rank"); hs_json_uint(&w, rank);
+    hs_json_key(&w, "thread"); hs_json_uint(&w, e->thread);
+    hs_json_key(&w, "kind"); hs_json_str(&w, hs_trace_kind_name(e->kind));
+    hs_json_key(&w, "t_start_ns"); hs_json_int(&w, e->t_start);
+    hs_json_key(&w, "t_end_ns"); hs_json_int(&w, e->t_end);
+    hs_json_key(&w, "flags"); hs_json_uint(&w, e->flags);
+    if (e->repeat > 1) { hs_json_key(&w, "repeat"); hs_json_uint(&w, e->repeat); }
+    if (e->comm) { hs_json_key(&w, "comm"); hs_json_uint(&w, e->comm); }
+    if (e->comm2) { hs_json_key(&w, "parent"); hs_json_uint(&w, e->comm2); }
+    if (e->win) { hs_json_key(&w, "win"); hs_json_uint(&w, e->win); }
+    if (e->peer != HS_TRACE_RANK_NONE) { hs_json_key(&w, "peer"); hs_json_int(&w, e->peer); }
+    if (e->tag != HS_TRACE_TAG_NONE) { hs_json_key(&w, "tag"); hs_json_int(&w, e->tag); }
+    if (e->peer2 != HS_TRACE_RANK_NONE) { hs_json_key(&w, "peer2"); hs_json_int(&w, e->peer2); }
+    if (e->tag2 != HS_TRACE_TAG_NONE) { hs_json_key(&w, "tag2"); hs_json_int(&w, e->tag2); }
+    if (e->bytes) { hs_json_key(&w, "bytes"); hs_json_uint(&w, e->bytes); }
+    if (e->bytes2) { hs_json_key(&w, "bytes2"); hs_json_uint(&w, e->bytes2); }
+    if (e->req) { hs_json_key(&w, "req"); hs_json_uint(&w, e->req); }
+    if (e->aux) { hs_json_key(&w, "aux"); hs_json_uint(&w, e->aux); }
+    if (e->ncompl) {
+        hs_json_key(&w, "completed");
+        hs_json_arr_begin(&w);
+        for (uint32_t i = 0; i < e->ncompl; i++) {
+            const hs_trace_compl *c = &e->compl[i];
+            hs_json_obj_begin(&w);
+            hs_json_key(&w, "req"); hs_json_uint(&w, c->req);
+            hs_json_key(&w, "flags"); hs_json_uint(&w, c->flags);
+            if (c->flags & HS_TRACE_C_STATUS) {
+                hs_json_key(&w, "src"); hs_json_int(&w, c->src);
+                hs_json_key(&w, "tag"); hs_json_int(&w, c->tag);
+                hs_json_key(&w, "bytes"); hs_json_uint(&w, c->bytes);
+            }
+            hs_json_obj_end(&w);
+        }
+        hs_json_arr_end(&w);
+    }
+    if (e->nstarts) {
+        hs_json_key(&w, "started");
+        hs_json_arr_begin(&w);
+        for (uint32_t i = 0; i < e->nstarts; i++) {
+            hs_json_obj_begin(&w);
+            hs_json_key(&w, "req"); hs_json_uint(&w, e->starts[i].req);
+            hs_json_key(&w, "flags"); hs_json_uint(&w, e->starts[i].flags);
+            hs_json_obj_end(&w);
+        }
+        hs_json_arr_end(&w);
+    }
+    if (e->nsendto)
+        peers_json(&w, "sendto", e->sendto, e->nsendto);
+    if (e->nrecvfrom)
+        peers_json(&w, "recvfrom", e->recvfrom, e->nrecvfrom);
+    for (int k = 0; k < 2; k++) {
+        const int32_t *v = k ? e->remote : e->members;
+        uint32_t n = k ? e->nremote : e->nmembers;
+        if (!n)
+            continue;
+        hs_json_key(&w, k ? "remote" : "members");
+        hs_json_arr_begin(&w);
+        for (uint32_t i = 0; i < n; i++)
+            hs_json_int(&w, v[i]);
+        hs_json_arr_end(&w);
+    }
+    hs_json_obj_end(&w);
+    hs_json_finish(&w);
+    fputc('\n', f);
+}
+
+/* Opens a trace or says why not (NULL). */
+static hs_trace *open_trace(const char *dir)
+{
+    hs_error err;
+    hs_trace *t;
+    int rc = hs_trace_open(dir, &t, &err);
+    if (rc) {
+        fprintf(stderr, "hopscope trace: %s\n", hs_error_str(&err, rc));
+        return NULL;
+    }
+    return t;
+}
+
+static int parse_u64_opt(const char *cmd, const char *opt, const char *v, uint64_t *out)
+{
+    if (hs_parse_u64(v, out) != 0)
+        return hs__usage_error(cmd, "%s needs a non-negative integer, not '%s'", opt, v);
+    return 0;
+}
+
+static int do_stats(int argc, char **argv)
+{
+    int json = 0;
+    uint64_t matrix = 32;
+    static const struct option lo[] = { { "json", no_argument, 0, 'j' },
+                                         { "matrix", required_argument, 0, 'm' },
+                                         { 0, 0, 0, 0 } };
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+        if (c == 'j')
+            json = 1;
+        else if (c == 'm') {
+            if (parse_u64_opt("trace", "--matrix", optarg, &matrix))
+                return HS_EXIT_USAGE;
+        } else
+            return hs__usage_error("trace", "unknown option for 'stats'");
+    }
+    if (optind != argc - 1)
+        return hs__usage_error("trace", "'stats' takes one trace directory");
+    hs_error err;
+    hs_trace *t = open_trace(argv[optind]);
+    int rc;
+    if (!t)
+        return HS_EXIT_FAIL;
+    hs_trace_stats *s;
+    rc = hs_trace_stats_compute(t, &s, &err);
+    if (rc) {
+        fprintf(stderr, "hopscope trace: %s\n", hs_error_str(&err, rc));
+        hs_trace_close(t);
+        return HS_EXIT_FAIL;
+    }
+    if (json) {
+        hs_json w;
+        hs_json_init(&w, stdout, 1);
+        hs_trace_stats_json(s, &w);
+        hs_json_finish(&w);
+        putchar('\n');
+    } else {
+        const hs_trace_manifest *m = hs_trace_get_manifest(t);
+        printf("trace %s: %s, %u ranks on %u nodes, %s\ncommand: %s\n", argv[optind],
+               m->mpi_library, m->nranks, m->nnodes, m->start_time, m->command);
+        hs_trace_stats_print(s, stdout, (uint32_t)(matrix > UINT32_MAX ? UINT32_MAX : matrix));
+    }
+    hs_trace_stats_free(s);
+    hs_trace_close(t);
+    return HS_EXIT_OK;
+}
+
+static int do_dump(int argc, char **argv)
+{
+    int json = 0, kind = -1;
+    uint64_t only = UINT64_MAX, limit = UINT64_MAX;
+    static const struct option lo[] = { { "json", no_argument, 0, 'j' },
+                                         { "rank", required_argument, 0, 'r' },
+                                         { "kind", required_argument, 0, 'k' },
+                                         { "limit", required_argument, 0, 'l' },
+                                         { 0, 0, 0, 0 } };
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+        switch (c) {
+        case 'j': json = 1; break;
+        case 'r': if (parse_u64_opt("trace", "--rank", optarg, &only)) return HS_EXIT_USAGE; break;
+        case 'l': if (parse_u64_opt("trace", "--limit", optarg, &limit)) return HS_EXIT_USAGE; break;
+        case 'k':
+            kind = hs_trace_kind_from_name(optarg);
+            if (kind < 0)
+                return hs__usage_error("trace", "no call named '%s' (e.g. isend, waitall, "
+                                       "allreduce, win_fence)", optarg);
+            break;
+        default: return hs__usage_error("trace", "unknown option for 'dump'");
+        }
+    }
+    if (optind != argc - 1)
+        return hs__usage_error("trace", "'dump' takes one trace directory");
+    hs_error err;
+    hs_trace *t = open_trace(argv[optind]);
+    int rc;
+    if (!t)
+        return HS_EXIT_FAIL;
+    const hs_trace_manifest *m = hs_trace_get_manifest(t);
+    if (only != UINT64_MAX && only >= m->nranks) {
+        hs_trace_close(t);
+        return hs__usage_error("trace", "--rank %" PRIu64 ": the job has %u ranks", only,
+                               m->nranks);
+    }
+    int status = HS_EXIT_OK;
+    uint64_t shown = 0;
+    for (uint32_t r = 0; r < m->nranks && shown < limit; r++) {
+        if (only != UINT64_MAX && r != only)
+            continue;
+        hs_trace_cursor *cur;
+        if ((rc = hs_trace_cursor_open(t, r, &cur, &err))) {
+            fprintf(stderr, "hopscope trace: %s\n", hs_error_str(&err, rc));
+            status = HS_EXIT_FAIL;
+            continue;
+        }
+        hs_trace_event ev;
+        while (shown < limit && (rc = hs_trace_next(cur, &ev, &err)) == 1) {
+            if (kind >= 0 && ev.kind != kind)
+                continue;
+            if (json)
+                dump_json(stdout, r, &ev);
+            else
+                dump_text(stdout, r, &ev);
+            shown++;
+        }
+        if (rc < 0) {
+            fprintf(stderr, "hopscope trace: %s\n", hs_error_str(&err, rc));
+            status = HS_EXIT_FAIL;
+        }
+        hs_trace_rank_info info;
+        hs_trace_cursor_info(cur, &info);
+        if (info.note[0] && !json)
+            printf("# rank %u: %s\n", r, info.note);
+        hs_trace_cursor_close(cur);
+    }
+    hs_trace_close(t);
+    return status;
+}
+
+static int do_check(int argc, char **argv)
+{
+    uint64_t max = 50;
+    static const struct option lo[] = { { "max-lines", required_argument, 0, 'm' },
+                                         { 0, 0, 0, 0 } };
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+        if (c == 'm') {
+            if (parse_u64_opt("trace", "--max-lines", optarg, &max))
+                return HS_EXIT_USAGE;
+        } else
+            return hs__usage_error("trace", "unknown option for 'check'");
+    }
+    if (optind != argc - 1)
+        return hs__usage_error("trace", "'check' takes one trace directory");
+    hs_error err;
+    hs_trace *t = open_trace(argv[optind]);
+    int rc;
+    if (!t)
+        return HS_EXIT_FAIL;
+    uint64_t problems = 0;
+    rc = hs_trace_check(t, stdout, (size_t)max, &problems, &err);
+    uint32_t n = hs_trace_get_manifest(t)->nranks;
+    hs_trace_close(t);
+    if (rc) {
+        fprintf(stderr, "hopscope trace: %s\n", hs_error_str(&err, rc));
+        return HS_EXIT_FAIL;
+    }
+    if (problems) {
+        printf("check: %" PRIu64 " problem%s in %s (%u ranks)\n", problems,
+               problems == 1 ? "" : "s", argv[optind], n);
+        return HS_EXIT_FAIL;
+    }
+    printf("check: %s is consistent (%u ranks, every message matched, every file complete)\n",
+           argv[optind], n);
+    return HS_EXIT_OK;
+}
+
+int hs__cmd_trace(int argc, char **argv)
+{
+    if (argc < 2)
+        return hs__usage_error("trace", "missing action: stats, dump or check");
+    const char *act = argv[1];
+    if (strcmp(act, "stats") == 0)
+        return do_stats(argc - 1, argv + 1);
+    if (strcmp(act, "dump") == 0)
+        return do_dump(argc - 1, argv + 1);
+    if (strcmp(act, "check") == 0)
+        return do_check(argc - 1, argv + 1);
+    return hs__usage_error("trace", "unknown action '%s' (stats, dump or check)", act);
+}

@@ -1,0 +1,36 @@
+C     Fortran 77 ring (mpif.h): MPI_ISEND to rank+1 with tag MOD(I,3),
+C     MPI_RECV(MPI_ANY_SOURCE) from rank-1, MPI_WAIT, then one
+C     MPI_ALLREDUCE.  Usage: ring_f77 ITERS NWORDS (4-byte integers)
+      PROGRAM RINGF77
+      INCLUDE 'mpif.h'
+      INTEGER IERR, RANK, NP, I, K, ITERS, NW, REQ
+      INTEGER STAT(MPI_STATUS_SIZE)
+      INTEGER SBUF(100000), RBUF(100000)
+      INTEGER*8 S, TOT
+      CHARACTER*32 ARG
+      CALL MPI_INIT(IERR)
+      CALL MPI_COMM_RANK(MPI_COMM_WORLD, RANK, IERR)
+      CALL MPI_COMM_SIZE(MPI_COMM_WORLD, NP, IERR)
+      CALL GETARG(1, ARG)
+      READ (ARG, *) ITERS
+      CALL GETARG(2, ARG)
+      READ (ARG, *) NW
+      S = 0
+      DO 20 I = 0, ITERS - 1
+         DO 10 K = 1, NW
+            SBUF(K) = RANK * 1000 + I + K
+   10    CONTINUE
+         CALL MPI_ISEND(SBUF, NW, MPI_INTEGER, MOD(RANK + 1, NP),
+     &        MOD(I, 3), MPI_COMM_WORLD, REQ, IERR)
+         CALL MPI_RECV(RBUF, NW, MPI_INTEGER, MPI_ANY_SOURCE,
+     &        MOD(I, 3), MPI_COMM_WORLD, STAT, IERR)
+         CALL MPI_WAIT(REQ, MPI_STATUS_IGNORE, IERR)
+         DO 15 K = 1, NW
+            S = S + RBUF(K)
+   15    CONTINUE
+   20 CONTINUE
+      CALL MPI_ALLREDUCE(S, TOT, 1, MPI_INTEGER8, MPI_SUM,
+     &     MPI_COMM_WORLD, IERR)
+      IF (RANK .EQ. 0) PRINT *, 'ring_f77 sum', TOT
+      CALL MPI_FINALIZE(IERR)
+      END

@@ -1,0 +1,941 @@
+/* Unit tests for the trace format: varints, manifest, writer -> reader
+ * roundtrip of every event kind, stats and check on jobs with known
+ * communication, truncation, damage, and a fuzzer that mutates decoded
+ * payloads and re-seals them (fixing checksums) so the decoder itself is
+ * exercised, not only the checksum. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "hopscope/trace.h"
+#include "../../libtrace/format.h"
+
+/* ---- helpers ------------------------------------------------------------ */
+
+static char *mkdtemp_dir(void)
+{
+    char tmpl[] = "/tmp/hs-trace-test.XXXXXX";
+    char *d = mkdtemp(tmpl);
+    assert_non_null(d);
+    return strdup(d);
+}
+
+static void rm_rf(const char *dir)
+{
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
+static void write_manifest(const char *dir, uint32_t nranks, uint32_t nnodes)
+{
+    hs_trace_manifest m = { 0 };
+    char *names[8];
+    uint32_t node[64], pid[64];
+    char *hosts[64];
+    assert_true(nranks <= 64 && nnodes <= 8);
+    for (uint32_t n = 0; n < nnodes; n++) {
+        names[n] = malloc(16);
+        snprintf(names[n], 16, "node%u", n);
+    }
+    for (uint32_t r = 0; r < nranks; r++) {
+        node[r] = r % nnodes;
+        pid[r] = 1000 + r;
+        hosts[r] = names[r % nnodes];
+    }
+    m.nranks = nranks;
+    m.nnodes = nnodes;
+    m.writer = "test";
+    m.mpi_abi = "none";
+    m.mpi_library = "synthetic";
+    m.mpi_version = "3.1";
+    m.command = "./app --flag 'x y'\twith tab\nand newline \\ backslash";
+    m.start_time = "2024-01-01T00:00:00Z";
+    m.clock = "ns";
+    m.node_mode = "synthetic";
+    m.sample_rate = 0.25;
+    m.sample_seed = 42;
+    m.node_names = names;
+    m.rank_node = node;
+    m.rank_host = hosts;
+    m.rank_pid = pid;
+    char *set[] = { "HOPSCOPE_SAMPLE_RATE=0.25" };
+    m.settings = set;
+    m.nsettings = 1;
+    hs_error e;
+    assert_int_equal(hs_trace_manifest_write(dir, &m, &e), 0);
+    for (uint32_t n = 0; n < nnodes; n++)
+        free(names[n]);
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *b = malloc((size_t)n + 1);
+    assert_int_equal(fread(b, 1, (size_t)n, f), (size_t)n);
+    fclose(f);
+    *len = (size_t)n;
+    return b;
+}
+
+static void spit(const char *path, const void *b, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(b, 1, len, f), len);
+    fclose(f);
+}
+
+/* ---- varints ------------------------------------------------------------ */
+
+static void test_varint(void **state)
+{
+    (void)state;
+    static const uint64_t vals[] = { 0, 1, 127, 128, 300, 16383, 16384, UINT32_MAX,
+                                     (1ull << 63) - 1, 1ull << 63, UINT64_MAX };
+    uint8_t buf[16];
+    for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++) {
+        uint8_t *e = hs__put_u(buf, vals[i]);
+        const uint8_t *p = buf;
+        uint64_t v = 0;
+        assert_int_equal(hs__get_u(&p, e, &v), 0);
+        assert_true(p == e);
+        assert_true(v == vals[i]);
+        /* Every prefix is an error, never a read past the end. */
+        for (const uint8_t *end = buf; end < e; end++) {
+            p = buf;
+            assert_int_equal(hs__get_u(&p, end, &v), -1);
+        }
+        int64_t s = (int64_t)vals[i];
+        e = hs__put_s(buf, s);
+        p = buf;
+        assert_int_equal(hs__get_u(&p, e, &v), 0);
+        assert_true(hs__unzz(v) == s);
+    }
+    /* 11 continuation bytes: rejected. */
+    memset(buf, 0xff, sizeof buf);
+    const uint8_t *p = buf;
+    uint64_t v;
+    assert_int_equal(hs__get_u(&p, buf + sizeof buf, &v), -1);
+    /* The 10th byte may only carry one bit. */
+    memset(buf, 0x80, 9);
+    buf[9] = 0x02;
+    p = buf;
+    assert_int_equal(hs__get_u(&p, buf + 10, &v), -1);
+}
+
+/* ---- manifest ----------------------------------------------------------- */
+
+static void test_manifest_roundtrip(void **state)
+{
+    (void)state;
+    char *dir = mkdtemp_dir();
+    write_manifest(dir, 5, 2);
+    hs_trace_manifest m;
+    hs_error e;
+    assert_int_equal(hs_trace_manifest_read(dir, &m, &e), 0);
+    assert_int_equal(m.nranks, 5);
+    assert_int_equal(m.nnodes, 2);
+    assert_string_equal(m.command, "./app --flag 'x y'\twith tab\nand newline \\ backslash");
+    assert_string_equal(m.node_names[1], "node1");
+    assert_int_equal(m.rank_node[3], 1);
+    assert_int_equal(m.rank_pid[4], 1004);
+    assert_string_equal(m.rank_host[2], "node0");
+    assert_true(m.sample_rate == 0.25);
+    assert_int_equal(m.sample_seed, 42);
+    assert_int_equal(m.nsettings, 1);
+    assert_string_equal(m.settings[0], "HOPSCOPE_SAMPLE_RATE=0.25");
+    hs_trace_manifest_free(&m);
+    rm_rf(dir);
+    free(dir);
+}
+
+/* Each broken manifest must fail with a message naming the file (and the
+ * line where there is one). */
+static void test_manifest_errors(void **state)
+{
+    (void)state;
+    char *dir = mkdtemp_dir();
+    write_manifest(dir, 3, 1);
+    char path[600];
+    snprintf(path, sizeof path, "%s/manifest.txt", dir);
+    size_t len;
+    char *good = slurp(path, &len);
+    struct { const char *from, *to, *expect; } cases[] = {
+        { "end\n", "", "without 'end'" },
+        { "ranks 3", "ranks 0", "at least 1" },
+        { "nodes 1", "nodes x", "line" },
+        { "rank 1 0", "rank 2 0", "out of order" },
+        { "mpi_abi none", "mpi_abo none", "unknown key 'mpi_abo'" },
+        { "hopscope-trace 1", "hopscope-trace 9", "version 9" },
+        { "hopscope-trace 1", "something else", "not a hopscope trace manifest" },
+        { "sample_rate 0.25", "sample_rate 2", "sample_rate" },
+        { "rank 0 0 1000 node0", "rank 0 5 1000 node0", "on node 5" },
+        { "command ./app", "command \\q./app", "bad escape" },
+        { "writer test\n", "", "missing 'writer'" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *at = strstr(good, cases[i].from);
+        assert_non_null(at);
+        size_t pre = (size_t)(at - good), fl = strlen(cases[i].from), tl = strlen(cases[i].to);
+        char *bad = malloc(len + tl + 1);
+        memcpy(bad, good, pre);
+        memcpy(bad + pre, cases[i].to, tl);
+        memcpy(bad + pre + tl, at + fl, len - pre - fl);
+        spit(path, bad, len - fl + tl);
+        free(bad);
+        hs_trace_manifest m;
+        hs_error e;
+        hs_error_clear(&e);
+        int rc = hs_trace_manifest_read(dir, &m, &e);
+        if (rc == 0 || !strstr(e.msg, cases[i].expect) || !strstr(e.msg, "manifest.txt"))
+            fail_msg("case %zu: rc %d, message '%s'", i, rc, e.msg);
+    }
+    free(good);
+    hs_trace_manifest m;
+    hs_error e;
+    unlink(path);
+    assert_int_equal(hs_trace_manifest_read(dir, &m, &e), HS_ENOENT);
+    rm_rf(dir);
+    free(dir);
+}
+
+/* ---- a synthetic job ---------------------------------------------------- */
+
+#define NR 3
+#define COMM_X 0x1234567890abcdefull   /* a split of world: ranks 0 and 2 */
+#define WIN_W  0x77ull
+
+/* Fills evs with one event of every kind for rank r (lists included), in
+ * time order from t0.  Creations only when first, frees (at the end) only
+ * when last, so a sequence of repetitions is a valid stream.  Returns the
+ * count.  List storage is static: valid until the next call. */
+static size_t sample_events(uint32_t r, hs_trace_event *evs, int64_t t0, int first, int last)
+{
+    static hs_trace_compl compl[3];
+    static hs_trace_start starts[2];
+    static hs_trace_peer per[2][NR], nb[2][2];
+    static int32_t members[2] = { 0, 2 }, grp[2] = { 1, 2 }, solo;
+    size_t n = 0;
+    int64_t t = t0;
+    int kinds[HS_TRACE_KIND_MAX + 3], nk = 0;
+    for (int k = 1; k <= HS_TRACE_KIND_MAX; k++) {
+        if (!hs_trace_kind_name(k) || k == HS_TRACE_COMM_FREE || k == HS_TRACE_WIN_FREE)
+            continue;
+        if (!first && (k == HS_TRACE_COMM_CREATE || k == HS_TRACE_WIN_CREATE))
+            continue;
+        kinds[nk++] = k;
+    }
+    if (last) {
+        kinds[nk++] = HS_TRACE_COMM_FREE;
+        kinds[nk++] = HS_TRACE_WIN_FREE;
+    }
+    for (int ki = 0; ki < nk; ki++) {
+        int k = kinds[ki];
+        hs_trace_event *ev = &evs[n++];
+        hs_trace_event_init(ev, k);
+        ev->t_start = t;
+        ev->t_end = t + 100 + k;
+        t += 1000 + 7 * k;
+        ev->flags = (uint32_t)(k % 3 == 0 ? HS_TRACE_F_MONITORED : 0);
+        const hs__kind_desc *d = &hs__kinds[k];
+        if (d->fields & HS__F_COMM)
+            ev->comm = HS_TRACE_COMM_WORLD;
+        if (d->fields & HS__F_PEER)
+            ev->peer = (int32_t)((r + 1) % NR);
+        if (d->fields & HS__F_TAG)
+            ev->tag = 10 + k;
+        if (d->fields & HS__F_PEER2)
+            ev->peer2 = k % 2 ? HS_TRACE_ANY_SOURCE : (int32_t)((r + NR - 1) % NR);
+        if (d->fields & HS__F_TAG2)
+            ev->tag2 = k % 2 ? HS_TRACE_ANY_TAG : 5;
+        if (d->fields & HS__F_BYTES)
+            ev->bytes = 1000u * (unsigned)k + r;
+        if (d->fields & HS__F_BYTES2)
+            ev->bytes2 = 77u * (unsigned)k;
+        if (d->fields & HS__F_REQ)
+            ev->req = 100 + (uint64_t)k;
+        if (d->fields & HS__F_AUX)
+            ev->aux = (uint64_t)k * 3;
+        if (d->fields & HS__F_REPEAT)
+            ev->repeat = (uint32_t)(k % 4 + 1);
+        if (d->fields & HS__F_WIN)
+            ev->win = WIN_W;
+        if (k == HS_TRACE_COMM_CREATE || k == HS_TRACE_COMM_FREE)
+            ev->comm = COMM_X + r % 2;   /* rank 1 gets a communicator of its own */
+        if (k == HS_TRACE_COMM_CREATE) {
+            ev->comm2 = HS_TRACE_COMM_WORLD;
+            ev->tag = HS_TRACE_CTOR_SPLIT;
+            ev->aux = 0;
+            solo = (int32_t)r;
+            ev->members = r % 2 ? &solo : members;
+            ev->nmembers = r % 2 ? 1 : 2;
+        }
+        if (k == HS_TRACE_WIN_CREATE) {
+            ev->tag = HS_TRACE_WCTOR_ALLOCATE;
+            ev->aux = 0;
+        }
+        if (d->la == HS__L_COMPL) {
+            compl[0] = (hs_trace_compl){ 100, HS_TRACE_C_STATUS, 1, 7, 64 };
+            compl[1] = (hs_trace_compl){ 90, 0, HS_TRACE_RANK_NONE, HS_TRACE_TAG_NONE, 0 };
+            compl[2] = (hs_trace_compl){ 1ull << 45, HS_TRACE_C_STATUS | HS_TRACE_C_CANCELLED,
+                                         HS_TRACE_PROC_NULL, 3, 0 };
+            ev->compl = compl;
+            ev->ncompl = 3;
+        }
+        if (d->la == HS__L_STARTS) {
+            starts[0] = (hs_trace_start){ 124, HS_TRACE_F_MONITORED };
+            starts[1] = (hs_trace_start){ 125, 0 };
+            ev->starts = starts;
+            ev->nstarts = k == HS_TRACE_START ? 1 : 2;
+        }
+        if (d->la == HS__L_BYTES) {
+            for (int s2 = 0; s2 < 2; s2++)
+                for (uint32_t i = 0; i < NR; i++)
+                    per[s2][i] = (hs_trace_peer){ (int32_t)i, (uint64_t)(k * 10 + s2 * 5) + i };
+            ev->sendto = per[0];
+            ev->nsendto = NR;
+            ev->recvfrom = per[1];
+            ev->nrecvfrom = k % 2 ? NR : 0;
+        }
+        if (d->la == HS__L_PEERBYTES) {
+            nb[0][0] = (hs_trace_peer){ (int32_t)((r + 1) % NR), 8 };
+            nb[0][1] = (hs_trace_peer){ HS_TRACE_PROC_NULL, 0 };
+            nb[1][0] = (hs_trace_peer){ (int32_t)((r + 2) % NR), 16 };
+            ev->sendto = nb[0];
+            ev->nsendto = 2;
+            ev->recvfrom = nb[1];
+            ev->nrecvfrom = 1;
+        }
+        if (k == HS_TRACE_WIN_POST || k == HS_TRACE_WIN_START) {
+            ev->members = grp;
+            ev->nmembers = 2;
+        }
+    }
+    return n;
+}
+
+/* The thread-1 event i of rank r: a send every 333 ns. */
+static void thread1_event(uint32_t r, int i, hs_trace_event *ev)
+{
+    hs_trace_event_init(ev, HS_TRACE_ISEND);
+    ev->thread = 1;
+    ev->t_start = -5000 + (int64_t)(i / 40) * 1000000 + (i % 40) * 333;
+    ev->t_end = ev->t_start + 50;
+    ev->comm = HS_TRACE_COMM_WORLD;
+    ev->peer = (int32_t)((r + 1) % NR);
+    ev->tag = 99;
+    ev->bytes = 8;
+    ev->req = (1ull << 40) + (uint64_t)i;
+}
+
+static void assert_event_equal(const hs_trace_event *a, const hs_trace_event *b)
+{
+    if (a->kind != b->kind || a->comm2 != b->comm2)
+        print_message("event %s (expected %s) comm2 %llx (expected %llx)\n",
+                      hs_trace_kind_name(a->kind), hs_trace_kind_name(b->kind),
+                      (unsigned long long)a->comm2, (unsigned long long)b->comm2);
+    assert_int_equal(a->kind, b->kind);
+    assert_int_equal(a->thread, b->thread);
+    assert_int_equal(a->flags, b->flags);
+    assert_int_equal(a->repeat, b->repeat);
+    assert_true(a->t_start == b->t_start);
+    assert_true(a->t_end == b->t_end);
+    assert_true(a->comm == b->comm);
+    assert_true(a->comm2 == b->comm2);
+    assert_true(a->win == b->win);
+    assert_int_equal(a->peer, b->peer);
+    assert_int_equal(a->tag, b->tag);
+    assert_int_equal(a->peer2, b->peer2);
+    assert_int_equal(a->tag2, b->tag2);
+    assert_true(a->bytes == b->bytes);
+    assert_true(a->bytes2 == b->bytes2);
+    assert_true(a->req == b->req);
+    assert_true(a->aux == b->aux);
+    assert_int_equal(a->ncompl, b->ncompl);
+    for (uint32_t i = 0; i < a->ncompl; i++) {
+        assert_true(a->compl[i].req == b->compl[i].req);
+        assert_int_equal(a->compl[i].flags, b->compl[i].flags);
+        assert_int_equal(a->compl[i].src, b->compl[i].src);
+        assert_int_equal(a->compl[i].tag, b->compl[i].tag);
+        assert_true(a->compl[i].bytes == b->compl[i].bytes);
+    }
+    assert_int_equal(a->nstarts, b->nstarts);
+    for (uint32_t i = 0; i < a->nstarts; i++) {
+        assert_true(a->starts[i].req == b->starts[i].req);
+        assert_int_equal(a->starts[i].flags, b->starts[i].flags);
+    }
+    assert_int_equal(a->nsendto, b->nsendto);
+    for (uint32_t i = 0; i < a->nsendto; i++) {
+        assert_int_equal(a->sendto[i].rank, b->sendto[i].rank);
+        assert_true(a->sendto[i].bytes == b->sendto[i].bytes);
+    }
+    assert_int_equal(a->nrecvfrom, b->nrecvfrom);
+    for (uint32_t i = 0; i < a->nrecvfrom; i++) {
+        assert_int_equal(a->recvfrom[i].rank, b->recvfrom[i].rank);
+        assert_true(a->recvfrom[i].bytes == b->recvfrom[i].bytes);
+    }
+    assert_int_equal(a->nmembers, b->nmembers);
+    if (a->nmembers)
+        assert_memory_equal(a->members, b->members, a->nmembers * sizeof(int32_t));
+    assert_int_equal(a->nremote, b->nremote);
+    if (a->nremote)
+        assert_memory_equal(a->remote, b->remote, a->nremote * sizeof(int32_t));
+}
+
+/* Writes rank files where each rank has `reps` repetitions of the sample on
+ * thread 0 and 40 sends per repetition on thread 1, interleaved in time.
+ * counts[r] receives the number of events of rank r. */
+static void write_job(const char *dir, int reps, size_t *counts)
+{
+    write_manifest(dir, NR, 2);
+    hs_error e;
+    for (uint32_t r = 0; r < NR; r++) {
+        hs_trace_writer *w;
+        assert_int_equal(hs_trace_writer_open(&w, dir, r, NR, &e), 0);
+        size_t n = 0;
+        for (int rep = 0; rep < reps; rep++) {
+            hs_trace_event evs[HS_TRACE_KIND_MAX + 3];
+            size_t k = sample_events(r, evs, -5000 + (int64_t)rep * 1000000, rep == 0,
+                                     rep == reps - 1);
+            for (size_t i = 0; i < k; i++, n++)
+                if (hs_trace_writer_event(w, &evs[i], &e) != 0)
+                    fail_msg("rank %u kind %s: %s", r, hs_trace_kind_name(evs[i].kind), e.msg);
+            for (int i = 0; i < 40; i++, n++) {
+                hs_trace_event ev;
+                thread1_event(r, rep * 40 + i, &ev);
+                assert_int_equal(hs_trace_writer_event(w, &ev, &e), 0);
+            }
+        }
+        counts[r] = n;
+        assert_int_equal(hs_trace_writer_close(w, &e), 0);
+    }
+}
+
+static void test_roundtrip(void **state)
+{
+    (void)state;
+    char *dir = mkdtemp_dir();
+    size_t counts[NR];
+    const int reps = 300;   /* > 256 KiB of raw records: several blocks per thread */
+    write_job(dir, reps, counts);
+    hs_trace *t;
+    hs_error e;
+    assert_int_equal(hs_trace_open(dir, &t, &e), 0);
+    for (uint32_t r = 0; r < NR; r++) {
+        hs_trace_cursor *c;
+        assert_int_equal(hs_trace_cursor_open(t, r, &c, &e), 0);
+        hs_trace_rank_info info;
+        hs_trace_cursor_info(c, &info);
+        assert_true(info.complete);
+        assert_int_equal(info.end_reason, HS_TRACE_END_FINALIZE);
+        assert_int_equal(info.nthreads, 2);
+        assert_true(info.blocks > 2);
+        assert_true(info.events == counts[r]);
+        assert_string_equal(info.note, "");
+        /* Expected order: the two threads merged by start time, thread 0
+         * first on equal times. */
+        int rep = 0, i1 = 0;
+        size_t i0 = 0, got = 0;
+        hs_trace_event evs[HS_TRACE_KIND_MAX + 3], ev, x1;
+        size_t k = sample_events(r, evs, -5000, 1, reps == 1);
+        int rc;
+        while ((rc = hs_trace_next(c, &ev, &e)) == 1) {
+            got++;
+            if (i0 == k && ++rep < reps) {
+                k = sample_events(r, evs, -5000 + (int64_t)rep * 1000000, 0, rep == reps - 1);
+                i0 = 0;
+            }
+            int have0 = rep < reps && i0 < k, have1 = i1 < reps * 40;
+            if (have1)
+                thread1_event(r, i1, &x1);
+            assert_true(have0 || have1);
+            if (have0 && (!have1 || evs[i0].t_start <= x1.t_start)) {
+                assert_event_equal(&ev, &evs[i0]);
+                i0++;
+            } else {
+                assert_event_equal(&ev, &x1);
+                i1++;
+            }
+        }
+        if (rc != 0)
+            fail_msg("%s", e.msg);
+        assert_true(got == counts[r]);
+        hs_trace_cursor_close(c);
+    }
+    hs_trace_close(t);
+    rm_rf(dir);
+    free(dir);
+}
+
+/* Writer rejects what it cannot represent faithfully. */
+static void test_writer_rejects(void **state)
+{
+    (void)state;
+    char *dir = mkdtemp_dir();
+    hs_trace_writer *w;
+    hs_error e;
+    assert_int_equal(hs_trace_writer_open(&w, dir, 0, 2, &e), 0);
+    hs_trace_event ev;
+    hs_trace_event_init(&ev, HS_TRACE_SEND);
+    ev.comm = 999;   /* never created */
+    assert_int_equal(hs_trace_writer_event(w, &ev, &e), HS_EINVAL);
+    assert_non_null(strstr(e.msg, "unknown communicator"));
+    hs_trace_event_init(&ev, HS_TRACE_ALLTOALLV);
+    ev.comm = HS_TRACE_COMM_WORLD;
+    hs_trace_peer p[2] = { { 1, 5 }, { 0, 5 } };   /* not in comm rank order */
+    ev.sendto = p;
+    ev.nsendto = 2;
+    assert_int_equal(hs_trace_writer_event(w, &ev, &e), HS_EINVAL);
+    hs_trace_event_init(&ev, 200);
+    assert_int_equal(hs_trace_writer_event(w, &ev, &e), HS_EINVAL);
+    hs_trace_event_init(&ev, HS_TRACE_BARRIER);
+    ev.comm = HS_TRACE_COMM_WORLD;
+    ev.t_start = 100;
+    ev.t_end = 50;
+    assert_int_equal(hs_trace_writer_event(w, &ev, &e), HS_EINVAL);
+    ev.t_end = 200;
+    assert_int_equal(hs_trace_writer_event(w, &ev, &e), 0);
+    ev.t_start = 99;   /* goes back in time on the same thread */
+    assert_int_equal(hs_trace_writer_event(w, &ev, &e), HS_EINVAL);
+    assert_int_equal(hs_trace_writer_close(w, &e), 0);
+    rm_rf(dir);
+    free(dir);
+}
+
+/* ---- stats and check on a job with known communication ------------------- */
+
+/* A ring of n ranks: each sends `iters` messages of `bytes` to r+1 with tag
+ * it%3 (ISEND + WAIT), receives from r-1 with ANY_SOURCE (RECV), plus one
+ * allreduce per iteration.  drop_recv: rank 1 misses its last receive. */
+static void write_ring(const char *dir, uint32_t n, int iters, uint64_t bytes, int drop_recv)
+{
+    write_manifest(dir, n, 1);
+    hs_error e;
+    for (uint32_t r = 0; r < n; r++) {
+        hs_trace_writer *w;
+        assert_int_equal(hs_trace_writer_open(&w, dir, r, n, &e), 0);
+        int64_t t = 0;
+        for (int it = 0; it < iters; it++) {
+            hs_trace_event ev;
+            hs_trace_event_init(&ev, HS_TRACE_ISEND);
+            ev.t_start = t; ev.t_end = t + 10; t += 100;
+            ev.comm = HS_TRACE_COMM_WORLD;
+            ev.peer = (int32_t)((r + 1) % n);
+            ev.tag = it % 3;
+            ev.bytes = bytes;
+            ev.req = (uint64_t)it + 1;
+            ev.flags = HS_TRACE_F_MONITORED;
+            assert_int_equal(hs_trace_writer_event(w, &ev, &e), 0);
+            if (!(drop_recv && r == 1 && it == iters - 1)) {
+                hs_trace_event_init(&ev, HS_TRACE_RECV);
+                ev.t_start = t; ev.t_end = t + 10; t += 100;
+                ev.comm = HS_TRACE_COMM_WORLD;
+                ev.peer = (int32_t)((r + n - 1) % n);
+                ev.tag = it % 3;
+                ev.peer2 = HS_TRACE_ANY_SOURCE;
+                ev.tag2 = it % 3;
+                ev.flags = HS_TRACE_F_ANY_SOURCE;
+                ev.bytes = bytes;
+                ev.bytes2 = bytes * 2;
+                assert_int_equal(hs_trace_writer_event(w, &ev, &e), 0);
+            }
+            hs_trace_compl cp = { (uint64_t)it + 1, 0, HS_TRACE_RANK_NONE, HS_TRACE_TAG_NONE, 0 };
+            hs_trace_event_init(&ev, HS_TRACE_WAIT);
+            ev.t_start = t; ev.t_end = t + 10; t += 100;
+            ev.compl = &cp;
+            ev.ncompl = 1;
+            assert_int_equal(hs_trace_writer_event(w, &ev, &e), 0);
+            hs_trace_event_init(&ev, HS_TRACE_ALLREDUCE);
+            ev.t_start = t; ev.t_end = t + 10; t += 100;
+            ev.comm = HS_TRACE_COMM_WORLD;
+            ev.bytes = ev.bytes2 = 8;
+            assert_int_equal(hs_trace_writer_event(w, &ev, &e), 0);
+        }
+        assert_int_equal(hs_trace_writer_close(w, &e), 0);
+    }
+}
+
+static void test_stats_ring(void **state)
+{
+    (void)state;
+    char *dir = mkdtemp_dir();
+    const uint32_t n = 4;
+    const int iters = 10;
+    write_ring(dir, n, iters, 256, 0);
+    hs_trace *t;
+    hs_error e;
+    assert_int_equal(hs_trace_open(dir, &t, &e), 0);
+    hs_trace_stats *s;
+    assert_int_equal(hs_trace_stats_compute(t, &s, &e), 0);
+    assert_int_equal(s->total.sent_messages, n * iters);
+    assert_int_equal(s->total.sent_bytes, n * iters * 256);
+    assert_int_equal(s->total.recv_messages, n * iters);
+    assert_int_equal(s->total.monitored, n * iters);
+    assert_int_equal(s->total.coll_calls, n * iters);
+    assert_int_equal(s->total.events, n * iters * 4);
+    assert_int_equal(s->npairs, n);
+    for (size_t i = 0; i < s->npairs; i++) {
+        assert_int_equal(s->pairs[i].dst, (s->pairs[i].src + 1) % n);
+        assert_int_equal(s->pairs[i].messages, iters);
+    }
+    assert_int_equal(s->ntags, 3);
+    assert_int_equal(s->tags[0].messages, n * 4);   /* tags 0,1,2 over 10 iterations: 4,3,3 */
+    assert_int_equal(s->tags[1].messages, n * 3);
+    assert_int_equal(s->incomplete_ranks, 0);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    hs_json w;
+    hs_json_init(&w, f, 0);
+    hs_trace_stats_json(s, &w);
+    assert_int_equal(hs_json_finish(&w), 0);
+    fclose(f);
+    assert_non_null(strstr(buf, "\"sent_messages\":40"));
+    free(buf);
+    hs_trace_stats_free(s);
+    uint64_t problems;
+    assert_int_equal(hs_trace_check(t, NULL, 10, &problems, &e), 0);
+    assert_int_equal(problems, 0);
+    hs_trace_close(t);
+    rm_rf(dir);
+
+    /* One receive missing: exactly one flow mismatch, named in the report. */
+    assert_int_equal(mkdir(dir, 0700), 0);
+    write_ring(dir, n, iters, 256, 1);
+    assert_int_equal(hs_trace_open(dir, &t, &e), 0);
+    buf = NULL;
+    f = open_memstream(&buf, &len);
+    assert_int_equal(hs_trace_check(t, f, 10, &problems, &e), 0);
+    fclose(f);
+    assert_int_equal(problems, 1);
+    assert_non_null(strstr(buf, "rank 0 -> rank 1, tag 0: 4 messages (1024 bytes) sent, 3 "
+                                "(768 bytes) received"));
+    free(buf);
+    hs_trace_close(t);
+    rm_rf(dir);
+    free(dir);
+}
+
+/* ---- truncation and damage --------------------------------------------- */
+
+static void test_truncation(void **state)
+{
+    (void)state;
+    char *dir = mkdtemp_dir();
+    size_t counts[NR];
+    write_job(dir, 200, counts);
+    char path[600];
+    snprintf(path, sizeof path, "%s/rank-000001.hst", dir);
+    size_t len;
+    char *full = slurp(path, &len);
+    /* Cut at many points: every cut opens (or fails cleanly before the first
+     * block) and reads a prefix with a note saying what is missing. */
+    uint64_t prev_events = 0;
+    for (size_t cut = 0; cut <= len; cut += len / 97 + 1) {
+        spit(path, full, cut);
+        hs_trace *t;
+        hs_error e;
+        assert_int_equal(hs_trace_open(dir, &t, &e), 0);
+        hs_trace_cursor *c;
+        int rc = hs_trace_cursor_open(t, 1, &c, &e);
+        if (cut < HS__FILE_HDR_LEN) {
+            assert_int_equal(rc, HS_ETRUNC);
+            assert_non_null(strstr(e.msg, "rank-000001.hst"));
+            hs_trace_close(t);
+            continue;
+        }
+        assert_int_equal(rc, 0);
+        hs_trace_rank_info info;
+        hs_trace_cursor_info(c, &info);
+        assert_false(info.complete);
+        assert_non_null(strstr(info.note, "no end record"));
+        assert_true(info.events >= prev_events);
+        prev_events = info.events;
+        hs_trace_event ev;
+        uint64_t n = 0;
+        while ((rc = hs_trace_next(c, &ev, &e)) == 1)
+            n++;
+        assert_int_equal(rc, 0);
+        assert_true(n == info.events);
+        assert_true(info.good_bytes <= cut);
+        hs_trace_cursor_close(c);
+        hs_trace_close(t);
+    }
+    assert_true(prev_events > 0);
+    free(full);
+    rm_rf(dir);
+    free(dir);
+}
+
+static void test_damage(void **state)
+{
+    (void)state;
+    char *dir = mkdtemp_dir();
+    size_t counts[NR];
+    write_job(dir, 50, counts);
+    char path[600];
+    snprintf(path, sizeof path, "%s/rank-000002.hst", dir);
+    size_t len;
+    char *full = slurp(path, &len);
+    /* Flip one byte at a time at a spread of offsets: every flip is caught,
+     * either when opening (headers) or when reading (payload checksum). */
+    for (size_t off = 0; off < len; off += len / 211 + 1) {
+        char *b = malloc(len);
+        memcpy(b, full, len);
+        b[off] ^= 0x5a;
+        spit(path, b, len);
+        free(b);
+        hs_trace *t;
+        hs_error e;
+        hs_error_clear(&e);
+        assert_int_equal(hs_trace_open(dir, &t, &e), 0);
+        hs_trace_cursor *c;
+        int rc = hs_trace_cursor_open(t, 2, &c, &e);
+        if (rc == 0) {
+            hs_trace_event ev;
+            while ((rc = hs_trace_next(c, &ev, &e)) == 1)
+                ;
+            hs_trace_cursor_close(c);
+        }
+        if (rc >= 0)
+            fail_msg("flip at offset %zu not detected", off);
+        assert_non_null(strstr(e.msg, "rank-000002.hst"));
+        if (off >= HS__FILE_HDR_LEN)
+            assert_non_null(strstr(e.msg, "block"));
+        hs_trace_close(t);
+    }
+    free(full);
+    rm_rf(dir);
+    free(dir);
+}
+
+/* ---- fuzzing the decoder --------------------------------------------------- */
+
+static uint64_t rng_state = 0x853c49e6748fea9bull;
+static uint64_t rnd(void)
+{
+    rng_state = rng_state * 6364136223846793005ull + 1442695040888963407ull;
+    return hs__mix64(rng_state);
+}
+
+/* Takes a valid rank file, and for each iteration mutates the *decoded*
+ * payload of one event block (or a header field), re-deflates it and fixes
+ * both checksums, so the mutation reaches the decoder.  The reader must
+ * return cleanly (event or error) every time; ASan/UBSan watch memory. */
+static void test_fuzz_decoder(void **state)
+{
+    (void)state;
+    char *dir = mkdtemp_dir();
+    size_t counts[NR];
+    write_job(dir, 3, counts);
+    char path[600];
+    snprintf(path, sizeof path, "%s/rank-000000.hst", dir);
+    size_t len;
+    uint8_t *full = (uint8_t *)slurp(path, &len);
+    /* Find the event blocks. */
+    size_t offs[64], nb = 0;
+    for (size_t off = HS__FILE_HDR_LEN; off + HS__BLK_HDR_LEN <= len && nb < 64;) {
+        hs__blk_hdr h;
+        assert_int_equal(hs__blk_hdr_unpack(full + off, &h), 0);
+        if (h.type == HS__BLK_EVENTS)
+            offs[nb++] = off;
+        off += HS__BLK_HDR_LEN + h.comp_len;
+    }
+    assert_true(nb >= 2);
+    const char *iters_env = getenv("HS_FUZZ_ITERS");
+    long iters = iters_env ? atol(iters_env) : 2000;
+    z_stream zs, zt;
+    assert_int_equal(hs__deflate_init(&zs, &zt, 1, 1), 0);
+    uint64_t ok = 0, errs = 0;
+    for (long it = 0; it < iters; it++) {
+        size_t bo = offs[rnd() % nb];
+        hs__blk_hdr h;
+        assert_int_equal(hs__blk_hdr_unpack(full + bo, &h), 0);
+        uint8_t *pay = malloc(h.raw_len + 64);
+        size_t slen;
+        assert_int_equal(hs__inflate(full + bo + HS__BLK_HDR_LEN, h.comp_len, pay, h.raw_len, &slen),
+                         0);
+        size_t plen = h.raw_len;
+        int nmut = 1 + (int)(rnd() % 4);
+        for (int m = 0; m < nmut && plen > 0; m++) {
+            size_t at = (size_t)(rnd() % plen);
+            switch (rnd() % 6) {
+            case 0: pay[at] ^= (uint8_t)(1u << (rnd() % 8)); break;
+            case 1: pay[at] = (uint8_t)rnd(); break;
+            case 2: pay[at] = 0xff; break;
+            case 3: plen = at; if (slen > plen) slen = plen; break;  /* cut the payload */
+            case 4: h.nevents += (uint32_t)(rnd() % 3) - 1; break;
+            case 5: h.base ^= rnd(); break;
+            }
+        }
+        /* Mutations also move the boundary between the two streams. */
+        if (rnd() % 8 == 0)
+            slen = (size_t)(rnd() % (plen + 1));
+        size_t cap = hs__block_bound(slen, plen - slen);
+        uint8_t *blk = malloc(cap);
+        size_t blen;
+        assert_int_equal(hs__block_build(&zs, &zt, &h, pay, slen, pay + slen, plen - slen, blk, cap,
+                                         &blen), 0);
+        /* New file: prefix, mutated block, suffix. */
+        size_t old_blen = HS__BLK_HDR_LEN + (size_t)((full[bo + 20] | full[bo + 21] << 8 |
+                                                       full[bo + 22] << 16 | (size_t)full[bo + 23] << 24));
+        uint8_t *nf = malloc(len - old_blen + blen);
+        memcpy(nf, full, bo);
+        memcpy(nf + bo, blk, blen);
+        memcpy(nf + bo + blen, full + bo + old_blen, len - bo - old_blen);
+        spit(path, nf, len - old_blen + blen);
+        free(nf);
+        free(blk);
+        free(pay);
+        hs_trace *t;
+        hs_error e;
+        assert_int_equal(hs_trace_open(dir, &t, &e), 0);
+        hs_trace_cursor *c;
+        int rc = hs_trace_cursor_open(t, 0, &c, &e);
+        if (rc == 0) {
+            hs_trace_event ev;
+            while ((rc = hs_trace_next(c, &ev, &e)) == 1)
+                ;
+            hs_trace_cursor_close(c);
+        }
+        if (rc < 0) {
+            errs++;
+            assert_non_null(strstr(e.msg, "rank-000000.hst"));
+        } else {
+            ok++;
+        }
+        hs_trace_close(t);
+    }
+    hs__deflate_end(&zs, &zt);
+    /* Most mutations must be caught; some (a changed time gap) are valid. */
+    assert_true(errs > 0);
+    print_message("fuzz: %ld mutated files, %llu read cleanly, %llu rejected\n", iters,
+                  (unsigned long long)ok, (unsigned long long)errs);
+    free(full);
+    rm_rf(dir);
+    free(dir);
+}
+
+/* The manifest parser against random damage: byte flips, cuts, inserted
+ * bytes.  It must succeed or fail with a message naming the file, never
+ * crash (ASan/UBSan watch it in the sanitized build). */
+static void test_fuzz_manifest(void **state)
+{
+    (void)state;
+    char *dir = mkdtemp_dir();
+    write_manifest(dir, 7, 3);
+    char path[600];
+    snprintf(path, sizeof path, "%s/manifest.txt", dir);
+    size_t len;
+    char *good = slurp(path, &len);
+    char *bad = malloc(len + 16);
+    long iters = getenv("HS_FUZZ_ITERS") ? atol(getenv("HS_FUZZ_ITERS")) : 2000;
+    uint64_t ok = 0;
+    for (long it = 0; it < iters; it++) {
+        size_t n = len;
+        memcpy(bad, good, len);
+        for (int m = 0, nm = 1 + (int)(rnd() % 3); m < nm; m++) {
+            size_t at = (size_t)(rnd() % n);
+            switch (rnd() % 4) {
+            case 0: bad[at] = (char)rnd(); break;
+            case 1: bad[at] ^= (char)(1u << (rnd() % 8)); break;
+            case 2: n = at; break;
+            case 3:
+                memmove(bad + at + 1, bad + at, n - at);
+                static const char alphabet[] = "\n \\x09-";   /* the parser's delimiters */
+                bad[at] = alphabet[rnd() % (sizeof alphabet - 1)];
+                n++;
+                break;
+            }
+            if (n == 0)
+                break;
+        }
+        spit(path, bad, n);
+        hs_trace_manifest m;
+        hs_error e;
+        hs_error_clear(&e);
+        int rc = hs_trace_manifest_read(dir, &m, &e);
+        if (rc == 0) {
+            ok++;
+            assert_true(m.nranks > 0 && m.nnodes > 0);
+            for (uint32_t r = 0; r < m.nranks; r++)
+                assert_true(m.rank_node[r] < m.nnodes);
+            hs_trace_manifest_free(&m);
+        } else {
+            assert_non_null(strstr(e.msg, "manifest.txt"));
+        }
+    }
+    print_message("manifest fuzz: %ld mutations, %llu still valid\n", iters,
+                  (unsigned long long)ok);
+    free(bad);
+    free(good);
+    rm_rf(dir);
+    free(dir);
+}
+
+static void test_monitored(void **state)
+{
+    (void)state;
+    /* rate 1: all; rate 0: none; rate 0.3: close to 30% and deterministic. */
+    uint64_t hits = 0, n = 200000;
+    for (uint64_t s = 0; s < n; s++) {
+        assert_true(hs_trace_monitored(7, 1.0, 1, 2, s));
+        assert_false(hs_trace_monitored(7, 0.0, 1, 2, s));
+        hits += (uint64_t)hs_trace_monitored(7, 0.3, (uint32_t)(s % 13), 2, s / 13);
+    }
+    /* Binomial sd = sqrt(n p (1-p)) ~ 205; 5 sd. */
+    assert_true(hits > 60000 - 1025 && hits < 60000 + 1025);
+    assert_int_equal(hs_trace_monitored(9, 0.5, 3, 4, 5), hs_trace_monitored(9, 0.5, 3, 4, 5));
+}
+
+static void test_kind_names(void **state)
+{
+    (void)state;
+    int n = 0;
+    for (int k = 0; k <= HS_TRACE_KIND_MAX; k++) {
+        const char *nm = hs_trace_kind_name(k);
+        if (!nm)
+            continue;
+        n++;
+        assert_int_equal(hs_trace_kind_from_name(nm), k);
+        assert_int_not_equal(hs_trace_kind_class(k), HS_TRACE_CLASS_NONE);
+    }
+    assert_int_equal(n, 7 + 27 + 10 + 44 + 25);
+    int base;
+    assert_true(hs_trace_kind_is_coll(HS_TRACE_ALLTOALLV + HS_TRACE_NB, &base));
+    assert_int_equal(base, HS_TRACE_ALLTOALLV);
+    assert_string_equal(hs_trace_kind_name(HS_TRACE_BARRIER + HS_TRACE_NB), "ibarrier");
+    assert_null(hs_trace_kind_name(0));
+    assert_null(hs_trace_kind_name(256));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_varint),
+        cmocka_unit_test(test_kind_names),
+        cmocka_unit_test(test_monitored),
+        cmocka_unit_test(test_manifest_roundtrip),
+        cmocka_unit_test(test_manifest_errors),
+        cmocka_unit_test(test_roundtrip),
+        cmocka_unit_test(test_writer_rejects),
+        cmocka_unit_test(test_stats_ring),
+        cmocka_unit_test(test_truncation),
+        cmocka_unit_test(test_damage),
+        cmocka_unit_test(test_fuzz_decoder),
+        cmocka_unit_test(test_fuzz_manifest),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
