@@ -1,9 +1,11 @@
 /* hopscope simulate: runs the packet-level model with synthetic traffic and
- * prints accepted throughput and latency percentiles; -o writes the run
- * directory.
+ * prints accepted throughput and latency percentiles, or (-i TRACE) replays
+ * a recorded MPI job on it (hs_replay_run) and prints the predicted times,
+ * phases and latencies; -o writes the run directory.
  *
- * Option parsing is one table (opts[] + apply()) so that the MPI replay can
- * add its own options (-i TRACE, --map) next to the network's. */
+ * Option parsing is one table (opts[] + apply()): the network's options
+ * serve both modes, the traffic options only the synthetic one, the
+ * replay's only -i. */
 #include "cli.h"
 #include "hopscope/fabric.h"
 
@@ -18,6 +20,9 @@ enum {
     O_DRAIN, O_SEED, O_OUT, O_MTU, O_HEADER, O_BUFFER, O_NICBUF, O_UNBOUNDED, O_RDELAY,
     O_RXRATE, O_QUEUES, O_TAUF, O_TAU, O_WINDOW, O_UGALT, O_HOPBITS, O_HASHBITS, O_EXACT,
     O_SALT, O_LINKBITS, O_NORECORDS, O_RECCAP, O_TSV, O_QUIET, O_MONITOR, O_MAXWIN,
+    /* replay */
+    O_INPUT, O_MAP, O_PPN, O_BACKGROUND, O_CI, O_BITS, O_SCALE, O_EAGER, O_CTRL, O_MEMBW,
+    O_SHMLAT, O_OVERHEAD, O_REDBW, O_COLL, O_TAGPH, O_LATCAP,
 };
 
 static const struct option opts[] = {
@@ -55,6 +60,22 @@ static const struct option opts[] = {
     { "records-cap", required_argument, NULL, O_RECCAP },
     { "tsv", no_argument, NULL, O_TSV },
     { "quiet", no_argument, NULL, O_QUIET },
+    { "input", required_argument, NULL, O_INPUT },
+    { "map", required_argument, NULL, O_MAP },
+    { "ppn", required_argument, NULL, O_PPN },
+    { "background", required_argument, NULL, O_BACKGROUND },
+    { "congestion-impact", no_argument, NULL, O_CI },
+    { "bits", required_argument, NULL, O_BITS },
+    { "compute-scale", required_argument, NULL, O_SCALE },
+    { "eager", required_argument, NULL, O_EAGER },
+    { "ctrl-bytes", required_argument, NULL, O_CTRL },
+    { "mem-bw", required_argument, NULL, O_MEMBW },
+    { "shm-latency", required_argument, NULL, O_SHMLAT },
+    { "mpi-overhead", required_argument, NULL, O_OVERHEAD },
+    { "reduce-bw", required_argument, NULL, O_REDBW },
+    { "coll", required_argument, NULL, O_COLL },
+    { "tag-phases", required_argument, NULL, O_TAGPH },
+    { "latency-samples", required_argument, NULL, O_LATCAP },
     { NULL, 0, NULL, 0 },
 };
 
@@ -63,6 +84,9 @@ typedef struct sim_opts {
     hs_fabric_params prm;
     hs_traffic_cfg tc;
     int tsv, quiet;
+    hs_replay_params rp;
+    int traffic_opt;          /* a synthetic-traffic option was given */
+    const char *traffic_name;
 } sim_opts;
 
 #define CMD "simulate"
@@ -87,8 +111,76 @@ static int apply(sim_opts *o, int c, const char *v)
     double d;
     hs_time t;
     int rc = 0;
+    static const struct { int c; const char *name; } synthetic[] = {
+        { O_TRAFFIC, "traffic" }, { O_LOAD, "load" }, { O_SIZE, "size" },
+        { O_PERIODIC, "periodic" }, { O_PACKETS, "packets" }, { O_DURATION, "duration" },
+        { O_WARMUP, "warmup" }, { O_DRAIN, "drain" }, { O_MONITOR, "monitor" }, { O_TSV, "tsv" },
+    };
+    for (size_t i = 0; i < sizeof synthetic / sizeof synthetic[0]; i++)
+        if (synthetic[i].c == c) {
+            o->traffic_opt = 1;
+            o->traffic_name = synthetic[i].name;
+        }
     switch (c) {
     case O_TOPO: o->topo = v; break;
+    case O_INPUT: case 'i': o->rp.trace = v; break;
+    case O_MAP: o->rp.map = v; break;
+    case O_PPN:
+        rc = u64_in("ppn", v, 1, 1u << 20, &u, "ranks per node, 1..2^20");
+        o->rp.ppn = (uint32_t)u;
+        break;
+    case O_BACKGROUND: o->rp.background = v; break;
+    case O_CI: o->rp.congestion_impact = 1; break;
+    case O_BITS:
+        /* the in-band field width: hop counter + hash bits + congestion flag */
+        rc = u64_in("bits", v, 5, 4 + HS_HASH_BITS_MAX + 1, &u,
+                    "the field width in bits, 5..13 (5: c=3,b=1; 6: c=4,b=1; 7: c=4,b=2 ...)");
+        o->prm.scheme.hop_bits = u == 5 ? 3 : 4;
+        o->prm.scheme.hash_bits = u == 5 ? 1 : (unsigned)u - 5;
+        break;
+    case O_SCALE:
+        if (hs_parse_double(v, &d) || !(d >= 0) || d > 1e6)
+            return bad("compute-scale", v, "a factor >= 0 on the recorded computation");
+        o->rp.compute_scale = d;
+        break;
+    case O_EAGER:
+        if (hs_parse_size(v, &u) || u > (1ull << 40))
+            return bad("eager", v, "bytes (K, M suffixes)");
+        o->rp.eager_limit = u;
+        break;
+    case O_CTRL:
+        rc = u64_in("ctrl-bytes", v, 0, HS_FABRIC_MAX_MTU, &u, "payload bytes of control messages");
+        o->rp.ctrl_bytes = (uint32_t)u;
+        break;
+    case O_MEMBW:
+        if (hs_parse_rate(v, &u))
+            return bad("mem-bw", v, "a rate such as 10GB/s");
+        o->rp.mem_bw = u;
+        break;
+    case O_SHMLAT:
+        if (hs_parse_time(v, &t))
+            return bad("shm-latency", v, "a time such as 250ns");
+        o->rp.shm_latency = t;
+        break;
+    case O_OVERHEAD:
+        if (hs_parse_time(v, &t))
+            return bad("mpi-overhead", v, "a time such as 200ns");
+        o->rp.call_overhead = t;
+        break;
+    case O_REDBW:
+        if (hs_parse_rate(v, &u))
+            return bad("reduce-bw", v, "a rate such as 5GB/s");
+        o->rp.reduce_bw = u;
+        break;
+    case O_COLL: o->rp.coll = v; break;
+    case O_TAGPH:
+        rc = u64_in("tag-phases", v, 1, 60000, &u, "1..60000");
+        o->rp.max_tag_phases = (unsigned)u;
+        break;
+    case O_LATCAP:
+        rc = u64_in("latency-samples", v, 1, 1ull << 32, &u, "a number of samples");
+        o->rp.latency_cap = u;
+        break;
     case O_TRAFFIC: o->traffic = v; break;
     case O_OUT: case 'o': o->out = v; break;
     case O_LOAD:
@@ -125,6 +217,7 @@ static int apply(sim_opts *o, int c, const char *v)
         rc = u64_in("seed", v, 0, UINT64_MAX, &u, "an integer");
         o->tc.seed = u;
         o->prm.seed = u;
+        o->rp.seed = u;
         break;
     case O_MTU:
         rc = u64_in("mtu", v, 1, HS_FABRIC_MAX_MTU, &u, "1..1048576 bytes");
@@ -235,16 +328,117 @@ static void add_traffic(void *ctx, hs_json *w)
     hs_traffic_json(w, x->c, x->r);
 }
 
+/* ---- the replay (-i TRACE) ----------------------------------------------------- */
+
+static void progress(void *ctx, const hs_replay_progress *p)
+{
+    (void)ctx;
+    char a[32];
+    fprintf(stderr, "hopscope %s: %s%s%s simulated, %.1f M events, %u/%u ranks done, "
+            "%llu messages, %.0f s\n", CMD, *p->stage ? p->stage : "", *p->stage ? ": " : "",
+            hs_time_str(p->now, a, sizeof a), (double)p->events / 1e6, p->done, p->actors,
+            (unsigned long long)p->messages, p->wall);
+}
+
+static void print_lat(const char *label, const hs_replay_lat *l)
+{
+    char a[32], b[32], c[32], d[32];
+    printf("%-11s %llu messages across the network: p50 %s  p99 %s  mean %s  max %s\n", label,
+           (unsigned long long)l->messages, tstr(l->p50, a, sizeof a), tstr(l->p99, b, sizeof b),
+           tstr(l->mean, c, sizeof c), tstr(l->max, d, sizeof d));
+}
+
+static int replay(sim_opts *o)
+{
+    if (o->traffic_opt)
+        return hs__usage_error(CMD, "--%s is for synthetic traffic; a replay (-i) takes its "
+                               "traffic from the trace", o->traffic_name);
+    if (o->rp.congestion_impact && !o->rp.background)
+        return hs__usage_error(CMD, "--congestion-impact compares runs with and without a "
+                               "background: give --background SPEC");
+    o->rp.topo = o->topo;
+    o->rp.net = o->prm;
+    o->rp.out = o->out;
+    if (!o->quiet) {
+        o->rp.progress = progress;
+        o->rp.progress_every = 3.0;
+    }
+    hs_error err;
+    hs_error_clear(&err);
+    hs_replay_result r;
+    int rc = hs_replay_run(&o->rp, &r, &err);
+    if (rc) {
+        fprintf(stderr, "hopscope %s: %s\n", CMD, hs_error_str(&err, rc));
+        hs_replay_result_free(&r);
+        return rc == HS_EINVAL || rc == HS_EFORMAT || rc == HS_ENOENT || rc == HS_EVERSION
+                   ? (rc == HS_EINVAL ? HS_EXIT_USAGE : HS_EXIT_FAIL) : HS_EXIT_FAIL;
+    }
+    char a[32], b[32], c[32], d[32];
+    if (!o->quiet) {
+        uint64_t mn = UINT64_MAX, sum = 0;
+        for (uint32_t i = 0; i < r.ranks; i++) {
+            if (r.rank_time[i] < mn)
+                mn = r.rank_time[i];
+            sum += r.rank_time[i];
+        }
+        printf("trace       %s: %u ranks (%u threads in all)\n", o->rp.trace, r.ranks, r.actors);
+        printf("network     %s\n", o->topo);
+        if (r.bg_nodes)
+            printf("background  %s on %u nodes: %llu messages, %.1f MB\n", o->rp.background,
+                   r.bg_nodes, (unsigned long long)r.bg_messages, (double)r.bg_bytes / 1e6);
+        printf("predicted   %s (ranks end between %s and %s, mean %s)\n",
+               tstr(r.total, a, sizeof a), tstr(r.ranks ? mn : 0, b, sizeof b),
+               tstr(r.total, c, sizeof c), tstr(r.ranks ? sum / r.ranks : 0, d, sizeof d));
+        printf("per rank    computation %s, inside MPI %s (means)\n",
+               tstr(r.compute_mean, a, sizeof a), tstr(r.comm_mean, b, sizeof b));
+        printf("messages    %llu (%.3f MB)", (unsigned long long)r.messages, (double)r.bytes / 1e6);
+        if (r.rma_ops)
+            printf(", %llu one-sided operations (%.3f MB)", (unsigned long long)r.rma_ops,
+                   (double)r.rma_bytes / 1e6);
+        printf("\n");
+        print_lat("latency", &r.lat);
+        printf("phases      %-4s %-22s %-10s %12s %14s %12s %12s\n", "id", "name", "kind",
+               "messages", "bytes", "time in MPI", "p99 latency");
+        for (uint32_t i = 0; i < r.nphases; i++) {
+            const hs_replay_phase *ph = &r.phases[i];
+            printf("            %-4u %-22.22s %-10s %12llu %14llu %12s %12s\n", ph->id, ph->name,
+                   ph->kind, (unsigned long long)ph->messages, (unsigned long long)ph->bytes,
+                   ph->app ? tstr(ph->time, a, sizeof a) : "-",
+                   ph->lat.messages ? tstr(ph->lat.p99, b, sizeof b) : "-");
+        }
+        if (r.ci) {
+            printf("congestion  impact (GPCNeT): p99 latency x%.3f (isolated %s, congested %s), "
+                   "bandwidth x%.3f, run time x%.3f\n", r.ci_latency,
+                   tstr(r.iso_lat.p99, a, sizeof a), tstr(r.lat.p99, b, sizeof b), r.ci_bandwidth,
+                   r.ci_runtime);
+        }
+        printf("simulated   %.3g M events, %.3g M packet hops in %.2f s (compiling the trace "
+               "%.2f s, simulating %.2f s, writing %.2f s)\n", (double)r.events / 1e6,
+               (double)r.hops / 1e6, r.wall, r.wall_load, r.wall_run, r.wall_write);
+        if (o->out)
+            printf("run dir     %s\n", o->out);
+    }
+    if (r.report)
+        fprintf(stderr, "hopscope %s: %s%s", CMD,
+                r.status == HS_EDEADLOCK ? "the replay cannot go on:\n"
+                : r.status ? "the trace ended with operations left over:\n" : "note:\n",
+                r.report);
+    int ret = r.status ? HS_EXIT_FAIL : HS_EXIT_OK;
+    hs_replay_result_free(&r);
+    return ret;
+}
+
 int hs__cmd_simulate(int argc, char **argv)
 {
     sim_opts o;
     memset(&o, 0, sizeof o);
     hs_fabric_params_default(&o.prm);
     hs_traffic_cfg_default(&o.tc);
+    hs_replay_params_default(&o.rp);
     int c;
     opterr = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "+o:", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "+o:i:", opts, NULL)) != -1) {
         if (c == '?' || c == ':')
             return hs__usage_error(CMD, "unknown option or missing value: '%s'",
                                    argv[optind - 1]);
@@ -256,6 +450,11 @@ int hs__cmd_simulate(int argc, char **argv)
         return hs__usage_error(CMD, "unexpected argument '%s'", argv[optind]);
     if (!o.topo)
         return hs__usage_error(CMD, "give the network: --topo SPEC (see 'hopscope help topo')");
+    if (o.rp.trace)
+        return replay(&o);
+    if (o.rp.map || o.rp.background || o.rp.congestion_impact)
+        return hs__usage_error(CMD, "--map, --background and --congestion-impact need a trace: "
+                               "-i TRACE");
     hs_error err;
     hs_error_clear(&err);
     int rc = hs_traffic_parse(o.traffic ? o.traffic : "uniform", &o.tc, &err);

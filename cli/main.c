@@ -69,20 +69,53 @@ static const hs__cmd commands[] = {
       "\n"
       "  --seed N      seed for the simulated packets (default 1)\n"
       "  --packets N   number of monitored packets (default 200000)\n" },
-    { "record", hs__cmd_record,
-      "run an MPI launcher with libhopscope.so preloaded into every rank",
-      hs__help_record },
-    { "simulate", hs__cmd_simulate, "run the packet-level network model with synthetic traffic",
+    { "simulate", hs__cmd_simulate,
+      "run the network model with synthetic traffic, or replay an MPI trace on it (-i)",
       "usage: hopscope simulate --topo SPEC [--traffic PATTERN] [--load L]\n"
       "                         [--packets N | --duration T] [options] [-o RUN]\n"
+      "       hopscope simulate --topo SPEC -i TRACE [--map MAP] [--ppn P]\n"
+      "                         [--background SPEC [--congestion-impact]] [--bits B]\n"
+      "                         [--seed N] [replay options] [-o RUN]\n"
       "\n"
       "Simulates the network SPEC ('hopscope help topo') packet by packet: NICs,\n"
       "switches with finite input buffers per port and VC, credit flow control,\n"
-      "virtual cut-through, round-robin crossbars, in-band marking.  Prints the\n"
-      "offered and accepted load and latency percentiles; -o writes the run\n"
-      "directory (counters, records, ground truth; docs/formats.md).\n"
+      "virtual cut-through, round-robin crossbars, in-band marking.  With synthetic\n"
+      "traffic it prints the offered and accepted load and latency percentiles;\n"
+      "with -i it replays a recorded (or 'hopscope gen') MPI job on the machine and\n"
+      "prints the predicted run time, time per phase and message latencies.  -o\n"
+      "writes the run directory (counters, records, ground truth, and app.json for\n"
+      "a replay; docs/formats.md).\n"
       "\n"
-      "traffic (every node posts messages at Poisson times, open loop):\n"
+      "replay (docs/replay.md):\n"
+      "  -i, --input TRACE  the trace directory to replay\n"
+      "  --map MAP          ranks to nodes: linear (default), roundrobin,\n"
+      "                     random[:SEED] (scattered over the machine; default seed\n"
+      "                     --seed), shift:S (linear moved by S nodes), file:PATH\n"
+      "                     (lines 'RANK NODE')\n"
+      "  --ppn P            ranks per node (default: the trace's virtual nodes, or 1\n"
+      "                     for a trace recorded on real hosts)\n"
+      "  --background SPEC  other jobs on the nodes the application leaves free:\n"
+      "                     alltoall, incast, rma_incast, rma_bcast (GPCNeT's\n"
+      "                     congestors; join several with '+'), mixed (all four),\n"
+      "                     with options ':frac=F' (share of the free nodes, 0.8),\n"
+      "                     'size=BYTES' (4K), 'ppn=P' (1), 'nodes=N'; or\n"
+      "                     trace:PATH[,ppn=P] (another trace, looped)\n"
+      "  --congestion-impact  replay without and with the background; report\n"
+      "                     GPCNeT's Congestion Impact (p99 latency ratio)\n"
+      "  --compute-scale X  factor on the recorded computation (1; 0: none)\n"
+      "  --eager BYTES      messages up to this size go eager, larger ones by\n"
+      "                     rendezvous (RTS, CTS, data) (16K)\n"
+      "  --ctrl-bytes B     payload of protocol control messages (0: one 64-byte packet)\n"
+      "  --mem-bw RATE      intra-node copies (10GB/s)   --shm-latency T (250ns)\n"
+      "  --mpi-overhead T   CPU time of every MPI call (0)\n"
+      "  --reduce-bw RATE   local reductions in collectives (5GB/s)\n"
+      "  --coll C=ALG,...   collective algorithms, e.g. allreduce=ring,bcast=binomial\n"
+      "                     (default: MPICH's choice by size; docs/replay.md)\n"
+      "  --tag-phases N     tags with a phase of their own (256); more share one\n"
+      "  --latency-samples N  latencies kept exactly (16M); beyond, a sample\n"
+      "  --bits B           in-band field width: 5 (c=3,b=1), 6 (c=4,b=1), 7 ...\n"
+      "\n"
+      "synthetic traffic (every node posts messages at Poisson times, open loop):\n"
       "  --traffic P        uniform (default), shift[:S] (dst = src+S, default N/2),\n"
       "                     transpose, bitcomp, groupshift[:G] (dragonfly: node of\n"
       "                     group i to the same slot of group i+G, default 1),\n"
@@ -99,7 +132,8 @@ static const hs__cmd commands[] = {
       "                     messages are delivered, at most --drain T (default\n"
       "                     10 x duration, at least 100us)\n"
       "  --packets N        instead: N messages in total, all measured, then drain\n"
-      "  --seed N           traffic and routing randomness (default 1)\n"
+      "  --monitor F        fraction of messages that carry the field (1)\n"
+      "  --seed N           traffic, routing, mapping and background randomness (1)\n"
       "\n"
       "network (defaults resemble an HDR/NDR InfiniBand machine):\n"
       "  --mtu BYTES        payload per packet (4096)\n"
@@ -120,21 +154,29 @@ static const hs__cmd commands[] = {
       "  --window T         counter and ground-truth window width (10us)\n"
       "  --max-windows N    at most N windows (256): longer runs double the width\n"
       "                     and merge windows, exactly (memory bound); 0: no limit\n"
-      "  --monitor F        fraction of messages that carry the field (1)\n"
       "  --no-records       do not log sampled records\n"
       "  --records-cap N    at most N records (4194304); the rest are counted\n"
       "\n"
       "output:\n"
       "  -o, --output RUN   write the run directory RUN\n"
       "  --tsv              one header line and one line of results (for sweeps)\n"
-      "  --quiet            print nothing but errors\n"
+      "  --quiet            print nothing but errors (a replay prints its progress\n"
+      "                     to stderr every few seconds otherwise)\n"
+      "\n"
+      "A replay exits 1 (after writing RUN) when it cannot go on (deadlock: the\n"
+      "ranks and calls are named) or when the trace leaves messages unmatched.\n"
       "\n"
       "examples:\n"
       "  hopscope simulate --topo fattree:k=16,n=2 --load 0.5\n"
       "  hopscope simulate --topo dragonfly:a=4,p=2,h=2,g=9,routing=ugal \\\n"
       "                    --traffic groupshift --load 0.4\n"
       "  hopscope simulate --topo fattree:k=8,n=2 --traffic incast:target=0,senders=8 \\\n"
-      "                    --load 0.5 -o RUN\n" },
+      "                    --load 0.5 -o RUN\n"
+      "  hopscope gen halo3d --ranks 256 -o halo.trace\n"
+      "  hopscope simulate --topo fattree:k=8,n=2,taper=2 --ppn 4 --map random \\\n"
+      "                    -i halo.trace -o RUN\n"
+      "  hopscope simulate --topo fattree:k=16,n=2 -i canary.trace --map random \\\n"
+      "                    --background mixed:frac=0.5 --congestion-impact -o RUN\n" },
     { "topo", hs__cmd_topo, "describe a modelled network (size, diameter, bisection)",
       "usage: hopscope topo SPEC [--links | --path SRC:DST]\n"
       "\n"
@@ -170,8 +212,13 @@ static const hs__cmd commands[] = {
       "  hopscope topo fattree:k=16,n=2,taper=2\n"
       "  hopscope topo dragonfly:a=16,p=8,h=8,g=129,routing=ugal\n"
       "  hopscope topo torus:8x8x8 --path 0:511\n" },
+    { "record", hs__cmd_record,
+      "run an MPI launcher with libhopscope.so preloaded into every rank",
+      hs__help_record },
     { "trace", hs__cmd_trace, "summarise, list or check a recorded trace (stats|dump|check)",
       hs__help_trace },
+    { "gen", hs__cmd_gen, "write a synthetic trace of a standard pattern (halo3d, pf3d, canary, incast)",
+      hs__help_gen },
     { "version", cmd_version, "print the version (same as --version)",
       "usage: hopscope version\n"
       "       hopscope --version\n" },

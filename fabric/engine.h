@@ -304,6 +304,12 @@ static inline void hs__seed(uint64_t s[4], uint64_t seed)
         s[i] = z ^ (z >> 31);
     }
 }
+/* Uniform in [0, n) for n >= 1 (multiply-shift; the bias, below n / 2^64,
+ * is far under anything a run could detect). */
+static inline uint64_t hs__rand_below(uint64_t s[4], uint64_t n)
+{
+    return (uint64_t)(((unsigned __int128)hs__xoshiro(s) * n) >> 64);
+}
 static inline uint64_t hs__rand(hs_fabric *F)
 {
     return hs__xoshiro(F->rng);

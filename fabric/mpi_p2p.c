@@ -1,0 +1,636 @@
+/* Point-to-point messages of the replay: matching, the eager and
+ * rendezvous protocols, and the transport of their legs (replay.h).
+ *
+ * Matching.  A message is issued with a key (destination, source,
+ * communicator, tag); a receive is posted with a key too, already resolved
+ * (the trace says which message each wildcard receive got).  Per key, sends
+ * and receives pair in FIFO order.  A send takes its place in the queue
+ * when it is issued, not when its first packet arrives, so MPI's
+ * non-overtaking rule holds even when adaptive routing reorders packets;
+ * the pairing only decides who belongs to whom, the times come from the
+ * protocol:
+ *   eager       the data leaves at once; the receive completes when the
+ *               data is in and the receive posted (an unexpected message
+ *               costs a copy out of the bounce buffer at memory bandwidth);
+ *               the send completes when its last packet has left the NIC
+ *               (ssend: and the receiver's acknowledgement is back);
+ *   rendezvous  RTS at once; the receiver answers CTS once the RTS is in and
+ *               the receive posted; the data follows CTS; the receive
+ *               completes with the data, the send when the data has left.
+ * Collective steps, PSCW notices and fence barriers use the same path.
+ *
+ * Transport.  A leg between ranks on different nodes is a fabric message
+ * (sent/delivered callbacks); on the same node it is a pair of timers: the
+ * copy at memory bandwidth (then "sent"), plus the shared-memory latency
+ * (then "delivered"). */
+#include "replay.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define CK_APP (1ull << 60)
+
+hs_time hs__rp_copy_time(const rp *R, uint64_t bytes)
+{
+    return bytes ? hs_ser_time(bytes, R->prm->mem_bw) : 0;
+}
+
+int hs__rp_timer(rp *R, hs_time t, unsigned type, unsigned leg, uint32_t idx, int app)
+{
+    if (app)
+        R->app_pending++;
+    int rc = hs_fabric_timer(R->F, t, ck_make(type, leg, idx) | (app ? CK_APP : 0));
+    if (rc)
+        R->error = rc;
+    return rc;
+}
+
+/* ---- pools ------------------------------------------------------------------- */
+
+static uint32_t msg_alloc(rp *R)
+{
+    if (R->msg_free == RP_NIL) {
+        size_t old = R->capmsg, nc = old ? 2 * old : 4096;
+        if (nc >= RP_NIL)
+            return RP_NIL;
+        rp_msg *n = realloc(R->msg, nc * sizeof *n);
+        if (!n)
+            return RP_NIL;
+        R->msg = n;
+        for (size_t i = old; i < nc; i++)
+            n[i].next = i + 1 < nc ? (uint32_t)(i + 1) : RP_NIL;
+        R->msg_free = (uint32_t)old;
+        R->capmsg = nc;
+    }
+    uint32_t m = R->msg_free;
+    R->msg_free = R->msg[m].next;
+    return m;
+}
+
+static void msg_unref(rp *R, uint32_t m)
+{
+    rp_msg *M = &R->msg[m];
+    if (--M->refs)
+        return;
+    M->next = R->msg_free;
+    R->msg_free = m;
+}
+
+static uint32_t rcv_alloc(rp *R)
+{
+    if (R->rcv_free == RP_NIL) {
+        size_t old = R->caprcv, nc = old ? 2 * old : 4096;
+        if (nc >= RP_NIL)
+            return RP_NIL;
+        rp_recv *n = realloc(R->rcv, nc * sizeof *n);
+        if (!n)
+            return RP_NIL;
+        R->rcv = n;
+        for (size_t i = old; i < nc; i++)
+            n[i].next = i + 1 < nc ? (uint32_t)(i + 1) : RP_NIL;
+        R->rcv_free = (uint32_t)old;
+        R->caprcv = nc;
+    }
+    uint32_t r = R->rcv_free;
+    R->rcv_free = R->rcv[r].next;
+    return r;
+}
+
+static void rcv_free(rp *R, uint32_t r)
+{
+    R->rcv[r].next = R->rcv_free;
+    R->rcv_free = r;
+}
+
+/* ---- matching table: open addressing, linear probing, backward-shift
+ * deletion; entries live while they hold anything ---------------------------- */
+
+static uint64_t key_hash(uint32_t dst, uint32_t src, uint32_t comm, int64_t tag)
+{
+    uint64_t h = ((uint64_t)dst << 32 | src) * 0x9e3779b97f4a7c15ull;
+    h ^= ((uint64_t)comm << 40) ^ (uint64_t)tag;
+    h ^= h >> 31;
+    h *= 0xbf58476d1ce4e5b9ull;
+    h ^= h >> 29;
+    return h;
+}
+
+int hs__rp_mt_init(rp *R)
+{
+    R->capmt = 4096;
+    R->nmt = 0;
+    R->mt = malloc(R->capmt * sizeof *R->mt);
+    if (!R->mt)
+        return HS_ENOMEM;
+    for (size_t i = 0; i < R->capmt; i++)
+        R->mt[i].dst = RP_NIL;
+    return 0;
+}
+
+static uint32_t mt_find(const rp *R, uint32_t dst, uint32_t src, uint32_t comm, int64_t tag)
+{
+    size_t mask = R->capmt - 1, i = key_hash(dst, src, comm, tag) & mask;
+    for (;;) {
+        const rp_ment *e = &R->mt[i];
+        if (e->dst == RP_NIL)
+            return RP_NIL;
+        if (e->dst == dst && e->src == src && e->comm == comm && e->tag == tag)
+            return (uint32_t)i;
+        i = (i + 1) & mask;
+    }
+}
+
+static int mt_grow(rp *R)
+{
+    size_t oc = R->capmt, nc = oc * 2;
+    rp_ment *old = R->mt, *n = malloc(nc * sizeof *n);
+    if (!n)
+        return HS_ENOMEM;
+    for (size_t i = 0; i < nc; i++)
+        n[i].dst = RP_NIL;
+    for (size_t i = 0; i < oc; i++) {
+        if (old[i].dst == RP_NIL)
+            continue;
+        size_t j = key_hash(old[i].dst, old[i].src, old[i].comm, old[i].tag) & (nc - 1);
+        while (n[j].dst != RP_NIL)
+            j = (j + 1) & (nc - 1);
+        n[j] = old[i];
+    }
+    free(old);
+    R->mt = n;
+    R->capmt = nc;
+    return 0;
+}
+
+static uint32_t mt_get(rp *R, uint32_t dst, uint32_t src, uint32_t comm, int64_t tag)
+{
+    uint32_t e = mt_find(R, dst, src, comm, tag);
+    if (e != RP_NIL)
+        return e;
+    if (2 * (R->nmt + 1) > R->capmt && mt_grow(R))
+        return RP_NIL;
+    size_t mask = R->capmt - 1, i = key_hash(dst, src, comm, tag) & mask;
+    while (R->mt[i].dst != RP_NIL)
+        i = (i + 1) & mask;
+    rp_ment *n = &R->mt[i];
+    n->dst = dst;
+    n->src = src;
+    n->comm = comm;
+    n->tag = tag;
+    n->shead = n->stail = n->rhead = n->rtail = n->probe = RP_NIL;
+    R->nmt++;
+    return (uint32_t)i;
+}
+
+/* Deletes entry i if it holds nothing. */
+static void mt_tidy(rp *R, uint32_t i)
+{
+    rp_ment *e = &R->mt[i];
+    if (e->shead != RP_NIL || e->rhead != RP_NIL || e->probe != RP_NIL)
+        return;
+    size_t mask = R->capmt - 1, hole = i, j = i;
+    R->mt[hole].dst = RP_NIL;
+    R->nmt--;
+    for (;;) {
+        j = (j + 1) & mask;
+        rp_ment *x = &R->mt[j];
+        if (x->dst == RP_NIL)
+            return;
+        size_t home = key_hash(x->dst, x->src, x->comm, x->tag) & mask;
+        /* x may move into the hole if its home is not in (hole, j] cyclically */
+        int between = hole <= j ? (home > hole && home <= j) : (home > hole || home <= j);
+        if (!between) {
+            R->mt[hole] = *x;
+            x->dst = RP_NIL;
+            hole = j;
+        }
+    }
+}
+
+/* ---- accounting ------------------------------------------------------------------ */
+
+void hs__rp_record_pair(rp *R, int rma, uint32_t src, uint32_t dst, uint64_t bytes)
+{
+    rp_pairs *P = rma ? &R->rpairs : &R->pairs;
+    uint64_t key = (uint64_t)src << 32 | dst;
+    uint64_t *v = hs__rp_map_get(&P->map, key + 1);   /* 0 is the map's empty key */
+    if (!v) {
+        R->error = HS_ENOMEM;
+        return;
+    }
+    if (!*v) {
+        if (P->n == P->cap) {
+            size_t nc = P->cap ? 2 * P->cap : 1024;
+            uint64_t *k = realloc(P->key, nc * sizeof *k);
+            if (k)
+                P->key = k;
+            uint64_t *b = realloc(P->bytes, nc * sizeof *b);
+            if (b)
+                P->bytes = b;
+            uint64_t *m = realloc(P->msgs, nc * sizeof *m);
+            if (m)
+                P->msgs = m;
+            if (!k || !b || !m) {
+                R->error = HS_ENOMEM;
+                return;
+            }
+            P->cap = nc;
+        }
+        P->key[P->n] = key;
+        P->bytes[P->n] = 0;
+        P->msgs[P->n] = 0;
+        *v = ++P->n;
+    }
+    P->bytes[*v - 1] += bytes;
+    P->msgs[*v - 1]++;
+}
+
+int hs__rp_gen_monitored(rp *R, uint32_t src, uint32_t dst)
+{
+    const rp_job *J = &R->jobs[R->ranks[src].job];
+    if (!J->app || J->sample_rate <= 0)
+        return 0;
+    if (J->sample_rate >= 1)
+        return 1;
+    uint64_t *v = hs__rp_map_get(&R->pair_seq, ((uint64_t)src << 32 | dst) + 1);
+    if (!v) {
+        R->error = HS_ENOMEM;
+        return 0;
+    }
+    return hs_trace_monitored(J->sample_seed, J->sample_rate, R->ranks[src].jrank,
+                              R->ranks[dst].jrank, (*v)++);
+}
+
+/* ---- transport --------------------------------------------------------------------- */
+
+static int leg_has_sent(unsigned leg)
+{
+    return leg == LEG_EAGER || leg == LEG_DATA || leg == LEG_RMA_DATA;
+}
+
+int hs__rp_leg(rp *R, unsigned leg, uint32_t idx, uint32_t src, uint32_t dst, uint64_t bytes,
+               uint16_t phase, int mon, int app)
+{
+    uint32_t a = R->ranks[src].node, b = R->ranks[dst].node;
+    if (a == b) {
+        hs_time t = hs_fabric_now(R->F) + hs__rp_copy_time(R, bytes);
+        if (leg_has_sent(leg) && hs__rp_timer(R, t, TM_LSENT, leg, idx, 0))
+            return R->error;
+        return hs__rp_timer(R, t + R->prm->shm_latency, TM_LDELIV, leg, idx, app);
+    }
+    if (app)
+        R->app_pending++;
+    int rc = hs_fabric_inject(R->F, hs_fabric_now(R->F), a, b, bytes, phase, mon,
+                              (uint64_t)leg << 32 | idx | (app ? CK_APP : 0));
+    if (rc)
+        R->error = rc;
+    return rc;
+}
+
+static int is_net(const rp *R, uint32_t src, uint32_t dst)
+{
+    return R->ranks[src].node != R->ranks[dst].node;
+}
+
+static uint64_t ctrl(const rp *R)
+{
+    return R->prm->ctrl_bytes;
+}
+
+/* ---- completion -------------------------------------------------------------------- */
+
+void hs__rp_target_done(rp *R, uint8_t type, uint32_t idx)
+{
+    switch (type) {
+    case TGT_REQ: hs__rp_req_done(R, idx); break;
+    case TGT_COLL: hs__rp_coll_xfer_done(R, idx); break;
+    default: break;
+    }
+}
+
+static void send_done(rp *R, uint32_t m)
+{
+    rp_msg *M = &R->msg[m];
+    uint8_t t = M->s_type;
+    uint32_t x = M->s_tgt;
+    M->s_type = TGT_NONE;
+    hs__rp_target_done(R, t, x);
+}
+
+static void recv_done(rp *R, uint32_t m)
+{
+    rp_msg *M = &R->msg[m];
+    M->flags |= M_DONE;
+    uint8_t t = M->r_type;
+    uint32_t x = M->r_tgt;
+    hs__rp_target_done(R, t, x);
+    msg_unref(R, m);
+}
+
+#define M_SENT  0x200u   /* the data's last packet has left */
+#define M_ACKED 0x400u   /* ssend: the receiver's acknowledgement is back */
+
+static void maybe_send_done(rp *R, uint32_t m)
+{
+    rp_msg *M = &R->msg[m];
+    if (!(M->flags & M_SENT) || ((M->flags & M_SYNC) && !(M->flags & M_ACKED)))
+        return;
+    send_done(R, m);
+}
+
+static int start_leg(rp *R, uint32_t m, unsigned leg, int back, uint64_t bytes)
+{
+    rp_msg *M = &R->msg[m];
+    M->refs++;
+    M->t_leg = hs_fabric_now(R->F);
+    uint32_t s = back ? M->dst : M->src, d = back ? M->src : M->dst;
+    return hs__rp_leg(R, leg, m, s, d, bytes, M->phase, (M->flags & M_MON) != 0,
+                      (M->flags & M_APP) != 0);
+}
+
+/* Both the message (its eager data or RTS) and its receive are there. */
+static void matched_and_arrived(rp *R, uint32_t m, int expected)
+{
+    rp_msg *M = &R->msg[m];
+    if (M->flags & M_RNDV) {
+        start_leg(R, m, LEG_CTS, 1, ctrl(R));
+        return;
+    }
+    if (M->flags & M_SYNC)
+        start_leg(R, m, LEG_ACK, 1, ctrl(R));
+    M = &R->msg[m];
+    if (expected)
+        recv_done(R, m);
+    else   /* unexpected: copied out of the bounce buffer */
+        hs__rp_timer(R, hs_fabric_now(R->F) + hs__rp_copy_time(R, M->bytes), TM_COPY, 0, m,
+                     (M->flags & M_APP) != 0);
+}
+
+static void wake_probes(rp *R, uint32_t e)
+{
+    uint32_t a = R->mt[e].probe;
+    R->mt[e].probe = RP_NIL;
+    while (a != RP_NIL) {
+        uint32_t nx = R->actors[a].next;
+        R->actors[a].next = RP_NIL;
+        hs__rp_actor_ready(R, a);
+        a = nx;
+    }
+}
+
+/* Pops the head message of entry e for a receive. */
+static uint32_t pop_send(rp *R, uint32_t e)
+{
+    rp_ment *E = &R->mt[e];
+    uint32_t m = E->shead;
+    E->shead = R->msg[m].next;
+    if (E->shead == RP_NIL)
+        E->stail = RP_NIL;
+    else if ((R->msg[E->shead].flags & M_ARRIVED) && E->probe != RP_NIL)
+        wake_probes(R, e);
+    R->msg[m].next = RP_NIL;
+    return m;
+}
+
+/* ---- issuing and posting --------------------------------------------------------------- */
+
+int hs__rp_send(rp *R, uint32_t src, uint32_t dst, uint32_t comm, int64_t tag, uint64_t bytes,
+                uint16_t phase, unsigned mflags, uint8_t s_type, uint32_t s_tgt)
+{
+    uint32_t m = msg_alloc(R);
+    if (m == RP_NIL)
+        return R->error = HS_ENOMEM;
+    rp_msg *M = &R->msg[m];
+    memset(M, 0, sizeof *M);
+    M->bytes = bytes;
+    M->t_post = hs_fabric_now(R->F);
+    M->tag = tag;
+    M->src = src;
+    M->dst = dst;
+    M->comm = comm;
+    M->next = RP_NIL;
+    M->s_type = s_type;
+    M->s_tgt = s_tgt;
+    M->r_type = TGT_NONE;
+    M->phase = phase;
+    M->flags = (uint16_t)mflags;
+    if (bytes > R->prm->eager_limit)   /* rendezvous is synchronous by itself */
+        M->flags = (uint16_t)((M->flags | M_RNDV) & ~M_SYNC);
+    if (is_net(R, src, dst))
+        M->flags |= M_NET;
+    M->refs = 1;   /* the receive side */
+    if (mflags & M_USER) {
+        rp_job *J = &R->jobs[R->ranks[src].job];
+        J->messages++;
+        J->bytes += bytes;
+        if (J->app) {
+            R->app_msgs++;
+            R->app_bytes += bytes;
+            R->ph[phase].messages++;
+            R->ph[phase].bytes += bytes;
+            hs__rp_record_pair(R, 0, R->ranks[src].jrank, R->ranks[dst].jrank, bytes);
+        } else {
+            R->bg_msgs++;
+            R->bg_bytes += bytes;
+            R->ph[phase].messages++;
+            R->ph[phase].bytes += bytes;
+        }
+    }
+    uint32_t e = mt_find(R, dst, src, comm, tag);
+    if (e != RP_NIL && R->mt[e].rhead != RP_NIL) {
+        rp_ment *E = &R->mt[e];
+        uint32_t r = E->rhead;
+        E->rhead = R->rcv[r].next;
+        if (E->rhead == RP_NIL)
+            E->rtail = RP_NIL;
+        M->r_type = R->rcv[r].type;
+        M->r_tgt = R->rcv[r].tgt;
+        M->t_recv = R->rcv[r].t_post;
+        M->flags |= M_MATCHED;
+        rcv_free(R, r);
+        mt_tidy(R, e);
+    } else {
+        if (e == RP_NIL && (e = mt_get(R, dst, src, comm, tag)) == RP_NIL)
+            return R->error = HS_ENOMEM;
+        rp_ment *E = &R->mt[e];
+        if (E->stail == RP_NIL)
+            E->shead = m;
+        else
+            R->msg[E->stail].next = m;
+        E->stail = m;
+    }
+    M = &R->msg[m];
+    if (M->flags & M_RNDV)
+        return start_leg(R, m, LEG_RTS, 0, ctrl(R));
+    return start_leg(R, m, LEG_EAGER, 0, bytes);
+}
+
+int hs__rp_recv(rp *R, uint32_t dst, uint32_t src, uint32_t comm, int64_t tag, uint8_t r_type,
+                uint32_t r_tgt)
+{
+    uint32_t e = mt_find(R, dst, src, comm, tag);
+    if (e != RP_NIL && R->mt[e].shead != RP_NIL) {
+        uint32_t m = pop_send(R, e);
+        mt_tidy(R, e);
+        rp_msg *M = &R->msg[m];
+        M->r_type = r_type;
+        M->r_tgt = r_tgt;
+        M->t_recv = hs_fabric_now(R->F);
+        M->flags |= M_MATCHED;
+        if (M->flags & M_ARRIVED)
+            matched_and_arrived(R, m, 0);
+        return R->error;
+    }
+    if (e == RP_NIL && (e = mt_get(R, dst, src, comm, tag)) == RP_NIL)
+        return R->error = HS_ENOMEM;
+    uint32_t r = rcv_alloc(R);
+    if (r == RP_NIL)
+        return R->error = HS_ENOMEM;
+    rp_recv *V = &R->rcv[r];
+    V->t_post = hs_fabric_now(R->F);
+    V->next = RP_NIL;
+    V->tgt = r_tgt;
+    V->type = r_type;
+    rp_ment *E = &R->mt[e];
+    if (E->rtail == RP_NIL)
+        E->rhead = r;
+    else
+        R->rcv[E->rtail].next = r;
+    E->rtail = r;
+    return 0;
+}
+
+int hs__rp_probe(rp *R, uint32_t actor, uint32_t dst, uint32_t src, uint32_t comm, int64_t tag)
+{
+    uint32_t e = mt_find(R, dst, src, comm, tag);
+    if (e != RP_NIL && R->mt[e].shead != RP_NIL && (R->msg[R->mt[e].shead].flags & M_ARRIVED))
+        return 1;
+    if (e == RP_NIL && (e = mt_get(R, dst, src, comm, tag)) == RP_NIL)
+        return R->error = HS_ENOMEM;
+    R->actors[actor].next = R->mt[e].probe;
+    R->mt[e].probe = actor;
+    return 0;
+}
+
+/* ---- leg events -------------------------------------------------------------------------- */
+
+static void arrived(rp *R, uint32_t m)
+{
+    rp_msg *M = &R->msg[m];
+    M->flags |= M_ARRIVED;
+    if (M->flags & M_MATCHED) {
+        matched_and_arrived(R, m, 1);
+        return;
+    }
+    uint32_t e = mt_find(R, M->dst, M->src, M->comm, M->tag);
+    if (e != RP_NIL && R->mt[e].shead == m && R->mt[e].probe != RP_NIL)
+        wake_probes(R, e);
+}
+
+static void leg_lat(rp *R, uint32_t m)
+{
+    rp_msg *M = &R->msg[m];
+    if (M->flags & M_NET)
+        M->lat += hs_fabric_now(R->F) - M->t_leg;
+}
+
+static void final_lat(rp *R, uint32_t m)
+{
+    rp_msg *M = &R->msg[m];
+    if ((M->flags & (M_NET | M_APP | M_USER)) == (M_NET | M_APP | M_USER))
+        hs__rp_lat_add(R, M->lat, M->phase);
+}
+
+static void p2p_sent(rp *R, unsigned leg, uint32_t m)
+{
+    if (leg == LEG_EAGER || leg == LEG_DATA) {
+        R->msg[m].flags |= M_SENT;
+        maybe_send_done(R, m);
+    }
+}
+
+static void p2p_delivered(rp *R, unsigned leg, uint32_t m)
+{
+    leg_lat(R, m);
+    switch (leg) {
+    case LEG_EAGER:
+        final_lat(R, m);
+        arrived(R, m);
+        break;
+    case LEG_RTS:
+        arrived(R, m);
+        break;
+    case LEG_CTS:
+        start_leg(R, m, LEG_DATA, 0, R->msg[m].bytes);
+        break;
+    case LEG_DATA:
+        final_lat(R, m);
+        recv_done(R, m);
+        break;
+    case LEG_ACK:
+        R->msg[m].flags |= M_ACKED;
+        maybe_send_done(R, m);
+        break;
+    }
+    msg_unref(R, m);
+}
+
+/* ---- callbacks ----------------------------------------------------------------------------- */
+
+static void sent(rp *R, unsigned leg, uint32_t idx)
+{
+    if (leg >= LEG_RMA_DATA)
+        hs__rp_rma_leg_sent(R, leg, idx);
+    else
+        p2p_sent(R, leg, idx);
+}
+
+static void delivered(rp *R, unsigned leg, uint32_t idx)
+{
+    if (leg >= LEG_RMA_DATA)
+        hs__rp_rma_leg_delivered(R, leg, idx);
+    else
+        p2p_delivered(R, leg, idx);
+}
+
+void hs__rp_on_sent(void *ctx, hs_fabric *F, uint64_t cookie, hs_time t)
+{
+    (void)F;
+    (void)t;
+    rp *R = ctx;
+    sent(R, CK_LEG(cookie), CK_IDX(cookie));
+    hs__rp_drain(R);
+}
+
+void hs__rp_on_delivered(void *ctx, hs_fabric *F, uint64_t cookie, hs_time t)
+{
+    (void)F;
+    (void)t;
+    rp *R = ctx;
+    if (cookie & CK_APP)
+        R->app_pending--;
+    delivered(R, CK_LEG(cookie), CK_IDX(cookie));
+    hs__rp_drain(R);
+}
+
+void hs__rp_on_timer(void *ctx, hs_fabric *F, uint64_t cookie, hs_time t)
+{
+    (void)F;
+    (void)t;
+    rp *R = ctx;
+    if (cookie & CK_APP)
+        R->app_pending--;
+    unsigned leg = CK_LEG(cookie);
+    uint32_t idx = CK_IDX(cookie);
+    switch (CK_TYPE(cookie) & 0xfffu) {
+    case TM_WAKE:
+    case TM_OVERHEAD: hs__rp_wake(R, idx); break;
+    case TM_LSENT: sent(R, leg, idx); break;
+    case TM_LDELIV: delivered(R, leg, idx); break;
+    case TM_COPY: recv_done(R, idx); break;
+    case TM_BSEND: hs__rp_req_done(R, idx); break;
+    case TM_REDUCE: hs__rp_coll_reduced(R, idx); break;
+    default: break;
+    }
+    hs__rp_drain(R);
+}

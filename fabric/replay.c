@@ -1,0 +1,547 @@
+/* hs_replay_run: builds the network, compiles the trace, maps the ranks,
+ * adds the background jobs, replays, and writes the run directory with
+ * app.json (replay.h has the model, docs/replay.md the whole account).
+ *
+ * With congestion_impact the replay runs twice, first without the
+ * background (isolated), then with it (congested, the run directory), and
+ * the result carries GPCNeT's Congestion Impact: p99 latency congested /
+ * isolated, and bandwidth isolated / congested.
+ *
+ * The run is cut into slices of simulated time only to call the progress
+ * function every few seconds of wall time; events are processed in the
+ * same order whatever the slices, so results do not depend on them. */
+#include "replay.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ---- small shared helpers -------------------------------------------------------- */
+
+int hs__rp_grow(void **p, size_t *cap, size_t need, size_t sz)
+{
+    if (need <= *cap)
+        return 0;
+    size_t nc = *cap ? 2 * *cap : 16;
+    if (nc < need)
+        nc = need;
+    void *n = realloc(*p, nc * sz);
+    if (!n)
+        return HS_ENOMEM;
+    *p = n;
+    *cap = nc;
+    return 0;
+}
+
+static size_t map_slot(uint64_t key, size_t cap)
+{
+    uint64_t h = key * 0x9e3779b97f4a7c15ull;
+    return (size_t)(h ^ (h >> 29)) & (cap - 1);
+}
+
+int hs__rp_map_init(rp_map *m, size_t cap)
+{
+    size_t c = 16;
+    while (c < cap)
+        c *= 2;
+    m->k = calloc(c, sizeof *m->k);
+    m->v = calloc(c, sizeof *m->v);
+    m->cap = c;
+    m->n = 0;
+    if (!m->k || !m->v) {
+        hs__rp_map_free(m);
+        return HS_ENOMEM;
+    }
+    return 0;
+}
+
+void hs__rp_map_free(rp_map *m)
+{
+    free(m->k);
+    free(m->v);
+    m->k = m->v = NULL;
+    m->cap = m->n = 0;
+}
+
+uint64_t *hs__rp_map_find(const rp_map *m, uint64_t key)
+{
+    if (!m->cap || !key)
+        return NULL;
+    size_t i = map_slot(key, m->cap);
+    while (m->k[i]) {
+        if (m->k[i] == key)
+            return &m->v[i];
+        i = (i + 1) & (m->cap - 1);
+    }
+    return NULL;
+}
+
+uint64_t *hs__rp_map_get(rp_map *m, uint64_t key)
+{
+    if (!key)
+        return NULL;
+    if (!m->cap && hs__rp_map_init(m, 16))
+        return NULL;
+    uint64_t *v = hs__rp_map_find(m, key);
+    if (v)
+        return v;
+    if (2 * (m->n + 1) > m->cap) {
+        rp_map n;
+        if (hs__rp_map_init(&n, m->cap * 2))
+            return NULL;
+        for (size_t i = 0; i < m->cap; i++)
+            if (m->k[i]) {
+                size_t j = map_slot(m->k[i], n.cap);
+                while (n.k[j])
+                    j = (j + 1) & (n.cap - 1);
+                n.k[j] = m->k[i];
+                n.v[j] = m->v[i];
+            }
+        n.n = m->n;
+        hs__rp_map_free(m);
+        *m = n;
+    }
+    size_t i = map_slot(key, m->cap);
+    while (m->k[i])
+        i = (i + 1) & (m->cap - 1);
+    m->k[i] = key;
+    m->v[i] = 0;
+    m->n++;
+    return &m->v[i];
+}
+
+void hs__rp_map_del(rp_map *m, uint64_t key)
+{
+    if (!m->cap || !key)
+        return;
+    size_t mask = m->cap - 1, i = map_slot(key, m->cap);
+    while (m->k[i] && m->k[i] != key)
+        i = (i + 1) & mask;
+    if (!m->k[i])
+        return;
+    m->k[i] = 0;
+    m->n--;
+    /* backward shift: move later entries of the run into the hole when
+     * their home does not lie cyclically in (hole, j] */
+    size_t hole = i, j = i;
+    for (;;) {
+        j = (j + 1) & mask;
+        if (!m->k[j])
+            return;
+        size_t home = map_slot(m->k[j], m->cap);
+        int between = hole <= j ? (home > hole && home <= j) : (home > hole || home <= j);
+        if (!between) {
+            m->k[hole] = m->k[j];
+            m->v[hole] = m->v[j];
+            m->k[j] = 0;
+            hole = j;
+        }
+    }
+}
+
+/* ---- parameters --------------------------------------------------------------------- */
+
+void hs_replay_params_default(hs_replay_params *p)
+{
+    memset(p, 0, sizeof *p);
+    hs_fabric_params_default(&p->net);
+    p->seed = 1;
+    p->compute_scale = 1.0;
+    p->eager_limit = 16384;
+    p->ctrl_bytes = 0;
+    p->mem_bw = 10000000000ull;          /* 10 GB/s: one core's memcpy */
+    p->shm_latency = 250 * HS_PS_PER_NS;
+    p->call_overhead = 0;
+    p->reduce_bw = 5000000000ull;        /* 5 GB/s: a vectorised sum of doubles */
+    p->max_tag_phases = 256;
+    p->latency_cap = 16u << 20;
+    p->progress_every = 2.0;
+}
+
+static int check_params(const hs_replay_params *p, hs_error *err)
+{
+    if (!p->trace || !*p->trace)
+        return hs_error_set(err, HS_EINVAL, "no trace given");
+    if (!p->topo || !*p->topo)
+        return hs_error_set(err, HS_EINVAL, "no topology given");
+    if (!(p->compute_scale >= 0) || p->compute_scale > 1e6)
+        return hs_error_set(err, HS_EINVAL, "compute scale %g: must be in [0, 1e6]",
+                            p->compute_scale);
+    if (p->mem_bw == 0)
+        return hs_error_set(err, HS_EINVAL, "memory bandwidth must be positive");
+    if (p->ctrl_bytes > HS_FABRIC_MAX_MTU)
+        return hs_error_set(err, HS_EINVAL, "control messages of %u bytes: at most %u",
+                            p->ctrl_bytes, HS_FABRIC_MAX_MTU);
+    if (p->max_tag_phases == 0 || p->max_tag_phases > 60000)
+        return hs_error_set(err, HS_EINVAL, "tag phases %u: must be 1..60000", p->max_tag_phases);
+    if (p->latency_cap == 0)
+        return hs_error_set(err, HS_EINVAL, "latency sample cap must be positive");
+    if (p->congestion_impact && (!p->background || !*p->background))
+        return hs_error_set(err, HS_EINVAL, "the congestion impact needs a background "
+                            "(--background SPEC)");
+    return 0;
+}
+
+/* Ranks per node when none is given: the trace's virtual nodes, or one
+ * rank per node when it was recorded on real hosts (their placement on one
+ * workstation says nothing about the modelled machine). */
+static uint32_t default_ppn(const rp *R)
+{
+    const hs_trace_manifest *m = &R->man;
+    if (!R->have_man || !m->node_mode || strcmp(m->node_mode, "host") == 0 || !m->nnodes)
+        return 1;
+    uint32_t *cnt = calloc(m->nnodes, sizeof *cnt), best = 1;
+    if (!cnt)
+        return 1;
+    for (uint32_t r = 0; r < m->nranks; r++)
+        if (m->rank_node[r] < m->nnodes && ++cnt[m->rank_node[r]] > best)
+            best = cnt[m->rank_node[r]];
+    free(cnt);
+    return best;
+}
+
+static void rp_free(rp *R)
+{
+    if (R->F)
+        hs_fabric_destroy(R->F);
+    free(R->ops);
+    free(R->aux);
+    for (uint32_t j = 0; j < R->njobs; j++) {
+        hs__rp_map_free(&R->jobs[j].comm_ids);
+        hs__rp_map_free(&R->jobs[j].win_ids);
+    }
+    free(R->jobs);
+    free(R->ranks);
+    free(R->actors);
+    for (uint32_t c = 0; c < R->ncomms; c++) {
+        free(R->comms[c].members);
+        free(R->comms[c].rev);
+    }
+    free(R->comms);
+    for (uint32_t w = 0; w < R->nwins; w++)
+        free(R->wins[w].wr);
+    free(R->wins);
+    free(R->req);
+    free(R->msg);
+    free(R->rcv);
+    if (R->coll) {
+        /* instances still running (a deadlock) own their iterators */
+        uint8_t *freed = calloc(R->capcoll ? R->capcoll : 1, 1);
+        if (freed) {
+            for (uint32_t c = R->coll_free; c != RP_NIL; c = R->coll[c].next)
+                freed[c] = 1;
+            for (size_t c = 0; c < R->capcoll; c++)
+                if (!freed[c]) {
+                    hs__coll_end(&R->coll[c].it);
+                    free((void *)R->coll[c].it.req.out_peers);
+                }
+            free(freed);
+        }
+    }
+    free(R->coll);
+    free(R->rma);
+    free(R->mt);
+    hs__rp_map_free(&R->coll_seq);
+    hs__rp_map_free(&R->pair_seq);
+    free(R->ph);
+    hs__rp_map_free(&R->ph_map);
+    free(R->lat.v);
+    free(R->lat.ph);
+    hs__rp_map_free(&R->pairs.map);
+    free(R->pairs.key);
+    free(R->pairs.bytes);
+    free(R->pairs.msgs);
+    hs__rp_map_free(&R->rpairs.map);
+    free(R->rpairs.key);
+    free(R->rpairs.bytes);
+    free(R->rpairs.msgs);
+    free(R->node_of);
+    free(R->man.command);
+    free(R->man.node_mode);
+    free(R->man.rank_node);
+    free(R->bg_nodes);
+    free(R->bg_phases);
+}
+
+static double wall_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+typedef struct extra_ctx {
+    const rp *R;
+    const hs_replay_result *res;
+} extra_ctx;
+
+/* The manifest names app.json among its files and sums the replay up. */
+static void manifest_extra(void *ctx, hs_json *j)
+{
+    const extra_ctx *x = ctx;
+    hs_json_key(j, "app");
+    hs_json_obj_begin(j);
+    hs_json_key(j, "file");
+    hs_json_str(j, "app.json");
+    hs_json_key(j, "version");
+    hs_json_int(j, 1);
+    hs_json_key(j, "ranks");
+    hs_json_uint(j, x->res->ranks);
+    hs_json_key(j, "total_ps");
+    hs_json_uint(j, x->res->total);
+    hs_json_key(j, "status");
+    hs_json_str(j, x->res->status == HS_EDEADLOCK ? "deadlock"
+                   : x->res->status == HS_ESTATE ? "incomplete" : "ok");
+    hs_json_obj_end(j);
+}
+
+static int place_app(rp *R, hs_mapping_cfg *map, hs_error *err)
+{
+    const hs_replay_params *p = R->prm;
+    uint32_t ppn = p->ppn ? p->ppn : default_ppn(R);
+    map->ppn = ppn;
+    int rc = hs_mapping_parse(p->map ? p->map : "linear", map, err);
+    if (rc)
+        return rc;
+    if (map->policy == HS_MAP_RANDOM && !map->seed_given)
+        map->seed = p->seed;
+    const rp_job *J = &R->jobs[0];
+    uint32_t *node = malloc((size_t)J->nranks * sizeof *node);
+    if (!node)
+        return hs_error_set(err, HS_ENOMEM, "out of memory");
+    rc = hs_mapping_build(map, J->nranks, R->nnodes, node, err);
+    if (!rc)
+        for (uint32_t r = 0; r < J->nranks; r++)
+            R->ranks[J->rank0 + r].node = node[r];
+    free(node);
+    return rc;
+}
+
+static int run_once(const hs_replay_params *p, const char *bg, const char *out, const char *stage,
+                    const hs_replay_result *iso, hs_replay_result *res, hs_error *err)
+{
+    double w0 = wall_now();
+    rp Rs, *R = &Rs;
+    memset(R, 0, sizeof *R);
+    R->prm = p;
+    R->err = err;
+    R->stage = stage;
+    R->msg_free = R->rcv_free = R->coll_free = R->rma_free = RP_NIL;
+    R->ready_head = R->ready_tail = RP_NIL;
+    hs__coll_tuning_default(&R->tuning);
+    hs_mapping_cfg map;
+    memset(&map, 0, sizeof map);
+    int rc = 0;
+    if (hs__rp_mt_init(R) || hs__rp_map_init(&R->coll_seq, 1024) ||
+        hs__rp_map_init(&R->pair_seq, 64) || hs__rp_map_init(&R->ph_map, 64) ||
+        hs__rp_map_init(&R->pairs.map, 1024) || hs__rp_map_init(&R->rpairs.map, 64))
+        rc = hs_error_set(err, HS_ENOMEM, "out of memory");
+    if (!rc)
+        rc = hs__rp_coll_parse(R, p->coll, err);
+    if (!rc)
+        rc = hs_fabric_create(&R->F, p->topo, &p->net, err);
+    if (!rc) {
+        R->nnodes = hs_topo_nodes(hs_fabric_topo(R->F));
+        rc = hs__rp_load_trace(R, p->trace, 1, err);
+    }
+    if (!rc) {
+        R->app_ranks = R->jobs[0].nranks;
+        R->app_actors = R->jobs[0].nactors;
+        rc = place_app(R, &map, err);
+    }
+    if (!rc && bg) {
+        uint8_t *used = calloc(R->nnodes, 1);
+        if (!used) {
+            rc = hs_error_set(err, HS_ENOMEM, "out of memory");
+        } else {
+            for (uint32_t r = 0; r < R->app_ranks; r++)
+                used[R->ranks[r].node] = 1;
+            rc = hs__rp_background(R, bg, used, err);
+            free(used);
+        }
+    }
+    if (!rc) {
+        R->req = calloc(R->nreq ? R->nreq : 1, sizeof *R->req);
+        if (!R->req)
+            rc = hs_error_set(err, HS_ENOMEM, "out of memory");
+    }
+    if (rc) {
+        rp_free(R);
+        return rc;
+    }
+    for (size_t i = 0; i < R->nreq; i++) {
+        R->req[i].waiter = RP_NIL;
+        R->req[i].op = RP_NIL;
+    }
+    R->lat.limit = p->latency_cap;
+    hs__seed(R->lat.rng, p->seed ^ 0x6c6174ull);   /* "lat" */
+    hs_fabric_callbacks cb = { hs__rp_on_sent, hs__rp_on_delivered, hs__rp_on_timer };
+    hs_fabric_set_callbacks(R->F, &cb, R);
+
+    double w_loaded = wall_now();
+    /* Every actor starts at time 0, the end of MPI_Init. */
+    for (uint32_t a = 0; a < R->nactors; a++)
+        hs__rp_actor_ready(R, a);
+    hs__rp_drain(R);
+
+    hs_time slice = HS_PS_PER_US;
+    double last = wall_now();
+    int net_deadlock = 0;
+    while (!R->stop && !R->error) {
+        hs_time now = hs_fabric_now(R->F);
+        double t0 = wall_now();
+        int r = hs_fabric_run(R->F, now > HS_TIME_NEVER - slice ? HS_TIME_NEVER : now + slice);
+        double dt = wall_now() - t0;
+        if (r == HS_EDEADLOCK) {
+            net_deadlock = 1;
+            break;
+        }
+        if (r < 0) {
+            R->error = r;
+            break;
+        }
+        if (r == 1 && !R->stop) {
+            hs__rp_drain(R);      /* cannot leave work queued, but check the end */
+            hs__rp_check_end(R);
+            if (!R->stop) {       /* idle with actors queued: impossible; stop cleanly */
+                R->deadlock = 1;
+                R->stop = 1;
+            }
+        }
+        if (dt < 0.02 && slice < HS_PS_PER_S / 1000)
+            slice *= 2;
+        else if (dt > 0.2 && slice > 1000)
+            slice /= 2;
+        double w = wall_now();
+        if (p->progress && w - last >= p->progress_every) {
+            last = w;
+            hs_fabric_stats st;
+            hs_fabric_get_stats(R->F, &st);
+            hs_replay_progress pr = { hs_fabric_now(R->F), st.events, R->app_actors, R->app_done,
+                                      R->app_msgs, w - w0, stage ? stage : "" };
+            p->progress(p->progress_ctx, &pr);
+        }
+    }
+    R->t_end = hs_fabric_now(R->F);
+    double w_ran = wall_now();
+    res->wall_load += w_loaded - w0;
+    res->wall_run += w_ran - w_loaded;
+    res->ops += R->nops;
+    if (R->error) {
+        rc = R->error == HS_ENOMEM ? hs_error_set(err, HS_ENOMEM, "out of memory during the replay")
+                                   : hs_error_set(err, R->error, "replay failed: %s",
+                                                  hs_strerror(R->error));
+        rp_free(R);
+        return rc;
+    }
+
+    /* ---- results ---- */
+    const rp_job *J = &R->jobs[0];
+    res->ranks = J->nranks;
+    res->actors = R->app_actors;
+    res->rank_time = calloc(J->nranks ? J->nranks : 1, sizeof *res->rank_time);
+    if (!res->rank_time) {
+        rp_free(R);
+        return hs_error_set(err, HS_ENOMEM, "out of memory");
+    }
+    uint64_t comp = 0, comm = 0;
+    for (uint32_t a = J->actor0; a < J->actor0 + J->nactors; a++) {
+        const rp_actor *A = &R->actors[a];
+        uint32_t r = R->ranks[A->rank].jrank;
+        hs_time e = A->state == A_DONE ? A->t_end : R->t_end;
+        if (e > res->rank_time[r])
+            res->rank_time[r] = e;
+        comp += A->compute;
+        comm += A->comm;
+    }
+    for (uint32_t r = 0; r < J->nranks; r++)
+        if (res->rank_time[r] > res->total)
+            res->total = res->rank_time[r];
+    res->compute_mean = J->nranks ? (hs_time)((comp + J->nranks / 2) / J->nranks) : 0;
+    res->comm_mean = J->nranks ? (hs_time)((comm + J->nranks / 2) / J->nranks) : 0;
+    res->messages = R->app_msgs;
+    res->bytes = R->app_bytes;
+    res->rma_ops = R->app_rma;
+    res->rma_bytes = R->app_rma_bytes;
+    hs__rp_lat_stats(R, -1, &res->lat);
+    res->bg_messages = R->bg_msgs;
+    res->bg_bytes = R->bg_bytes;
+    res->bg_nodes = R->nbg_nodes;
+    hs__rp_report(R, res);
+    hs__rp_phases_result(R, res);
+    if (net_deadlock) {
+        res->status = HS_EDEADLOCK;
+        char *old = res->report;
+        size_t n = (old ? strlen(old) : 0) + 200;
+        res->report = malloc(n);
+        if (res->report)
+            snprintf(res->report, n, "the network deadlocked (packets stuck in buffers: a "
+                     "routing deadlock)\n%s", old ? old : "");
+        free(old);
+    }
+    if (iso) {
+        res->ci = 1;
+        res->iso_total = iso->total;
+        res->iso_lat = iso->lat;
+        res->ci_latency = iso->lat.p99 ? (double)res->lat.p99 / (double)iso->lat.p99 : NAN;
+        res->ci_bandwidth = iso->comm_mean ? (double)res->comm_mean / (double)iso->comm_mean : NAN;
+        res->ci_runtime = iso->total ? (double)res->total / (double)iso->total : NAN;
+    }
+    hs_fabric_stats st;
+    hs_fabric_get_stats(R->F, &st);
+    res->events += st.events;
+    res->hops += st.hops;
+    if (out) {
+        char path[4096];
+        rc = hs_mkdir_p(out, err);
+        if (!rc && (size_t)snprintf(path, sizeof path, "%s/manifest.json", out) < sizeof path)
+            unlink(path);   /* the directory is incomplete until it is rewritten */
+        if (!rc)
+            rc = hs__rp_write_app_json(R, out, res, &map, err);
+        if (!rc) {
+            extra_ctx x = { R, res };
+            rc = hs_fabric_write_rundir(R->F, out, manifest_extra, &x, err);
+        }
+    }
+    res->wall_write += wall_now() - w_ran;
+    res->wall += wall_now() - w0;
+    rp_free(R);
+    return rc;
+}
+
+int hs_replay_run(const hs_replay_params *p, hs_replay_result *res, hs_error *err)
+{
+    memset(res, 0, sizeof *res);
+    int rc = check_params(p, err);
+    if (rc)
+        return rc;
+    if (p->congestion_impact) {
+        hs_replay_result iso;
+        memset(&iso, 0, sizeof iso);
+        rc = run_once(p, NULL, NULL, "isolated", NULL, &iso, err);
+        if (!rc) {
+            rc = run_once(p, p->background, p->out, "congested", &iso, res, err);
+            res->wall += iso.wall;
+            res->wall_load += iso.wall_load;
+            res->wall_run += iso.wall_run;
+        }
+        hs_replay_result_free(&iso);
+        return rc;
+    }
+    return run_once(p, p->background, p->out, NULL, NULL, res, err);
+}
+
+void hs_replay_result_free(hs_replay_result *r)
+{
+    if (!r)
+        return;
+    free(r->rank_time);
+    free(r->report);
+    free(r->phases);
+    r->rank_time = NULL;
+    r->report = NULL;
+    r->phases = NULL;
+}

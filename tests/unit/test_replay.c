@@ -1,0 +1,587 @@
+/* The MPI replay on small hand-written traces, with exact expectations
+ * computed from the fabric's documented timing model (docs/fabric.md): a
+ * message of B bytes between two nodes of one leaf switch, posted on an
+ * idle network, is delivered after
+ *     L(B) = (npk - 1) ser(full) + lat(inj) + lat(ej) + route_delay + ser(last)
+ * and has left its NIC after (npk - 1) ser(full) + ser(last).
+ * Protocols (docs/replay.md): eager one way = L(B); rendezvous one way =
+ * L(ctrl) (RTS) + L(ctrl) (CTS) + L(B) (data) when the receive is posted;
+ * on one node: copy(B) + shm latency, and three shm latencies plus the
+ * copy for rendezvous. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "hopscope/fabric.h"
+#include "hopscope/trace.h"
+
+#define TOPO "fattree:k=4,n=2"   /* nodes 0..3 share leaf switch 0 */
+
+/* ---- writing traces ------------------------------------------------------------ */
+
+typedef struct tw {
+    hs_trace_writer *w;
+    int64_t t;        /* ns */
+    uint64_t req;
+} tw;
+
+static char dir[256];
+
+static void new_trace(uint32_t nranks, tw *ws)
+{
+    snprintf(dir, sizeof dir, "/tmp/hs-test-replay-XXXXXX");
+    assert_non_null(mkdtemp(dir));
+    hs_trace_manifest m;
+    memset(&m, 0, sizeof m);
+    char *names[64];
+    uint32_t node[64];
+    assert_true(nranks <= 64);
+    for (uint32_t r = 0; r < nranks; r++) {
+        names[r] = malloc(16);
+        snprintf(names[r], 16, "vnode%u", r);
+        node[r] = r;
+    }
+    m.nranks = nranks;
+    m.nnodes = nranks;
+    m.writer = "test";
+    m.mpi_abi = "none";
+    m.mpi_library = "test";
+    m.mpi_version = "3.1";
+    m.command = "./unit test";
+    m.start_time = "1970-01-01T00:00:00Z";
+    m.clock = "ns";
+    m.node_mode = "synthetic";
+    m.sample_rate = 1;
+    m.node_names = names;
+    m.rank_node = node;
+    hs_error e;
+    assert_int_equal(hs_trace_manifest_write(dir, &m, &e), 0);
+    for (uint32_t r = 0; r < nranks; r++) {
+        free(names[r]);
+        assert_int_equal(hs_trace_writer_open(&ws[r].w, dir, r, nranks, &e), 0);
+        ws[r].t = 0;
+        ws[r].req = 0;
+        hs_trace_event ev;
+        hs_trace_event_init(&ev, HS_TRACE_INIT);
+        ev.t_start = -1000;
+        ev.t_end = 0;
+        assert_int_equal(hs_trace_writer_event(ws[r].w, &ev, &e), 0);
+    }
+}
+
+static void put(tw *x, hs_trace_event *ev, int64_t gap_ns)
+{
+    hs_error e;
+    x->t += gap_ns;
+    ev->t_start = x->t;
+    ev->t_end = x->t + 1;   /* the recorded call time is not replayed */
+    x->t = ev->t_end;
+    if (hs_trace_writer_event(x->w, ev, &e) != 0)
+        fail_msg("writer: %s", e.msg);
+}
+
+static void send_(tw *x, int kind, int32_t dst, int32_t tag, uint64_t bytes, int64_t gap)
+{
+    hs_trace_event ev;
+    hs_trace_event_init(&ev, kind);
+    ev.comm = HS_TRACE_COMM_WORLD;
+    ev.peer = dst;
+    ev.tag = tag;
+    ev.bytes = bytes;
+    ev.flags = HS_TRACE_F_MONITORED;
+    put(x, &ev, gap);
+}
+
+static void recv_(tw *x, int32_t src, int32_t tag, uint64_t bytes, int64_t gap)
+{
+    hs_trace_event ev;
+    hs_trace_event_init(&ev, HS_TRACE_RECV);
+    ev.comm = HS_TRACE_COMM_WORLD;
+    ev.peer = ev.peer2 = src;
+    ev.tag = ev.tag2 = tag;
+    ev.bytes = ev.bytes2 = bytes;
+    put(x, &ev, gap);
+}
+
+static uint64_t isend(tw *x, int32_t dst, int32_t tag, uint64_t bytes, int64_t gap)
+{
+    hs_trace_event ev;
+    hs_trace_event_init(&ev, HS_TRACE_ISEND);
+    ev.comm = HS_TRACE_COMM_WORLD;
+    ev.peer = dst;
+    ev.tag = tag;
+    ev.bytes = bytes;
+    ev.req = ++x->req;
+    put(x, &ev, gap);
+    return ev.req;
+}
+
+static uint64_t irecv(tw *x, int32_t posted_src, int32_t posted_tag, uint64_t cap, int64_t gap)
+{
+    hs_trace_event ev;
+    hs_trace_event_init(&ev, HS_TRACE_IRECV);
+    ev.comm = HS_TRACE_COMM_WORLD;
+    ev.peer2 = posted_src;
+    ev.tag2 = posted_tag;
+    ev.bytes2 = cap;
+    if (posted_src == HS_TRACE_ANY_SOURCE)
+        ev.flags |= HS_TRACE_F_ANY_SOURCE;
+    ev.req = ++x->req;
+    put(x, &ev, gap);
+    return ev.req;
+}
+
+/* Wait on one request; for a receive, its matched source/tag/bytes. */
+static void wait1(tw *x, uint64_t req, int32_t src, int32_t tag, uint64_t bytes, int64_t gap)
+{
+    hs_trace_compl c = { .req = req, .flags = src >= 0 ? HS_TRACE_C_STATUS : 0,
+                         .src = src, .tag = tag, .bytes = bytes };
+    hs_trace_event ev;
+    hs_trace_event_init(&ev, HS_TRACE_WAIT);
+    ev.ncompl = 1;
+    ev.compl = &c;
+    put(x, &ev, gap);
+}
+
+static void coll(tw *x, int kind, uint64_t bytes, int64_t gap)
+{
+    hs_trace_event ev;
+    hs_trace_event_init(&ev, kind);
+    ev.comm = HS_TRACE_COMM_WORLD;
+    ev.bytes = ev.bytes2 = bytes;
+    put(x, &ev, gap);
+}
+
+static void finish(tw *ws, uint32_t n)
+{
+    hs_error e;
+    for (uint32_t r = 0; r < n; r++) {
+        hs_trace_event ev;
+        hs_trace_event_init(&ev, HS_TRACE_FINALIZE);
+        put(&ws[r], &ev, 0);
+        assert_int_equal(hs_trace_writer_close(ws[r].w, &e), 0);
+    }
+}
+
+static void rm_trace(void)
+{
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
+static int replay(const char *map, uint32_t ppn, hs_replay_result *r)
+{
+    hs_replay_params p;
+    hs_replay_params_default(&p);
+    p.trace = dir;
+    p.topo = TOPO;
+    p.map = map;
+    p.ppn = ppn;
+    hs_error e;
+    hs_error_clear(&e);
+    int rc = hs_replay_run(&p, r, &e);
+    if (rc)
+        print_error("replay: %s\n", hs_error_str(&e, rc));
+    return rc;
+}
+
+/* ---- the analytic model ------------------------------------------------------- */
+
+static hs_time L(uint64_t bytes)
+{
+    hs_fabric_params p;
+    hs_fabric_params_default(&p);
+    const uint64_t bw = 25000000000ull;      /* the topology's default 25 GB/s */
+    const hs_time lat = 100 * HS_PS_PER_NS;  /* per link */
+    uint64_t npk = bytes ? (bytes + p.mtu - 1) / p.mtu : 1;
+    uint64_t last = bytes - (npk - 1) * p.mtu;
+    uint64_t wl = last + p.header < HS_FABRIC_MIN_PACKET ? HS_FABRIC_MIN_PACKET : last + p.header;
+    return (npk - 1) * hs_ser_time(p.mtu + p.header, bw) + 2 * lat + p.route_delay +
+           hs_ser_time(wl, bw);
+}
+
+static hs_time copy_t(uint64_t bytes)
+{
+    hs_replay_params p;
+    hs_replay_params_default(&p);
+    return hs_ser_time(bytes, p.mem_bw);
+}
+
+/* ---- ping-pong ------------------------------------------------------------------ */
+
+static void pingpong_trace(uint64_t bytes, int iters)
+{
+    tw w[2];
+    new_trace(2, w);
+    for (int i = 0; i < iters; i++) {
+        send_(&w[0], HS_TRACE_SEND, 1, 7, bytes, 0);
+        recv_(&w[0], 1, 7, bytes, 0);
+        recv_(&w[1], 0, 7, bytes, 0);
+        send_(&w[1], HS_TRACE_SEND, 0, 7, bytes, 0);
+    }
+    finish(w, 2);
+}
+
+static void check_pingpong(uint64_t bytes, int rndv)
+{
+    const int iters = 5;
+    pingpong_trace(bytes, iters);
+    hs_replay_result r;
+    assert_int_equal(replay(NULL, 1, &r), 0);
+    assert_int_equal(r.status, 0);
+    hs_time one = rndv ? 2 * L(0) + L(bytes) : L(bytes);
+    if (r.total != 2 * iters * one)
+        fail_msg("%llu bytes: replayed %llu ps, analytic %llu ps", (unsigned long long)bytes,
+                 (unsigned long long)r.total, (unsigned long long)(2 * iters * one));
+    assert_int_equal(r.messages, 2 * iters);
+    assert_int_equal(r.lat.messages, 2 * iters);
+    /* every message crossed the idle network in exactly the same time */
+    assert_int_equal(r.lat.p50, one);
+    assert_int_equal(r.lat.p99, one);
+    assert_int_equal(r.lat.max, one);
+    assert_int_equal(r.unmatched_sends + r.unmatched_recvs, 0);
+    /* rank 1 ends when its last reply has left its NIC */
+    hs_time sent = rndv ? 2 * L(0) + L(bytes) - (2 * 100 * HS_PS_PER_NS + 100 * HS_PS_PER_NS)
+                        : L(bytes) - 3 * 100 * HS_PS_PER_NS;
+    assert_int_equal(r.rank_time[1], (2 * iters - 1) * one + sent);
+    hs_replay_result_free(&r);
+
+    /* the same on one node: shared memory */
+    hs_replay_params p;
+    hs_replay_params_default(&p);
+    assert_int_equal(replay(NULL, 2, &r), 0);
+    hs_time shm = p.shm_latency;
+    hs_time one_shm = rndv ? 3 * shm + copy_t(bytes) : shm + copy_t(bytes);
+    assert_int_equal(r.total, 2 * iters * one_shm);
+    assert_int_equal(r.lat.messages, 0);   /* nothing crossed the network */
+    hs_replay_result_free(&r);
+    rm_trace();
+}
+
+static void test_pingpong_eager(void **s)
+{
+    (void)s;
+    check_pingpong(8, 0);
+    check_pingpong(4096, 0);
+    check_pingpong(16384, 0);      /* the eager limit itself */
+}
+
+static void test_pingpong_rendezvous(void **s)
+{
+    (void)s;
+    check_pingpong(16385, 1);
+    check_pingpong(1 << 20, 1);
+}
+
+/* ---- matching rules ------------------------------------------------------------------ */
+
+/* Two messages on one key, a rendezvous one first: the first receive gets
+ * it even though the small one arrives long before (non-overtaking). */
+static void test_non_overtaking(void **s)
+{
+    (void)s;
+    tw w[2];
+    new_trace(2, w);
+    uint64_t a = isend(&w[0], 1, 5, 100000, 0), b = isend(&w[0], 1, 5, 1000, 0);
+    hs_trace_compl c[2] = { { .req = a }, { .req = b } };
+    hs_trace_event ev;
+    hs_trace_event_init(&ev, HS_TRACE_WAITALL);
+    ev.ncompl = 2;
+    ev.compl = c;
+    put(&w[0], &ev, 0);
+    recv_(&w[1], 0, 5, 100000, 0);
+    recv_(&w[1], 0, 5, 1000, 0);
+    finish(w, 2);
+    hs_replay_result r;
+    assert_int_equal(replay(NULL, 1, &r), 0);
+    assert_int_equal(r.status, 0);
+    /* RTS (first in the NIC queue) in at L(0), CTS back at 2 L(0), data in
+     * L(100000) later; the small message has waited, unexpected: copied */
+    assert_int_equal(r.rank_time[1], 2 * L(0) + L(100000) + copy_t(1000));
+    hs_replay_result_free(&r);
+    rm_trace();
+}
+
+/* MPI_ANY_SOURCE as the trace resolved it: rank 2's wildcard receive got
+ * rank 1's (late) message, not rank 0's (early) one. */
+static void test_any_source_resolved(void **s)
+{
+    (void)s;
+    tw w[3];
+    new_trace(3, w);
+    send_(&w[0], HS_TRACE_SEND, 2, 9, 2000, 0);
+    send_(&w[1], HS_TRACE_SEND, 2, 9, 2000, 5000);    /* 5 us of computation first */
+    uint64_t q = irecv(&w[2], HS_TRACE_ANY_SOURCE, 9, 2000, 0);
+    wait1(&w[2], q, 1, 9, 2000, 0);
+    recv_(&w[2], 0, 9, 2000, 0);
+    finish(w, 3);
+    hs_replay_result r;
+    assert_int_equal(replay(NULL, 1, &r), 0);
+    assert_int_equal(r.status, 0);
+    assert_int_equal(r.unmatched_sends + r.unmatched_recvs + r.unresolved, 0);
+    assert_int_equal(r.rank_time[2], 5000 * HS_PS_PER_NS + L(2000) + copy_t(2000));
+    hs_replay_result_free(&r);
+    rm_trace();
+}
+
+static void test_probe_waits(void **s)
+{
+    (void)s;
+    tw w[2];
+    new_trace(2, w);
+    send_(&w[0], HS_TRACE_SEND, 1, 3, 512, 2000);
+    hs_trace_event ev;
+    hs_trace_event_init(&ev, HS_TRACE_PROBE);
+    ev.comm = HS_TRACE_COMM_WORLD;
+    ev.peer2 = HS_TRACE_ANY_SOURCE;
+    ev.tag2 = HS_TRACE_ANY_TAG;
+    ev.peer = 0;
+    ev.tag = 3;
+    ev.bytes = 512;
+    put(&w[1], &ev, 0);
+    recv_(&w[1], 0, 3, 512, 0);
+    finish(w, 2);
+    hs_replay_result r;
+    assert_int_equal(replay(NULL, 1, &r), 0);
+    assert_int_equal(r.status, 0);
+    /* the probe returns on arrival; the receive then copies it out */
+    assert_int_equal(r.rank_time[1], 2000 * HS_PS_PER_NS + L(512) + copy_t(512));
+    hs_replay_result_free(&r);
+    rm_trace();
+}
+
+/* Synchronous sends wait for the receiver: an eager ssend completes when
+ * the acknowledgement is back, after the late receive was posted. */
+static void test_ssend_waits_for_receiver(void **s)
+{
+    (void)s;
+    tw w[2];
+    new_trace(2, w);
+    send_(&w[0], HS_TRACE_SSEND, 1, 1, 100, 0);
+    recv_(&w[1], 0, 1, 100, 10000);
+    finish(w, 2);
+    hs_replay_result r;
+    assert_int_equal(replay(NULL, 1, &r), 0);
+    assert_int_equal(r.status, 0);
+    /* receive posted at 10 us: matched, the ack leaves then */
+    assert_int_equal(r.rank_time[0], 10000 * HS_PS_PER_NS + L(0));
+    assert_int_equal(r.rank_time[1], 10000 * HS_PS_PER_NS + copy_t(100));
+    hs_replay_result_free(&r);
+    rm_trace();
+}
+
+static void test_deadlock_reported(void **s)
+{
+    (void)s;
+    tw w[2];
+    new_trace(2, w);
+    recv_(&w[0], 1, 4, 10, 0);
+    send_(&w[0], HS_TRACE_SEND, 1, 4, 10, 0);
+    recv_(&w[1], 0, 4, 10, 0);
+    send_(&w[1], HS_TRACE_SEND, 0, 4, 10, 0);
+    finish(w, 2);
+    hs_replay_result r;
+    assert_int_equal(replay(NULL, 1, &r), 0);
+    assert_int_equal(r.status, HS_EDEADLOCK);
+    assert_non_null(r.report);
+    assert_non_null(strstr(r.report, "deadlock"));
+    assert_non_null(strstr(r.report, "rank 0: MPI_recv"));
+    assert_non_null(strstr(r.report, "rank 1: MPI_recv"));
+    assert_int_equal(r.unmatched_recvs, 2);
+    hs_replay_result_free(&r);
+    rm_trace();
+}
+
+static void test_leftover_reported(void **s)
+{
+    (void)s;
+    tw w[2];
+    new_trace(2, w);
+    send_(&w[0], HS_TRACE_SEND, 1, 4, 10, 0);
+    finish(w, 2);
+    hs_replay_result r;
+    assert_int_equal(replay(NULL, 1, &r), 0);
+    assert_int_equal(r.status, HS_ESTATE);
+    assert_int_equal(r.unmatched_sends, 1);
+    assert_non_null(strstr(r.report, "rank 0 sent 10 bytes to rank 1 with tag 4"));
+    hs_replay_result_free(&r);
+    rm_trace();
+}
+
+/* ---- collectives ------------------------------------------------------------------- */
+
+/* Recursive doubling on 4 ranks of one leaf: two exchange steps of L(8),
+ * each followed by a local reduction of 8 bytes; the barrier's two
+ * dissemination steps of L(0). */
+static void test_allreduce_and_barrier(void **s)
+{
+    (void)s;
+    tw w[4];
+    new_trace(4, w);
+    for (int r = 0; r < 4; r++) {
+        coll(&w[r], HS_TRACE_ALLREDUCE, 8, 0);
+        coll(&w[r], HS_TRACE_BARRIER, 0, 0);
+    }
+    finish(w, 4);
+    hs_replay_result r;
+    assert_int_equal(replay(NULL, 1, &r), 0);
+    assert_int_equal(r.status, 0);
+    hs_replay_params p;
+    hs_replay_params_default(&p);
+    hs_time red = hs_ser_time(8, p.reduce_bw);
+    assert_int_equal(r.total, 2 * (L(8) + red) + 2 * L(0));
+    assert_int_equal(r.messages, 4 * 2 + 4 * 2);
+    assert_int_equal(r.nphases, 2);
+    assert_string_equal(r.phases[0].name, "allreduce");
+    assert_string_equal(r.phases[0].kind, "collective");
+    assert_string_equal(r.phases[1].name, "barrier");
+    assert_int_equal(r.phases[0].messages, 8);
+    /* the time in calls: 4 ranks x the allreduce's time */
+    assert_int_equal(r.phases[0].time, 4 * 2 * (L(8) + red));
+    hs_replay_result_free(&r);
+    rm_trace();
+}
+
+/* ---- one-sided ---------------------------------------------------------------------- */
+
+static void rma_ev(tw *x, int kind, uint64_t win, int32_t peer, int32_t tag, uint64_t b,
+                   uint64_t b2)
+{
+    hs_trace_event ev;
+    hs_trace_event_init(&ev, kind);
+    ev.win = win;
+    ev.comm = HS_TRACE_COMM_WORLD;
+    ev.peer = peer;
+    ev.tag = tag;
+    ev.bytes = b;
+    ev.bytes2 = b2;
+    put(x, &ev, 0);
+}
+
+/* lock (request + grant), put, unlock (waits for the put's delivery, then
+ * release + acknowledgement); then a get: request there, data back. */
+static void test_rma_lock_put_get(void **s)
+{
+    (void)s;
+    tw w[2];
+    new_trace(2, w);
+    for (int r = 0; r < 2; r++)
+        rma_ev(&w[r], HS_TRACE_WIN_CREATE, 77, HS_TRACE_RANK_NONE, HS_TRACE_WCTOR_CREATE, 4096, 0);
+    rma_ev(&w[0], HS_TRACE_WIN_LOCK, 77, 1, 1, 0, 0);
+    rma_ev(&w[0], HS_TRACE_PUT, 77, 1, HS_TRACE_TAG_NONE, 3000, 0);
+    rma_ev(&w[0], HS_TRACE_WIN_UNLOCK, 77, 1, HS_TRACE_TAG_NONE, 0, 0);
+    rma_ev(&w[0], HS_TRACE_WIN_LOCK, 77, 1, 2, 0, 0);
+    rma_ev(&w[0], HS_TRACE_GET, 77, 1, HS_TRACE_TAG_NONE, 0, 5000);
+    rma_ev(&w[0], HS_TRACE_WIN_UNLOCK, 77, 1, HS_TRACE_TAG_NONE, 0, 0);
+    finish(w, 2);
+    hs_replay_result r;
+    assert_int_equal(replay(NULL, 1, &r), 0);
+    assert_int_equal(r.status, 0);
+    hs_time first = 2 * L(0) + L(3000) + 2 * L(0);
+    hs_time second = 2 * L(0) + L(0) + L(5000) + 2 * L(0);
+    assert_int_equal(r.rank_time[0], first + second);
+    assert_int_equal(r.rma_ops, 2);
+    assert_int_equal(r.rma_bytes, 8000);
+    hs_replay_result_free(&r);
+    rm_trace();
+}
+
+/* ---- mappings ------------------------------------------------------------------------- */
+
+static void test_mappings(void **s)
+{
+    (void)s;
+    hs_mapping_cfg m;
+    hs_error e;
+    uint32_t node[12];
+    memset(&m, 0, sizeof m);
+    m.ppn = 2;
+    assert_int_equal(hs_mapping_parse("linear", &m, &e), 0);
+    assert_int_equal(hs_mapping_build(&m, 7, 8, node, &e), 0);
+    uint32_t lin[] = { 0, 0, 1, 1, 2, 2, 3 };
+    assert_memory_equal(node, lin, sizeof lin);
+    assert_int_equal(hs_mapping_parse("roundrobin", &m, &e), 0);
+    assert_int_equal(m.ppn, 2);
+    assert_int_equal(hs_mapping_build(&m, 7, 8, node, &e), 0);
+    uint32_t rr[] = { 0, 1, 2, 3, 0, 1, 2 };   /* 4 nodes in use */
+    assert_memory_equal(node, rr, sizeof rr);
+    assert_int_equal(hs_mapping_parse("shift:-3", &m, &e), 0);
+    assert_int_equal(hs_mapping_build(&m, 7, 8, node, &e), 0);
+    uint32_t sh[] = { 5, 5, 6, 6, 7, 7, 0 };
+    assert_memory_equal(node, sh, sizeof sh);
+    /* random: each node at most ppn ranks, same seed same placement */
+    assert_int_equal(hs_mapping_parse("random:42", &m, &e), 0);
+    assert_int_equal(hs_mapping_build(&m, 12, 100, node, &e), 0);
+    uint32_t again[12], cnt[100] = { 0 };
+    assert_int_equal(hs_mapping_build(&m, 12, 100, again, &e), 0);
+    assert_memory_equal(node, again, sizeof node);
+    for (int i = 0; i < 12; i++)
+        assert_true(++cnt[node[i]] <= 2);
+    /* too many ranks, bad specs */
+    m.ppn = 1;
+    assert_int_equal(hs_mapping_parse("linear", &m, &e), 0);
+    assert_int_equal(hs_mapping_build(&m, 9, 8, node, &e), HS_EINVAL);
+    assert_int_equal(hs_mapping_parse("nowhere", &m, &e), HS_EINVAL);
+    assert_int_equal(hs_mapping_parse("shift", &m, &e), HS_EINVAL);
+    assert_int_equal(hs_mapping_parse("random:x", &m, &e), HS_EINVAL);
+    /* file */
+    char path[] = "/tmp/hs-test-map-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    fprintf(f, "# rank node\n2 7\n0 5\n1 5  # two on node 5\n");
+    fclose(f);
+    char spec[64];
+    snprintf(spec, sizeof spec, "file:%s", path);
+    assert_int_equal(hs_mapping_parse(spec, &m, &e), 0);
+    assert_int_equal(hs_mapping_build(&m, 3, 8, node, &e), 0);
+    uint32_t fm[] = { 5, 5, 7 };
+    assert_memory_equal(node, fm, sizeof fm);
+    assert_int_equal(hs_mapping_build(&m, 4, 8, node, &e), HS_EINVAL);   /* rank 3 missing */
+    assert_non_null(strstr(e.msg, "rank 3 is missing"));
+    assert_int_equal(hs_mapping_build(&m, 3, 6, node, &e), HS_EINVAL);   /* node 7 > machine */
+    unlink(path);
+}
+
+/* A mapping changes where messages go, hence the latency: ranks 0 and 1 on
+ * one node talk through shared memory. */
+static void test_mapping_in_replay(void **s)
+{
+    (void)s;
+    pingpong_trace(1000, 2);
+    hs_replay_result r;
+    assert_int_equal(replay("roundrobin", 2, &r), 0);   /* 2 ranks, ppn 2: one node */
+    hs_replay_params p;
+    hs_replay_params_default(&p);
+    assert_int_equal(r.total, 4 * (p.shm_latency + copy_t(1000)));
+    hs_replay_result_free(&r);
+    assert_int_equal(replay("shift:2", 1, &r), 0);       /* nodes 2 and 3: same leaf */
+    assert_int_equal(r.total, 4 * L(1000));
+    hs_replay_result_free(&r);
+    rm_trace();
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_pingpong_eager),
+        cmocka_unit_test(test_pingpong_rendezvous),
+        cmocka_unit_test(test_non_overtaking),
+        cmocka_unit_test(test_any_source_resolved),
+        cmocka_unit_test(test_probe_waits),
+        cmocka_unit_test(test_ssend_waits_for_receiver),
+        cmocka_unit_test(test_deadlock_reported),
+        cmocka_unit_test(test_leftover_reported),
+        cmocka_unit_test(test_allreduce_and_barrier),
+        cmocka_unit_test(test_rma_lock_put_get),
+        cmocka_unit_test(test_mappings),
+        cmocka_unit_test(test_mapping_in_replay),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
