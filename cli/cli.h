@@ -21,10 +21,12 @@ int hs__cmd_analyze(int argc, char **argv);
 int hs__cmd_trace(int argc, char **argv);
 int hs__cmd_record(int argc, char **argv);
 int hs__cmd_gen(int argc, char **argv);
+int hs__cmd_render(int argc, char **argv);
 /* Help texts that live beside their subcommand. */
 extern const char hs__help_trace[];
 extern const char hs__help_record[];
 extern const char hs__help_gen[];
+extern const char hs__help_render[];
 
 const hs__cmd *hs__cmd_find(const char *name);
 /* Prints the subcommand's help to stdout. */

@@ -219,6 +219,8 @@ static const hs__cmd commands[] = {
       hs__help_trace },
     { "gen", hs__cmd_gen, "write a synthetic trace of a standard pattern (halo3d, pf3d, canary, incast)",
       hs__help_gen },
+    { "render", hs__cmd_render, "SVG pictures and an HTML report of the congestion (report.html)",
+      hs__help_render },
     { "version", cmd_version, "print the version (same as --version)",
       "usage: hopscope version\n"
       "       hopscope --version\n" },

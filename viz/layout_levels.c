@@ -1,0 +1,365 @@
+/* Networks in levels: fat-trees as every HPC machine description draws
+ * them, and any other graph (topology files) the same way.
+ *
+ * Nodes are at the bottom, the switches they hang from above them, each
+ * further level above that.  A cable between levels is two halves: the
+ * lower half is the up link (sent by the lower switch), the upper half the
+ * down link; a cable within a level is an arc above the row.
+ *
+ * Fat-trees take their levels from the switches' "level" and keep index
+ * order, which for XGFTs keeps every subtree together.  Other networks get
+ * levels from the graph (switches with nodes are level 1, then breadth-
+ * first distance) and an order that reduces crossings (barycentres of the
+ * neighbours, sweeping up and down, ties by index: deterministic).
+ *
+ * Beyond NODES_DETAIL nodes (or with --detail aggregate) the nodes of a
+ * switch are drawn as one box and their links as one bundle each way. */
+#include "vz.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NODES_DETAIL 512     /* nodes drawn one by one up to this many */
+#define MARGIN_L     64.0    /* px: room for the level names */
+#define MARGIN_R     24.0
+#define MARGIN_T     26.0
+#define LEVEL_GAP    96.0    /* px between switch rows */
+#define NODE_GAP     64.0    /* px between the lowest switches and the nodes */
+#define SW_H         14.0
+#define NODE_H       10.0
+#define SWEEPS       4       /* barycentre passes (up, down, up, down) */
+
+static double clamp(double x, double lo, double hi) { return x < lo ? lo : x > hi ? hi : x; }
+
+typedef struct lv {
+    const hs_viz_model *m;
+    uint32_t  h;             /* levels 1..h */
+    uint32_t *level;         /* per switch */
+    uint32_t *order;         /* per switch: position within its level */
+    uint32_t *count;         /* per level */
+    const char *names;       /* "level" or "tier" */
+} lv;
+
+/* The scene of levels lv (level[] and order[] filled). */
+static int levels_scene(const lv *v, const hs__vz_layout_opts *o, hs__vz_scene *sc)
+{
+    const hs_viz_model *m = v->m;
+    uint32_t N = m->N, S = m->S, h = v->h;
+    int detail = o->detail == HS_VIZ_DETAIL_FULL ||
+                 (o->detail == HS_VIZ_DETAIL_AUTO && N <= NODES_DETAIL);
+    double *sx = calloc(S, sizeof *sx), *nx = calloc(N, sizeof *nx), *sum = calloc(S, sizeof *sum);
+    uint32_t *nodes_of = calloc(S, sizeof *nodes_of), *seen = calloc(S, sizeof *seen);
+    uint32_t *node_order = calloc(N, sizeof *node_order);
+    if (!sx || !nx || !sum || !nodes_of || !seen || !node_order) {
+        free(sx);
+        free(nx);
+        free(sum);
+        free(nodes_of);
+        free(seen);
+        free(node_order);
+        return HS_ENOMEM;
+    }
+    for (uint32_t i = 0; i < N; i++)
+        nodes_of[m->node_switch[i]]++;
+    uint32_t widest = 0;
+    for (uint32_t l = 1; l <= h; l++)
+        if (v->count[l] > widest)
+            widest = v->count[l];
+    double node_sp = detail ? clamp(1100.0 / N, 7, 30) : 0;
+    double sw_sp = clamp(1100.0 / widest, 5, 80);
+    double width = fmax(detail ? N * node_sp : 0, widest * sw_sp);
+    if (detail)
+        node_sp = width / N;
+    double x0 = MARGIN_L, sw_w = clamp(sw_sp * 0.75, 3, 46);
+    sc->wmax = clamp(0.3 * fmin(sw_sp, detail ? 3 * node_sp : sw_sp), 2.5, 7);
+    double y_nodes = MARGIN_T + (h - 1) * LEVEL_GAP + NODE_GAP;
+    sc->w = x0 + width + MARGIN_R;
+    sc->h = y_nodes + NODE_H / 2 + (detail ? 16 : 10);
+
+    for (uint32_t s = 0; s < S; s++)
+        sx[s] = x0 + (v->order[s] + 0.5) * width / v->count[v->level[s]];
+    if (detail) {
+        /* nodes in the order of their switches, then by index; the
+         * switches with nodes over the middle of theirs */
+        uint32_t *base = calloc(S, sizeof *base);
+        uint32_t *by_pos = calloc(S, sizeof *by_pos);
+        if (!base || !by_pos) {
+            free(base);
+            free(by_pos);
+            free(sx);
+            free(nx);
+            free(sum);
+            free(nodes_of);
+            free(seen);
+            free(node_order);
+            return HS_ENOMEM;
+        }
+        uint32_t nl1 = 0;
+        for (uint32_t s = 0; s < S; s++)
+            if (nodes_of[s])
+                by_pos[nl1++] = s;
+        /* by_pos: switches with nodes sorted by (level, order) */
+        for (uint32_t i = 1; i < nl1; i++) {
+            uint32_t t = by_pos[i], j = i;
+            while (j > 0 && (v->level[by_pos[j - 1]] > v->level[t] ||
+                             (v->level[by_pos[j - 1]] == v->level[t] &&
+                              v->order[by_pos[j - 1]] > v->order[t]))) {
+                by_pos[j] = by_pos[j - 1];
+                j--;
+            }
+            by_pos[j] = t;
+        }
+        uint32_t acc = 0;
+        for (uint32_t i = 0; i < nl1; i++) {
+            base[by_pos[i]] = acc;
+            acc += nodes_of[by_pos[i]];
+        }
+        for (uint32_t i = 0; i < N; i++) {
+            uint32_t s = m->node_switch[i];
+            node_order[i] = base[s] + seen[s]++;
+            nx[i] = x0 + (node_order[i] + 0.5) * node_sp;
+            sum[s] += nx[i];
+        }
+        for (uint32_t s = 0; s < S; s++)
+            if (nodes_of[s] && v->level[s] == 1)
+                sx[s] = sum[s] / nodes_of[s];
+        free(base);
+        free(by_pos);
+    }
+#define Y(s) (MARGIN_T + (h - v->level[s]) * LEVEL_GAP)
+    for (uint32_t l = 1; l <= m->L; l++) {
+        const hs__vz_link *k = &m->lk[l];
+        if (k->kind != HS__VZ_SW)
+            continue;
+        uint32_t a = k->from - N, b = k->to - N;
+        double ya = Y(a), yb = Y(b);
+        if (ya == yb) {
+            double cx = (sx[a] + sx[b]) / 2, cy = ya - SW_H / 2 - 0.3 * fabs(sx[b] - sx[a]) - 8;
+            hs__vz_half_quad(sc, sx[a], ya - SW_H / 2, cx, cy, sx[b], yb - SW_H / 2, l);
+            continue;
+        }
+        double dy = ya > yb ? -SW_H / 2 : SW_H / 2; /* leave by the edge facing the other end */
+        hs__vz_half_line(sc, sx[a], ya + dy, sx[b], yb - dy, l);
+    }
+    if (detail) {
+        for (uint32_t i = 0; i < N; i++) {
+            uint32_t s = m->node_switch[i];
+            double ys = Y(s) + SW_H / 2, yn = y_nodes - NODE_H / 2;
+            hs__vz_half_line(sc, nx[i], yn, sx[s], ys, m->node_inj[i]);
+            hs__vz_half_line(sc, sx[s], ys, nx[i], yn, m->node_ej[i]);
+        }
+        double nw = clamp(node_sp * 0.7, 2, 14);
+        for (uint32_t i = 0; i < N; i++)
+            hs__vz_glyph_add(sc, HS__VZ_GL_NODE, nx[i], y_nodes, nw, NODE_H, i, 1, node_sp * 0.98);
+    } else {
+        for (uint32_t s = 0; s < S; s++) {
+            if (!nodes_of[s])
+                continue;
+            double ys = Y(s) + SW_H / 2, yn = y_nodes - NODE_H / 2, ym = (yn + ys) / 2;
+            float p[4] = { (float)sx[s], (float)yn, (float)sx[s], (float)(ym + 1) };
+            float q[4] = { (float)sx[s], (float)ys, (float)sx[s], (float)(ym - 1) };
+            hs__vz_item_add(sc, HS__VZ_G_LINE, p, 4);
+            hs__vz_item_label(sc, "injection links of the %u nodes of %s", nodes_of[s],
+                              m->name[N + s]);
+            for (uint32_t i = 0; i < N; i++)
+                if (m->node_switch[i] == s)
+                    hs__vz_member(sc, m->node_inj[i]);
+            hs__vz_item_add(sc, HS__VZ_G_LINE, q, 4);
+            hs__vz_item_label(sc, "ejection links to the %u nodes of %s", nodes_of[s],
+                              m->name[N + s]);
+            for (uint32_t i = 0; i < N; i++)
+                if (m->node_switch[i] == s)
+                    hs__vz_member(sc, m->node_ej[i]);
+            hs__vz_glyph_add(sc, HS__VZ_GL_NODE, sx[s], y_nodes, sw_w, NODE_H, N + s,
+                             nodes_of[s], 0);
+        }
+    }
+    for (uint32_t s = 0; s < S; s++)
+        hs__vz_glyph_add(sc, HS__VZ_GL_SWITCH, sx[s], Y(s), sw_w, SW_H, N + s, 1, sw_w - 2);
+    for (uint32_t l = 1; l <= h; l++)
+        hs__vz_text_add(sc, 8, MARGIN_T + (h - l) * LEVEL_GAP + 4, HS__VZ_T_START, 10, 1, "%s %u",
+                        v->names, l);
+    hs__vz_text_add(sc, 8, y_nodes + 4, HS__VZ_T_START, 10, 1, "nodes");
+#undef Y
+    if (!detail && asprintf(&sc->note, "the nodes of each switch drawn as one box, their links "
+                                       "as one bundle each way (%u nodes)", N) < 0) {
+        sc->note = NULL;
+        sc->oom = 1;
+    }
+    free(sx);
+    free(nx);
+    free(sum);
+    free(nodes_of);
+    free(seen);
+    free(node_order);
+    return 0;
+}
+
+static void lv_free(lv *v)
+{
+    free(v->level);
+    free(v->order);
+    free(v->count);
+}
+
+static int lv_alloc(lv *v, const hs_viz_model *m, uint32_t h)
+{
+    v->m = m;
+    v->h = h;
+    v->level = calloc(m->S, sizeof *v->level);
+    v->order = calloc(m->S, sizeof *v->order);
+    v->count = calloc((size_t)h + 2, sizeof *v->count);
+    if (!v->level || !v->order || !v->count) {
+        lv_free(v);
+        return HS_ENOMEM;
+    }
+    return 0;
+}
+
+int hs__vz_layout_fattree(const hs_viz_model *m, const hs__vz_layout_opts *o,
+                          hs__vz_scene **scenes, size_t *nscenes)
+{
+    uint32_t h = 0;
+    for (uint32_t s = 0; s < m->S; s++) {
+        if (m->sw_level[s] < 1)
+            return HS_ENOTSUP;
+        if ((uint32_t)m->sw_level[s] > h)
+            h = (uint32_t)m->sw_level[s];
+    }
+    if (h > 64)
+        return HS_ENOTSUP;
+    for (uint32_t i = 0; i < m->N; i++)
+        if (m->sw_level[m->node_switch[i]] != 1)
+            return HS_ENOTSUP;
+    lv v = { 0 };
+    if (lv_alloc(&v, m, h))
+        return HS_ENOMEM;
+    v.names = "level";
+    for (uint32_t s = 0; s < m->S; s++) {
+        v.level[s] = (uint32_t)m->sw_level[s];
+        v.order[s] = v.count[v.level[s]]++;
+    }
+    hs__vz_scene *sc = hs__vz_scene_new(scenes, nscenes);
+    int rc = sc ? levels_scene(&v, o, sc) : HS_ENOMEM;
+    lv_free(&v);
+    return rc;
+}
+
+/* ---- levels from the graph ---------------------------------------------------------- */
+
+typedef struct bary {
+    double   key;
+    uint32_t s;
+} bary;
+
+static int cmp_bary(const void *x, const void *y)
+{
+    const bary *a = x, *b = y;
+    if (a->key != b->key)
+        return a->key < b->key ? -1 : 1;
+    return a->s < b->s ? -1 : a->s > b->s;
+}
+
+int hs__vz_layout_layered(const hs_viz_model *m, const hs__vz_layout_opts *o,
+                          hs__vz_scene **scenes, size_t *nscenes)
+{
+    uint32_t N = m->N, S = m->S;
+    /* switch adjacency (CSR), both directions of every cable */
+    uint32_t *off = calloc((size_t)S + 1, sizeof *off), *adj = NULL, *fill = NULL;
+    uint32_t *dist = malloc(S * sizeof *dist), *queue = malloc(S * sizeof *queue);
+    bary *tmp = malloc(S * sizeof *tmp);
+    lv v = { 0 };
+    int rc = HS_ENOMEM;
+    if (!off || !dist || !queue || !tmp)
+        goto out;
+    size_t ne = 0;
+    for (uint32_t l = 1; l <= m->L; l++)
+        if (m->lk[l].kind == HS__VZ_SW) {
+            off[m->lk[l].from - N + 1]++;
+            ne++;
+        }
+    for (uint32_t s = 0; s < S; s++)
+        off[s + 1] += off[s];
+    adj = malloc((ne ? ne : 1) * sizeof *adj);
+    fill = malloc(S * sizeof *fill);
+    if (!adj || !fill)
+        goto out;
+    memcpy(fill, off, S * sizeof *fill);
+    for (uint32_t l = 1; l <= m->L; l++)
+        if (m->lk[l].kind == HS__VZ_SW)
+            adj[fill[m->lk[l].from - N]++] = m->lk[l].to - N;
+    /* breadth-first from the switches that have nodes */
+    uint32_t qh = 0, qt = 0, h = 1;
+    for (uint32_t s = 0; s < S; s++)
+        dist[s] = UINT32_MAX;
+    for (uint32_t i = 0; i < N; i++) {
+        uint32_t s = m->node_switch[i];
+        if (dist[s] == UINT32_MAX) {
+            dist[s] = 1;
+            queue[qt++] = s;
+        }
+    }
+    while (qh < qt) {
+        uint32_t s = queue[qh++];
+        for (uint32_t k = off[s]; k < off[s + 1]; k++)
+            if (dist[adj[k]] == UINT32_MAX) {
+                dist[adj[k]] = dist[s] + 1;
+                if (dist[s] + 1 > h)
+                    h = dist[s] + 1;
+                queue[qt++] = adj[k];
+            }
+    }
+    int stray = 0;
+    for (uint32_t s = 0; s < S; s++)
+        if (dist[s] == UINT32_MAX)
+            stray = 1;
+    if ((rc = lv_alloc(&v, m, h + (uint32_t)stray)))
+        goto out;
+    v.names = "tier";
+    v.h = h + (uint32_t)stray;
+    for (uint32_t s = 0; s < S; s++) {
+        v.level[s] = dist[s] == UINT32_MAX ? v.h : dist[s];
+        v.order[s] = v.count[v.level[s]]++;
+    }
+    /* barycentre sweeps: a level ordered by the mean position of its
+     * neighbours in the level below (up sweeps) or above (down sweeps) */
+    for (int sw = 0; sw < SWEEPS; sw++) {
+        int up = sw % 2 == 0;
+        for (uint32_t li = 0; li < v.h; li++) {
+            uint32_t lvl = up ? li + 1 : v.h - li;
+            uint32_t n = 0;
+            for (uint32_t s = 0; s < S; s++) {
+                if (v.level[s] != lvl)
+                    continue;
+                double sum = 0;
+                uint32_t cnt = 0;
+                for (uint32_t k = off[s]; k < off[s + 1]; k++) {
+                    uint32_t t = adj[k];
+                    if (v.level[t] == (up ? lvl - 1 : lvl + 1)) {
+                        sum += (v.order[t] + 0.5) / v.count[v.level[t]];
+                        cnt++;
+                    }
+                }
+                tmp[n].key = cnt ? sum / cnt : (v.order[s] + 0.5) / v.count[lvl];
+                tmp[n].s = s;
+                n++;
+            }
+            qsort(tmp, n, sizeof *tmp, cmp_bary);
+            for (uint32_t i = 0; i < n; i++)
+                v.order[tmp[i].s] = i;
+        }
+    }
+    hs__vz_scene *sc = hs__vz_scene_new(scenes, nscenes);
+    rc = sc ? levels_scene(&v, o, sc) : HS_ENOMEM;
+out:
+    lv_free(&v);
+    free(off);
+    free(adj);
+    free(fill);
+    free(dist);
+    free(queue);
+    free(tmp);
+    return rc;
+}
