@@ -22,6 +22,7 @@
 
 #define FONT "DejaVu Sans, Helvetica, Arial, sans-serif"
 #define ROOT_R 5.5   /* px: radius of the ring around a root */
+#define ROOT_LABELS 12 /* roots named R1.. in the pictures; the report lists them all */
 
 void hs__vz_svg_open(hs__vz_buf *b, double w, double h, const char *title)
 {
@@ -51,7 +52,7 @@ typedef struct agg {
     double   cf, cf_se;         /* of the worst link with data */
     uint32_t worst;             /* that link */
     double   cf_mean, load, load_max;
-    uint32_t nok, ninsuff, nidle;
+    uint32_t nok, ninsuff, nnodata, nidle;
     uint32_t root;              /* root number (0 none; UINT32_MAX root without number) */
     uint32_t root_link;
 } agg;
@@ -78,6 +79,8 @@ static void aggregate(const hs__vz_scene *s, const hs__vz_item *it, const hs__vz
             }
         } else if (e->state == HS__VZ_INSUFF)
             a->ninsuff++;
+        else if (e->state == HS__VZ_NODATA)
+            a->nnodata++;
         else
             a->nidle++;
         uint32_t rn = d->root_num ? d->root_num[l] : 0;
@@ -86,7 +89,10 @@ static void aggregate(const hs__vz_scene *s, const hs__vz_item *it, const hs__vz
             a->root_link = l;
         }
     }
-    a->state = a->nok ? HS__VZ_OK : a->ninsuff ? HS__VZ_INSUFF : HS__VZ_IDLE;
+    a->state = a->nok       ? HS__VZ_OK
+               : a->ninsuff ? HS__VZ_INSUFF
+               : a->nnodata ? HS__VZ_NODATA
+                            : HS__VZ_IDLE;
     a->cf_mean = a->nok ? cfsum / a->nok : NAN;
     a->load = it->n ? loadsum / it->n : 0;
 }
@@ -125,6 +131,8 @@ static void tooltip(hs__vz_buf *b, const hs__vz_scene *s, const hs__vz_item *it,
                           e->congested ? " (congested)" : "");
         else if (e->state == HS__VZ_INSUFF)
             hs__vz_puts(b, "not enough sampled packets for a congested fraction\n");
+        else if (e->state == HS__VZ_NODATA)
+            hs__vz_puts(b, "no data in this view (idle, or too few sampled packets)\n");
         else
             hs__vz_puts(b, "no traffic\n");
         if (isfinite(e->traffic))
@@ -151,6 +159,8 @@ static void tooltip(hs__vz_buf *b, const hs__vz_scene *s, const hs__vz_item *it,
         }
         if (a->ninsuff)
             hs__vz_printf(b, "%u without enough sampled packets\n", a->ninsuff);
+        if (a->nnodata)
+            hs__vz_printf(b, "%u without data in this view\n", a->nnodata);
         if (a->nidle)
             hs__vz_printf(b, "%u without traffic\n", a->nidle);
         hs__vz_puts(b, "application's load: mean ");
@@ -328,6 +338,10 @@ static void glyph(hs__vz_buf *b, const hs__vz_glyph *g, const hs__vz_draw *d)
     hs__vz_printf(b, "\" fill=\"%s\" stroke=\"%s\" stroke-width=\"0.8\"", fill[g->kind],
                   stroke[g->kind]);
     char rk[128];
+    if (g->dev == UINT32_MAX) { /* a cell of a projection: its marks carry the numbers */
+        hs__vz_puts(b, "/>\n");
+        return;
+    }
     if (d->tips) {
         hs__vz_puts(b, "><title>");
         if (g->ndev > 1 && g->kind == HS__VZ_GL_NODE) {
@@ -391,7 +405,7 @@ void hs__vz_draw_scene(hs__vz_buf *b, const hs__vz_scene *s, const hs__vz_draw *
     for (size_t i = 0; i < s->nit; i++) {
         aggregate(s, &s->it[i], d, &a[i]);
         o[i].i = (uint32_t)i;
-        o[i].key = a[i].state == HS__VZ_IDLE ? -3 : a[i].state == HS__VZ_INSUFF ? -2 : a[i].cf;
+        o[i].key = a[i].state == HS__VZ_OK ? a[i].cf : -4.0 + a[i].state;
     }
     qsort(o, s->nit, sizeof *o, cmp_ord);
 
@@ -425,8 +439,9 @@ void hs__vz_draw_scene(hs__vz_buf *b, const hs__vz_scene *s, const hs__vz_draw *
                     hs__vz_puts(b, " fill=\"#f0f0f0\" stroke=\"" HS__VZ_COL_INSUFF
                                    "\" stroke-width=\"0.8\" stroke-dasharray=\"" HS__VZ_DASH_INSUFF "\"");
                 else
-                    hs__vz_puts(b, " fill=\"#f7f7f7\" stroke=\"" HS__VZ_COL_IDLE
-                                   "\" stroke-width=\"0.6\"");
+                    hs__vz_printf(b, " fill=\"#f7f7f7\" stroke=\"" HS__VZ_COL_IDLE
+                                     "\" stroke-width=\"0.6\"%s",
+                                  g->state == HS__VZ_NODATA ? " stroke-dasharray=\"2 2\"" : "");
             } else {
                 if (g->state == HS__VZ_OK) {
                     hs__vz_printf(b, " stroke=\"%s\" stroke-width=\"", hs__vz_cf_hex(g->cf, col));
@@ -439,7 +454,8 @@ void hs__vz_draw_scene(hs__vz_buf *b, const hs__vz_scene *s, const hs__vz_draw *
                 } else {
                     hs__vz_puts(b, " stroke=\"" HS__VZ_COL_IDLE "\" stroke-width=\"");
                     hs__vz_num(b, HS__VZ_WMIN);
-                    hs__vz_puts(b, "\"");
+                    hs__vz_puts(b, g->state == HS__VZ_NODATA ? "\" stroke-dasharray=\"2 2\""
+                                                             : "\"");
                 }
             }
             if (d->tips) {
@@ -455,8 +471,7 @@ void hs__vz_draw_scene(hs__vz_buf *b, const hs__vz_scene *s, const hs__vz_draw *
     }
     for (size_t i = 0; i < s->ngl; i++)
         glyph(b, &s->gl[i], d);
-    if (d->labels)
-        for (size_t i = 0; i < s->ntx; i++) {
+    for (size_t i = 0; i < s->ntx; i++) {
             const hs__vz_text *t = &s->tx[i];
             static const char *anchor[] = { "start", "middle", "end" };
             hs__vz_puts(b, "<text x=\"");
@@ -474,7 +489,10 @@ void hs__vz_draw_scene(hs__vz_buf *b, const hs__vz_scene *s, const hs__vz_draw *
     /* roots on top of everything */
     for (size_t j = 0; j < s->nit; j++) {
         const agg *g = &a[j];
-        if (!g->root)
+        int named = g->root && g->root <= ROOT_LABELS;
+        /* beyond the first ROOT_LABELS roots: a small ring on single links,
+         * nothing on bundles, so that a hundred roots do not hide the map */
+        if (!g->root || (!named && s->it[j].n > 1))
             continue;
         double x, y;
         anchor_of(&s->it[j], &x, &y);
@@ -483,9 +501,10 @@ void hs__vz_draw_scene(hs__vz_buf *b, const hs__vz_scene *s, const hs__vz_draw *
         hs__vz_puts(b, "\" cy=\"");
         hs__vz_num(b, y);
         hs__vz_puts(b, "\" r=\"");
-        hs__vz_num(b, ROOT_R);
-        hs__vz_puts(b, "\" fill=\"none\" stroke=\"" HS__VZ_COL_ROOT "\" stroke-width=\"2\"/>\n");
-        if (g->root != UINT32_MAX) {
+        hs__vz_num(b, named ? ROOT_R : ROOT_R * 0.6);
+        hs__vz_printf(b, "\" fill=\"none\" stroke=\"" HS__VZ_COL_ROOT "\" stroke-width=\"%s\"/>\n",
+                      named ? "2" : "1.2");
+        if (named) {
             hs__vz_puts(b, "<text x=\"");
             hs__vz_num(b, x + ROOT_R + 1.5);
             hs__vz_puts(b, "\" y=\"");
@@ -506,7 +525,8 @@ void hs__vz_draw_scene(hs__vz_buf *b, const hs__vz_scene *s, const hs__vz_draw *
 #define BAR_STEP_W 12.0
 #define LEG_COL_W  255.0   /* the legend's four columns */
 
-double hs__vz_legend(hs__vz_buf *b, double x, double y, double wmax, const char *idp)
+double hs__vz_legend(hs__vz_buf *b, double x, double y, double wmax, int views,
+                     const char *idp)
 {
     char col[8];
     hs__vz_printf(b, "<g id=\"%slegend\" transform=\"translate(", idp);
@@ -567,7 +587,17 @@ double hs__vz_legend(hs__vz_buf *b, double x, double y, double wmax, const char 
     hs__vz_num(b, HS__VZ_WMIN + 0.4);
     hs__vz_puts(b, "\"/><text x=\"");
     hs__vz_num(b, sx + 36);
-    hs__vz_puts(b, "\" y=\"24\">no traffic</text>\n<circle cx=\"");
+    if (views) {
+        hs__vz_puts(b, "\" y=\"24\">no traffic; dashed: no data in this phase</text>\n<path d=\"M");
+        hs__vz_num(b, sx + 16);
+        hs__vz_puts(b, " 21h14\" stroke=\"#ffffff\" stroke-width=\"3\"/><path d=\"M");
+        hs__vz_num(b, sx + 16);
+        hs__vz_puts(b, " 21h14\" stroke=\"" HS__VZ_COL_IDLE "\" stroke-width=\"");
+        hs__vz_num(b, HS__VZ_WMIN + 0.4);
+        hs__vz_puts(b, "\" stroke-dasharray=\"2 2\"/>\n<circle cx=\"");
+    } else {
+        hs__vz_puts(b, "\" y=\"24\">no traffic</text>\n<circle cx=\"");
+    }
     hs__vz_num(b, sx + 15);
     hs__vz_puts(b, "\" cy=\"35\" r=\"");
     hs__vz_num(b, ROOT_R);

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #define NODES_DETAIL 512     /* nodes drawn one by one up to this many */
+#define NODES_COMPACT 128    /* the same in small multiples */
 #define MARGIN_L     64.0    /* px: room for the level names */
 #define MARGIN_R     24.0
 #define MARGIN_T     26.0
@@ -48,7 +49,9 @@ static int levels_scene(const lv *v, const hs__vz_layout_opts *o, hs__vz_scene *
     const hs_viz_model *m = v->m;
     uint32_t N = m->N, S = m->S, h = v->h;
     int detail = o->detail == HS_VIZ_DETAIL_FULL ||
-                 (o->detail == HS_VIZ_DETAIL_AUTO && N <= NODES_DETAIL);
+                 (o->detail == HS_VIZ_DETAIL_AUTO &&
+                  N <= (o->compact ? NODES_COMPACT : NODES_DETAIL));
+    double target = fmin(1100, (o->max_w > 0 ? o->max_w : 1400) - MARGIN_L - MARGIN_R);
     double *sx = calloc(S, sizeof *sx), *nx = calloc(N, sizeof *nx), *sum = calloc(S, sizeof *sum);
     uint32_t *nodes_of = calloc(S, sizeof *nodes_of), *seen = calloc(S, sizeof *seen);
     uint32_t *node_order = calloc(N, sizeof *node_order);
@@ -67,8 +70,8 @@ static int levels_scene(const lv *v, const hs__vz_layout_opts *o, hs__vz_scene *
     for (uint32_t l = 1; l <= h; l++)
         if (v->count[l] > widest)
             widest = v->count[l];
-    double node_sp = detail ? clamp(1100.0 / N, 7, 30) : 0;
-    double sw_sp = clamp(1100.0 / widest, 5, 80);
+    double node_sp = detail ? clamp(target / N, 7, 30) : 0;
+    double sw_sp = clamp(target / widest, 5, 80);
     double width = fmax(detail ? N * node_sp : 0, widest * sw_sp);
     if (detail)
         node_sp = width / N;

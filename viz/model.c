@@ -1045,7 +1045,7 @@ void hs__vz_view_dense(const hs_viz_model *m, const hs__vz_view *v, hs__vz_est *
         hs__vz_est *e = &dense[l];
         memset(e, 0, sizeof *e);
         e->cf = e->cf_se = e->t_packets = e->t_cf = NAN;
-        e->state = m->est[l].state == HS__VZ_IDLE ? HS__VZ_IDLE : HS__VZ_INSUFF;
+        e->state = m->est[l].state == HS__VZ_IDLE ? HS__VZ_IDLE : HS__VZ_NODATA;
         e->traffic = NAN; /* unknown in this view */
     }
     for (uint32_t i = 0; i < v->nrows; i++)

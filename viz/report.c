@@ -16,7 +16,8 @@
 
 #define PAD        10.0
 #define HEAD_H     24.0     /* title line */
-#define PANEL_W    440.0    /* small multiples: target width of one panel */
+#define PANEL_W    680.0    /* small multiples: target width of one panel */
+#define CMP_W      690.0    /* comparison: width of each run's picture */
 #define PANEL_HEAD 30.0
 #define ROW_W      1400.0   /* small multiples wrap beyond this width */
 #define EVIDENCE_LINKS 8    /* links listed under a finding */
@@ -32,8 +33,9 @@ void hs_viz_options_default(hs_viz_options *o)
 typedef struct ctx {
     const hs_viz_model *m, *c;
     const hs_viz_options *o;
-    hs__vz_scene *sc, *csc;   /* scenes of m, and of c when its network differs */
-    size_t nsc, ncsc;
+    hs__vz_scene *sc, *psc;   /* m: the main picture and its details; small multiples */
+    hs__vz_scene *ca, *cb;    /* comparison: m, and c when its network differs */
+    size_t nsc, npsc, nca, ncb;
     hs__vz_est *dense;        /* scratch: a phase's estimates over all links */
     uint32_t *rnum;           /* scratch: a phase's root numbers */
     hs_viz_doc *docs;
@@ -81,6 +83,38 @@ static const char *label_of(const hs_viz_model *m, const char *given)
 
 /* ---- network pictures ---------------------------------------------------------- */
 
+/* A scene's note, one line per '\n', in italics, its first baseline at y;
+ * returns the height used. */
+static double note(hs__vz_buf *b, const char *s, double y)
+{
+    double h = 0;
+    while (s && *s) {
+        const char *e = strchr(s, '\n');
+        size_t n = e ? (size_t)(e - s) : strlen(s);
+        char line[512];
+        snprintf(line, sizeof line, "%.*s", (int)(n < sizeof line ? n : sizeof line - 1), s);
+        hs__vz_puts(b, "<text x=\"10\" y=\"");
+        hs__vz_num(b, y + h);
+        hs__vz_puts(b, "\" font-style=\"italic\">");
+        hs__vz_esc(b, line);
+        hs__vz_puts(b, "</text>\n");
+        h += 14;
+        s = e ? e + 1 : NULL;
+    }
+    return h;
+}
+
+static double note_h(const char *s)
+{
+    double h = 0;
+    while (s && *s) {
+        h += 14;
+        s = strchr(s, '\n');
+        s = s ? s + 1 : NULL;
+    }
+    return h;
+}
+
 /* The whole run's picture: title, legend, note, the main scene. */
 static void network_svg(ctx *x)
 {
@@ -88,21 +122,15 @@ static void network_svg(ctx *x)
     const hs__vz_scene *s = &x->sc[0];
     hs__vz_buf b = { 0 };
     double w = fmax(s->w, HS__VZ_LEGEND_W + 2 * PAD);
-    double top = HEAD_H + 4 + 46 + (s->note ? 16 : 4);
+    double top = HEAD_H + 4 + 46 + 4 + note_h(s->note);
     char title[600];
     snprintf(title, sizeof title, "Congestion over the whole run: %s", m->spec);
     hs__vz_svg_open(&b, w, top + s->h + PAD, title);
     hs__vz_puts(&b, "<text x=\"10\" y=\"17\" font-size=\"14\" font-weight=\"bold\">");
     hs__vz_esc(&b, title);
     hs__vz_puts(&b, "</text>\n");
-    hs__vz_legend(&b, PAD, HEAD_H + 4, s->wmax, "net-");
-    if (s->note) {
-        hs__vz_puts(&b, "<text x=\"10\" y=\"");
-        hs__vz_num(&b, top - 6);
-        hs__vz_puts(&b, "\" font-style=\"italic\">");
-        hs__vz_esc(&b, s->note);
-        hs__vz_puts(&b, "</text>\n");
-    }
+    hs__vz_legend(&b, PAD, HEAD_H + 4, s->wmax, 0, "net-");
+    note(&b, s->note, HEAD_H + 4 + 46 + 12);
     hs__vz_draw d = { m, m->est, m->root_num, 0, top, 1, 1, 1, "net-" };
     hs__vz_draw_scene(&b, s, &d);
     hs__vz_svg_close(&b);
@@ -136,12 +164,13 @@ static void detail_svg(ctx *x)
     size_t cols;
     grid(x->nsc - 1, pw, ph, &w, &h, &cols);
     w = fmax(w, HS__VZ_LEGEND_W + 2 * PAD);
-    double top = HEAD_H + 4 + 46 + 4;
+    double top = HEAD_H + 4 + 46 + 4 + note_h(x->sc[1].note);
     hs__vz_buf b = { 0 };
     hs__vz_svg_open(&b, w, top + h, "Congestion in detail: the most congested parts");
     hs__vz_puts(&b, "<text x=\"10\" y=\"17\" font-size=\"14\" font-weight=\"bold\">Congestion in "
                     "detail: the most congested parts, link by link</text>\n");
-    hs__vz_legend(&b, PAD, HEAD_H + 4, x->sc[1].wmax, "det-");
+    hs__vz_legend(&b, PAD, HEAD_H + 4, x->sc[1].wmax, 0, "det-");
+    note(&b, x->sc[1].note, HEAD_H + 4 + 46 + 12);
     for (size_t i = 1; i < x->nsc; i++) {
         size_t r = (i - 1) / cols, c = (i - 1) % cols;
         double px = PAD + c * (pw + PAD), py = top + r * (ph + PAD);
@@ -216,7 +245,7 @@ static void phases_svg(ctx *x)
         return;
     }
     size_t n = pick_phases(m, x->o->max_phases ? x->o->max_phases : 1, pick);
-    const hs__vz_scene *s = &x->sc[0];
+    const hs__vz_scene *s = &x->psc[0];
     double k = fmin(1, PANEL_W / s->w);
     double pw = s->w * k, ph = s->h * k + PANEL_HEAD;
     double w, h;
@@ -228,11 +257,11 @@ static void phases_svg(ctx *x)
     hs__vz_svg_open(&b, w, top + h, "Congestion per phase");
     hs__vz_puts(&b, "<text x=\"10\" y=\"17\" font-size=\"14\" font-weight=\"bold\">Congestion per "
                     "phase (same scale in every panel)</text>\n");
-    hs__vz_legend(&b, PAD, HEAD_H + 4, s->wmax * k, "ph-");
+    hs__vz_legend(&b, PAD, HEAD_H + 4, s->wmax * k, 1, "ph-");
     hs__vz_puts(&b, "<text x=\"10\" y=\"");
     hs__vz_num(&b, top - 8);
-    hs__vz_printf(&b, "\" font-style=\"italic\">%zu of %u phases; links without enough data in a "
-                      "phase are grey; widths scaled with the panels</text>\n", n, m->nphases);
+    hs__vz_printf(&b, "\" font-style=\"italic\">%zu of %u phases (the table lists all); widths "
+                      "scaled with the panels</text>\n", n, m->nphases);
     for (size_t i = 0; i < n; i++) {
         const hs__vz_view *v = &m->phases[pick[i]];
         size_t r = i / cols, c = i % cols;
@@ -257,7 +286,7 @@ static void phases_svg(ctx *x)
         view_roots(m, v, x->rnum);
         char idp[32];
         snprintf(idp, sizeof idp, "ph%zu-", i);
-        hs__vz_draw d = { m, x->dense, x->rnum, px, py + PANEL_HEAD, k, 0, 1, idp };
+        hs__vz_draw d = { m, x->dense, x->rnum, px, py + PANEL_HEAD, k, k >= 0.8, 1, idp };
         hs__vz_draw_scene(&b, s, &d);
     }
     hs__vz_svg_close(&b);
@@ -271,8 +300,8 @@ static void compare_svg(ctx *x)
     const hs_viz_model *m = x->m, *c = x->c;
     if (!c)
         return;
-    const hs__vz_scene *sa = &x->sc[0], *sb = x->ncsc ? &x->csc[0] : &x->sc[0];
-    double ka = fmin(1, 680 / sa->w), kb = fmin(1, 680 / sb->w);
+    const hs__vz_scene *sa = &x->ca[0], *sb = x->ncb ? &x->cb[0] : &x->ca[0];
+    double ka = fmin(1, CMP_W / sa->w), kb = fmin(1, CMP_W / sb->w);
     double pwa = sa->w * ka, pwb = sb->w * kb;
     double ph = fmax(sa->h * ka, sb->h * kb) + PANEL_HEAD + 14;
     double w = fmax(3 * PAD + pwa + pwb, HS__VZ_LEGEND_W + 2 * PAD);
@@ -281,7 +310,7 @@ static void compare_svg(ctx *x)
     hs__vz_svg_open(&b, w, top + ph + PAD, "Two runs side by side");
     hs__vz_puts(&b, "<text x=\"10\" y=\"17\" font-size=\"14\" font-weight=\"bold\">Two runs side "
                     "by side (same scale)</text>\n");
-    hs__vz_legend(&b, PAD, HEAD_H + 4, sa->wmax * ka, "cmp-");
+    hs__vz_legend(&b, PAD, HEAD_H + 4, sa->wmax * ka, 0, "cmp-");
     const hs_viz_model *runs[2] = { m, c };
     const char *labels[2] = { label_of(m, x->o->label), label_of(c, x->o->compare_label) };
     for (int i = 0; i < 2; i++) {
@@ -307,7 +336,8 @@ static void compare_svg(ctx *x)
         hs__vz_puts(&b, "\" font-size=\"10\">");
         hs__vz_esc(&b, line);
         hs__vz_puts(&b, "</text>\n");
-        hs__vz_draw d = { r, r->est, r->root_num, px, top + PANEL_HEAD + 14, i ? kb : ka, 0, 1,
+        double k = i ? kb : ka;
+        hs__vz_draw d = { r, r->est, r->root_num, px, top + PANEL_HEAD + 14, k, k >= 0.8, 1,
                           i ? "cmpb-" : "cmpa-" };
         hs__vz_draw_scene(&b, i ? sb : sa, &d);
     }
@@ -717,11 +747,17 @@ int hs_viz_render(const hs_viz_model *m, const hs_viz_model *cmp, const hs_viz_o
     x.m = m;
     x.c = cmp;
     x.o = o;
-    hs__vz_layout_opts lo = { o->detail, o->zoom, m->est };
+    hs__vz_layout_opts lo = { o->detail, o->zoom, m->est, 0, 0 };
+    hs__vz_layout_opts lp = { o->detail, 0, m->est, 1, 2 * PANEL_W };
+    hs__vz_layout_opts lc = { o->detail, 0, m->est, 0, CMP_W };
     x.rc = hs__vz_layout(m, &lo, &x.sc, &x.nsc);
+    if (!x.rc && m->nphases > 1)
+        x.rc = hs__vz_layout(m, &lp, &x.psc, &x.npsc);
+    if (!x.rc && cmp)
+        x.rc = hs__vz_layout(m, &lc, &x.ca, &x.nca);
     if (!x.rc && cmp && !same_network(m, cmp)) {
-        hs__vz_layout_opts lc = { o->detail, 0, cmp->est };
-        x.rc = hs__vz_layout(cmp, &lc, &x.csc, &x.ncsc);
+        lc.rank_by = cmp->est;
+        x.rc = hs__vz_layout(cmp, &lc, &x.cb, &x.ncb);
     }
     if (!x.rc) {
         x.dense = malloc(((size_t)m->L + 1) * sizeof *x.dense);
@@ -743,12 +779,13 @@ int hs_viz_render(const hs_viz_model *m, const hs_viz_model *cmp, const hs_viz_o
     }
     if (!x.rc)
         report_html(&x);
-    for (size_t i = 0; i < x.nsc; i++)
-        hs__vz_scene_free(&x.sc[i]);
-    free(x.sc);
-    for (size_t i = 0; i < x.ncsc; i++)
-        hs__vz_scene_free(&x.csc[i]);
-    free(x.csc);
+    hs__vz_scene *all[4] = { x.sc, x.psc, x.ca, x.cb };
+    size_t nall[4] = { x.nsc, x.npsc, x.nca, x.ncb };
+    for (int k = 0; k < 4; k++) {
+        for (size_t i = 0; i < nall[k]; i++)
+            hs__vz_scene_free(&all[k][i]);
+        free(all[k]);
+    }
     free(x.dense);
     free(x.rnum);
     if (x.rc) {

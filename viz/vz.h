@@ -43,6 +43,7 @@ enum { HS__VZ_TOPO_OTHER = 0, HS__VZ_TOPO_FATTREE, HS__VZ_TOPO_DRAGONFLY,
        HS__VZ_TOPO_TORUS };
 /* State of a link in a view. */
 enum { HS__VZ_IDLE = 0,    /* no traffic measured */
+       HS__VZ_NODATA,      /* phase or window views: not listed (idle, or too few packets) */
        HS__VZ_INSUFF,      /* traffic, but too few packets for a congested fraction */
        HS__VZ_OK };        /* congested fraction with its standard error */
 
@@ -199,7 +200,9 @@ const char *hs__vz_dim_name(unsigned d);
  * 0 if none. */
 uint32_t hs__vz_root_number(const hs_viz_model *m, uint32_t l);
 /* Fills dense[1..L] with view v's estimates: its rows as given; the other
- * links idle where the whole run saw no traffic, else "not enough data". */
+ * links idle where the whole run saw no traffic, else HS__VZ_NODATA (the
+ * view lists only links with enough data, so idle and too few packets
+ * cannot be told apart). */
 void hs__vz_view_dense(const hs_viz_model *m, const hs__vz_view *v, hs__vz_est *dense);
 
 /* ---- colour ----------------------------------------------------------------- */
@@ -207,7 +210,7 @@ void hs__vz_view_dense(const hs_viz_model *m, const hs__vz_view *v, hs__vz_est *
 /* "#rrggbb" of cf on the common scale; buf >= 8 bytes. */
 const char *hs__vz_cf_hex(double cf, char *buf);
 #define HS__VZ_COL_INSUFF "#a3a3a3"   /* not enough data: grey, dashed */
-#define HS__VZ_COL_IDLE   "#d4d4d4"   /* no traffic: pale, thin */
+#define HS__VZ_COL_IDLE   "#d4d4d4"   /* no traffic: pale, thin; dashed: no data in a phase */
 #define HS__VZ_COL_ROOT   "#0a84ff"   /* root markers: a blue outside the map's hues */
 #define HS__VZ_DASH_INSUFF "3 2"
 
@@ -290,6 +293,8 @@ typedef struct hs__vz_layout_opts {
     int      detail;          /* hs_viz_detail */
     unsigned zoom;            /* details beside an aggregate */
     const hs__vz_est *rank_by;/* estimates used to pick the zoomed parts (whole run) */
+    int      compact;         /* small multiples: one scene, the overview only */
+    double   max_w;           /* px the main scene should not exceed (0: 1400) */
 } hs__vz_layout_opts;
 
 int hs__vz_layout(const hs_viz_model *m, const hs__vz_layout_opts *o, hs__vz_scene **scenes,
@@ -323,8 +328,10 @@ typedef struct hs__vz_draw {
 } hs__vz_draw;
 void hs__vz_draw_scene(hs__vz_buf *b, const hs__vz_scene *s, const hs__vz_draw *d);
 /* The legend (colour scale, widths at the scene's scale, states, root
- * marker, how cables are split) at (x, y); returns its height. */
-double hs__vz_legend(hs__vz_buf *b, double x, double y, double wmax, const char *idp);
+ * marker, how cables are split) at (x, y); returns its height.  views:
+ * the pictures show phases or windows (adds "no data in this phase"). */
+double hs__vz_legend(hs__vz_buf *b, double x, double y, double wmax, int views,
+                     const char *idp);
 #define HS__VZ_LEGEND_W 1000.0
 /* <svg ...> opening and closing with the document-wide style. */
 void hs__vz_svg_open(hs__vz_buf *b, double w, double h, const char *title);

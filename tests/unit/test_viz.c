@@ -145,7 +145,7 @@ static void test_read(void **state)
     hs__vz_est d[5];
     hs__vz_view_dense(m, &m->phases[1], d);
     assert_int_equal(d[1].state, HS__VZ_IDLE);
-    assert_int_equal(d[3].state, HS__VZ_INSUFF);
+    assert_int_equal(d[3].state, HS__VZ_NODATA);
     hs__vz_view_dense(m, &m->phases[0], d);
     assert_int_equal(d[3].state, HS__VZ_OK);
     hs_viz_free(m);
