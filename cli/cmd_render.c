@@ -94,6 +94,12 @@ int hs__cmd_render(int argc, char **argv)
     const char *out = NULL, *cmp_path = NULL;
     int quiet = 0, c;
     uint64_t u;
+    char *cmd = join_args(argc, argv); /* before getopt permutes argv */
+    if (!cmd) {
+        fprintf(stderr, "hopscope render: out of memory\n");
+        return HS_EXIT_FAIL;
+    }
+    o.command = cmd;
     opterr = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, "o:q", opts, NULL)) != -1) {
@@ -110,26 +116,37 @@ int hs__cmd_render(int argc, char **argv)
             else if (strcmp(optarg, "aggregate") == 0)
                 o.detail = HS_VIZ_DETAIL_AGGREGATE;
             else
+                {
+                free(cmd);
                 return hs__usage_error("render", "--detail %s: auto, full or aggregate", optarg);
+            }
             break;
         case 'p':
-            if (hs_parse_u64(optarg, &u) || u < 1 || u > 1000)
+            if (hs_parse_u64(optarg, &u) || u < 1 || u > 1000) {
+                free(cmd);
                 return hs__usage_error("render", "--max-phases %s: expected 1 to 1000", optarg);
+            }
             o.max_phases = (unsigned)u;
             break;
         case 'z':
-            if (hs_parse_u64(optarg, &u) || u > 64)
+            if (hs_parse_u64(optarg, &u) || u > 64) {
+                free(cmd);
                 return hs__usage_error("render", "--zoom %s: expected 0 to 64", optarg);
+            }
             o.zoom = (unsigned)u;
             break;
         case 'q': quiet = 1; break;
-        default: return hs__usage_error("render", "unknown option '%s'", argv[optind - 1]);
+        default:
+            free(cmd);
+            return hs__usage_error("render", "unknown option '%s'", argv[optind - 1]);
         }
     }
-    if (optind != argc - 1)
+    if (optind != argc - 1) {
+        free(cmd);
         return hs__usage_error("render", optind == argc ? "give a run directory or analysis.json"
                                                         : "one run at a time (a second one goes "
                                                           "with --compare)");
+    }
     const char *run = argv[optind];
     hs_viz_model *m = NULL, *cm = NULL;
     int rc = load(run, &m);
@@ -137,6 +154,7 @@ int hs__cmd_render(int argc, char **argv)
         rc = load(cmp_path, &cm);
     if (rc) {
         hs_viz_free(m);
+        free(cmd);
         return rc;
     }
     char dir[4200];
@@ -151,8 +169,6 @@ int hs__cmd_render(int argc, char **argv)
         }
         out = dir;
     }
-    char *cmd = join_args(argc, argv);
-    o.command = cmd;
     hs_error err;
     hs_error_clear(&err);
     hs_viz_doc *docs = NULL;
