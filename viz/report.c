@@ -454,6 +454,38 @@ static void diagnosis(hs__vz_buf *b, const hs_viz_model *m)
     hs__vz_puts(b, "</ol>\n");
 }
 
+#define ROOT_ROWS 40 /* roots listed in the report's table */
+
+/* Every root of the whole run with its numbers; the pictures name R1.. */
+static void roots_table(hs__vz_buf *b, const hs_viz_model *m)
+{
+    char nm[300];
+    if (!m->nroots)
+        return;
+    hs__vz_printf(b, "<h3>Roots of congestion trees (%u)</h3>\n<table class=\"roots\"><tr><th></th>"
+                     "<th>link</th><th>congested fraction \u00b1 SE</th><th>application's load "
+                     "(peak)</th><th>where</th><th>tree</th><th>victims</th></tr>\n", m->nroots);
+    for (uint32_t i = 0; i < m->nroots && i < ROOT_ROWS; i++) {
+        const hs__vz_root *q = &m->roots[i];
+        hs__vz_printf(b, "<tr><td>R%u</td><td>", i + 1);
+        for (uint32_t k = 0; k < q->nlinks && k < 3; k++) {
+            hs__vz_puts(b, k ? "; " : "");
+            hs__vz_esc(b, hs__vz_link_name(m, q->links[k], nm, sizeof nm));
+        }
+        if (q->nlinks > 3)
+            hs__vz_printf(b, "; and %u more", q->nlinks - 3);
+        hs__vz_printf(b, "</td><td>%.3f \u00b1 %.3f</td><td>%.0f%%</td><td>%s</td>"
+                         "<td>%u link%s</td><td>%u</td></tr>\n",
+                      q->cf, q->cf_se, 100 * q->load_peak,
+                      q->endpoint ? "into an endpoint" : "inside the network", q->ntree,
+                      q->ntree == 1 ? "" : "s", q->nvictims);
+    }
+    hs__vz_puts(b, "</table>\n");
+    if (m->nroots > ROOT_ROWS)
+        hs__vz_printf(b, "<p class=\"small\">and %u more roots (analysis.json lists them all)."
+                         "</p>\n", m->nroots - ROOT_ROWS);
+}
+
 static const hs__vz_lat *phase_lat(const hs_viz_model *m, int64_t id)
 {
     for (uint32_t i = 0; i < m->app.nby_phase; i++)
@@ -684,6 +716,7 @@ static void report_html(ctx *x)
                     "device at its end. Hover over a link for its numbers.</p>\n");
     inline_doc(&b, x, "network.svg", "The whole run");
     inline_doc(&b, x, "network-detail.svg", "The most congested parts, link by link");
+    roots_table(&b, m);
     if (m->nphases) {
         hs__vz_puts(&b, "<h2 id=\"phases\">When: phases</h2>\n");
         phase_table(&b, m);

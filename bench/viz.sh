@@ -1,0 +1,76 @@
+#!/bin/sh
+# bench/viz.sh BUILD OUT.md: how long 'hopscope render' takes and how large
+# its files are on a 16k-node dragonfly (dragonfly:a=16,p=8,h=8,g=129:
+# 16512 nodes, 2064 routers, 80496 links), the size the aggregated layout
+# exists for.  Two runs: group shift (every group sends to the next: 129
+# congested global bundles) and uniform traffic (every one of the 16512
+# group-to-group bundles carries traffic: the most the ring can hold).
+# Baseline: 'hopscope analyze' of the same run, measured in the same
+# session.  Also: what drawing every link (--detail full) would cost.
+set -u
+BUILD=$1
+OUT=$2
+H="$BUILD/bin/hopscope"
+W=$(mktemp -d "${TMPDIR:-/tmp}/bench-viz.XXXXXX")
+trap 'rm -rf "$W"' EXIT
+TOPO=dragonfly:a=16,p=8,h=8,g=129
+ROUNDS=5
+
+now() { date +%s.%N; }
+median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+# seconds of N runs of a command, median
+timed() { # N cmd...
+    n=$1; shift
+    i=0
+    while [ $i -lt "$n" ]; do
+        t0=$(now); "$@" >/dev/null 2>&1 || { echo "FAILED: $*" >&2; exit 1; }; t1=$(now)
+        echo "$t1 - $t0" | bc -l
+        i=$((i + 1))
+    done | median
+}
+rss() { # peak resident set of one run, MB
+    if [ -x /usr/bin/time ]; then
+        /usr/bin/time -f %M "$@" 2>&1 >/dev/null | tail -1 | awk '{ printf "%.0f", $1 / 1024 }'
+    else
+        echo "-"
+    fi
+}
+size_kb() { [ -f "$1" ] && awk -v b="$(wc -c <"$1")" 'BEGIN { printf "%.0f", b / 1000 }' || echo "-"; }
+
+"$H" simulate --topo "$TOPO" --traffic groupshift --load 0.5 --duration 20us -o "$W/shift" >/dev/null ||
+    exit 1
+"$H" simulate --topo "$TOPO" --traffic uniform --load 0.3 --duration 10us -o "$W/uniform" >/dev/null ||
+    exit 1
+
+{
+    echo "What: \`hopscope render\` of a 16k-node dragonfly ($TOPO: 16512 nodes, 2064 routers,"
+    echo "80496 links), median of $ROUNDS renders; baseline: \`hopscope analyze\` of the same run"
+    echo "(median of 3).  Sizes in kB (1000 bytes).  Default layout: groups on a ring, one"
+    echo "bundle per direction between two groups, the 3 most congested groups in detail."
+    echo
+    echo "| traffic | analysis.json kB | analyze s | render s | render / analyze | peak RSS MB | network.svg kB | network-detail.svg kB | report.html kB | bundles drawn |"
+    echo "|---|---|---|---|---|---|---|---|---|---|"
+} >"$OUT"
+for run in shift uniform; do
+    "$H" analyze "$W/$run" -q || exit 1
+    ta=$(timed 3 "$H" analyze "$W/$run" -q)
+    tr=$(timed $ROUNDS "$H" render "$W/$run" -o "$W/$run.out" -q)
+    mem=$(rss "$H" render "$W/$run" -o "$W/$run.out" -q)
+    drawn=$(grep -o '([0-9]* drawn, [0-9]* without traffic left out)' "$W/$run.out/network.svg" |
+        head -1 | sed 's/[()]//g')
+    ratio=$(echo "$tr / $ta" | bc -l)
+    printf '| %s | %s | %.2f | %.2f | %.2f | %s | %s | %s | %s | %s |\n' "$run" \
+        "$(size_kb "$W/$run/analysis.json")" "$ta" "$tr" "$ratio" "$mem" \
+        "$(size_kb "$W/$run.out/network.svg")" "$(size_kb "$W/$run.out/network-detail.svg")" \
+        "$(size_kb "$W/$run.out/report.html")" "$drawn" >>"$OUT"
+done
+# every link drawn: once, to show what aggregation saves
+tf=$(timed 1 "$H" render "$W/shift" --detail full -o "$W/full" -q)
+{
+    echo
+    printf 'Every link drawn instead (`--detail full`, group shift): render %.2f s, ' "$tf"
+    echo "network.svg $(size_kb "$W/full/network.svg") kB, report.html $(size_kb "$W/full/report.html") kB."
+    echo
+    echo "Command: \`sh bench/viz.sh build OUT.md\` (simulates both runs first: about a minute"
+    echo "and 1.2 GB of model state)."
+} >>"$OUT"
