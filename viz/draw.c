@@ -125,25 +125,22 @@ static void tooltip(hs__vz_buf *b, const hs__vz_scene *s, const hs__vz_item *it,
         uint32_t l = s->mem[it->first];
         const hs__vz_est *e = &d->est[l];
         hs__vz_esc(b, hs__vz_link_name(m, l, nm, sizeof nm));
-        hs__vz_printf(b, " [link %u]\n", l);
+        hs__vz_printf(b, ", link %u\n", l);
         if (e->state == HS__VZ_OK)
-            hs__vz_printf(b, "congested fraction %.3f \u00b1 %.3f%s\n", e->cf, e->cf_se,
+            hs__vz_printf(b, "CF %.3f \u00b1 %.3f%s\n", e->cf, e->cf_se,
                           e->congested ? " (congested)" : "");
         else if (e->state == HS__VZ_INSUFF)
-            hs__vz_puts(b, "not enough sampled packets for a congested fraction\n");
+            hs__vz_puts(b, "too few sampled packets for a CF\n");
         else if (e->state == HS__VZ_NODATA)
-            hs__vz_puts(b, "no data in this view (idle, or too few sampled packets)\n");
+            hs__vz_puts(b, "no data in this view (idle, or too few packets)\n");
         else
             hs__vz_puts(b, "no traffic\n");
         if (isfinite(e->traffic))
-            hs__vz_printf(b, "traffic %.0f \u00b1 %.0f monitored packets\n", e->traffic,
-                          e->traffic_se);
-        hs__vz_puts(b, "application's load ");
+            hs__vz_printf(b, "traffic %.0f \u00b1 %.0f packets, ", e->traffic, e->traffic_se);
+        hs__vz_puts(b, "app load ");
         pct(b, e->load);
-        hs__vz_puts(b, " of capacity");
         if (isfinite(e->t_cf))
-            hs__vz_printf(b, "\ntruth: congested fraction %.3f of %.0f packets", e->t_cf,
-                          e->t_packets);
+            hs__vz_printf(b, "\ntruth: CF %.3f of %.0f packets", e->t_cf, e->t_packets);
         else if (isfinite(e->t_packets))
             hs__vz_printf(b, "\ntruth: %.0f packets", e->t_packets);
     } else {
@@ -153,21 +150,20 @@ static void tooltip(hs__vz_buf *b, const hs__vz_scene *s, const hs__vz_item *it,
             hs__vz_puts(b, "links");
         hs__vz_printf(b, ": %u links\n", it->n);
         if (a->nok) {
-            hs__vz_printf(b, "worst congested fraction %.3f \u00b1 %.3f on ", a->cf, a->cf_se);
+            hs__vz_printf(b, "worst CF %.3f \u00b1 %.3f on ", a->cf, a->cf_se);
             hs__vz_esc(b, hs__vz_link_name(m, a->worst, nm, sizeof nm));
-            hs__vz_printf(b, "\nmean %.3f over the %u links with data\n", a->cf_mean, a->nok);
+            hs__vz_printf(b, "\nmean CF %.3f over %u with data\n", a->cf_mean, a->nok);
         }
         if (a->ninsuff)
-            hs__vz_printf(b, "%u without enough sampled packets\n", a->ninsuff);
+            hs__vz_printf(b, "%u with too few sampled packets\n", a->ninsuff);
         if (a->nnodata)
             hs__vz_printf(b, "%u without data in this view\n", a->nnodata);
         if (a->nidle)
             hs__vz_printf(b, "%u without traffic\n", a->nidle);
-        hs__vz_puts(b, "application's load: mean ");
+        hs__vz_puts(b, "app load mean ");
         pct(b, a->load);
         hs__vz_puts(b, ", max ");
         pct(b, a->load_max);
-        hs__vz_puts(b, " of capacity");
     }
     if (a->root) {
         hs__vz_puts(b, "\nroot of a congestion tree");
@@ -447,6 +443,9 @@ void hs__vz_draw_scene(hs__vz_buf *b, const hs__vz_scene *s, const hs__vz_draw *
                     hs__vz_printf(b, " stroke=\"%s\" stroke-width=\"", hs__vz_cf_hex(g->cf, col));
                     hs__vz_num(b, width_of(s, g->load));
                     hs__vz_puts(b, "\"");
+                } else if (s->faint && g->state != HS__VZ_IDLE) {
+                    /* thousands of bundles without a verdict: a haze, not a wall */
+                    hs__vz_puts(b, " stroke=\"" HS__VZ_COL_FAINT "\" stroke-width=\"0.5\"");
                 } else if (g->state == HS__VZ_INSUFF) {
                     hs__vz_puts(b, " stroke=\"" HS__VZ_COL_INSUFF "\" stroke-width=\"");
                     hs__vz_num(b, width_of(s, g->load));

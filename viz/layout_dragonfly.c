@@ -21,12 +21,14 @@
 #define ROUTERS_DETAIL 512   /* routers drawn one by one up to this many (auto) */
 #define ROUTERS_COMPACT 96   /* the same for small multiples */
 #define NODES_DETAIL   2048
+#define VAGUE_MAX      2000  /* bundles without a verdict drawn as hairlines up to this many */
 
 static double clamp(double x, double lo, double hi) { return x < lo ? lo : x > hi ? hi : x; }
 
 typedef struct pair {
     uint32_t a, b;     /* groups */
     uint32_t l;        /* link */
+    uint8_t  state;    /* the bundle's state in the whole run (first of a bundle) */
 } pair;
 
 typedef struct dfly {
@@ -142,18 +144,37 @@ static void group_scene(const dfly *d, hs__vz_scene *sc, double max_w)
     double cx = R + 85, cy = R + 85, span = 2 * M_PI / G, half = span * 0.46;
     sc->w = sc->h = 2 * R + 170;
     sc->wmax = clamp(R * span * 0.8 / 4, 1.5, 5);
-    /* the bundles of global links, one per ordered pair of groups */
-    uint32_t skipped = 0, drawn = 0;
+    sc->faint = 1;
+    /* the bundles of global links, one per ordered pair of groups: those
+     * with data always; those with traffic but too few sampled packets
+     * while they are few enough to read as a haze; never the idle ones
+     * (idle in the whole run, so in every phase too) */
+    uint32_t skipped = 0, drawn = 0, vague = 0, nvague = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; i < d->npairs;) {
+            size_t j = i;
+            int st = HS__VZ_IDLE;
+            while (j < d->npairs && d->pairs[j].a == d->pairs[i].a &&
+                   d->pairs[j].b == d->pairs[i].b) {
+                int e = m->est[d->pairs[j].l].state;
+                st = e > st ? e : st;
+                j++;
+            }
+            if (pass == 0)
+                nvague += st == HS__VZ_INSUFF;
+            else
+                d->pairs[i].state = (uint8_t)st;
+            i = j;
+        }
     for (size_t i = 0; i < d->npairs;) {
         size_t j = i;
-        int busy = 0;
-        while (j < d->npairs && d->pairs[j].a == d->pairs[i].a && d->pairs[j].b == d->pairs[i].b) {
-            busy |= m->est[d->pairs[j].l].state != HS__VZ_IDLE;
+        while (j < d->npairs && d->pairs[j].a == d->pairs[i].a && d->pairs[j].b == d->pairs[i].b)
             j++;
-        }
         uint32_t ga = d->pairs[i].a, gb = d->pairs[i].b;
-        if (!busy) { /* idle in the whole run, so in every phase too */
-            skipped++;
+        int st = d->pairs[i].state;
+        if (st == HS__VZ_IDLE || (st == HS__VZ_INSUFF && nvague > VAGUE_MAX)) {
+            skipped += st == HS__VZ_IDLE;
+            vague += st == HS__VZ_INSUFF;
             i = j;
             continue;
         }
@@ -196,11 +217,15 @@ static void group_scene(const dfly *d, hs__vz_scene *sc, double max_w)
             hs__vz_text_add(sc, tx, ty + 4, HS__VZ_T_MIDDLE, 10, 1, "g%u", g);
         }
     }
+    char extra[160] = "grey hairlines: too few sampled packets for a congested fraction";
+    if (vague)
+        snprintf(extra, sizeof extra, "%u more with traffic but too few sampled packets for a "
+                                      "congested fraction left out", vague);
     if (asprintf(&sc->note, "%u groups; bands outside in: ejection, injection, local links (each "
                             "the worst of its links);\ncurves: global links, one bundle per "
                             "direction between two groups (%u drawn, %u without traffic left "
-                            "out); the most congested groups are drawn in detail",
-                 G, drawn, skipped) < 0) {
+                            "out);\n%s; the most congested groups are drawn in detail",
+                 G, drawn, skipped, extra) < 0) {
         sc->note = NULL;
         sc->oom = 1;
     }
@@ -378,7 +403,7 @@ int hs__vz_layout_dragonfly(const hs_viz_model *m, const hs__vz_layout_opts *o,
         if (ga == gb)
             d.loff[ga + 1]++;
         else
-            d.pairs[d.npairs++] = (pair){ ga, gb, l };
+            d.pairs[d.npairs++] = (pair){ ga, gb, l, 0 };
     }
     for (uint32_t g = 0; g < d.G; g++)
         d.loff[g + 1] += d.loff[g];

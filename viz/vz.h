@@ -213,6 +213,7 @@ const char *hs__vz_cf_hex(double cf, char *buf);
 #define HS__VZ_COL_IDLE   "#d4d4d4"   /* no traffic: pale, thin; dashed: no data in a phase */
 #define HS__VZ_COL_ROOT   "#0a84ff"   /* root markers: a blue outside the map's hues */
 #define HS__VZ_DASH_INSUFF "3 2"
+#define HS__VZ_COL_FAINT  "#c4c4c4"   /* aggregated overviews: bundles without a verdict */
 
 /* ---- scenes ----------------------------------------------------------------- */
 
@@ -262,6 +263,7 @@ typedef struct hs__vz_scene {
     size_t       nlabel, caplabel;
     char        *title;       /* what the panel shows, e.g. "plane z=3" */
     char        *note;        /* how it is aggregated, NULL when link by link */
+    int          faint;       /* strokes without a congested fraction as hairlines */
     int          oom;
 } hs__vz_scene;
 

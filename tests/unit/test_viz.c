@@ -326,8 +326,8 @@ static void test_render(void **state)
     snprintf(want, sizeof want, "stroke=\"%s\"", hs__vz_cf_hex(0.8, hex));
     assert_non_null(strstr(net->text, want));
     assert_non_null(strstr(net->text, "stroke=\"" HS__VZ_COL_ROOT "\""));
-    assert_non_null(strstr(net->text, "congested fraction 0.800 \u00b1 0.050 (congested)"));
-    assert_non_null(strstr(net->text, "truth: congested fraction 0.780 of 100 packets"));
+    assert_non_null(strstr(net->text, "CF 0.800 \u00b1 0.050 (congested)"));
+    assert_non_null(strstr(net->text, "truth: CF 0.780 of 100 packets"));
     assert_non_null(strstr(net->text, "stroke-dasharray=\"" HS__VZ_DASH_INSUFF "\""));
     assert_non_null(strstr(net->text, "id=\"net-legend\""));
     /* the report: diagnosis first, escaped, the pictures inline */
