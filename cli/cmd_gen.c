@@ -30,6 +30,8 @@ const char hs__help_gen[] =
     "           (tags 81, 82), then an allreduce of --reduce-size bytes (8)\n"
     "  incast   every rank sends --size bytes (4096) to --root (0), tag 1;\n"
     "           the root Irecvs them all and Waitalls\n"
+    "  pingpong ranks 2i and 2i+1 bounce --size bytes (8) with Send/Recv, tag 7,\n"
+    "           no computation (for checking the replay against analysis)\n"
     "\n"
     "options:\n"
     "  --ranks N          number of ranks (required, >= 2)\n"
@@ -92,10 +94,10 @@ static int u32_opt(const char *opt, const char *v, uint64_t lo, uint64_t hi, uin
 int hs__cmd_gen(int argc, char **argv)
 {
     if (argc < 2 || argv[1][0] == '-')
-        return hs__usage_error(CMD, "give a pattern: halo3d, pf3d, canary or incast");
+        return hs__usage_error(CMD, "give a pattern: halo3d, pf3d, canary, incast or pingpong");
     hs_gen_pattern pat;
     if (hs_gen_pattern_parse(argv[1], &pat))
-        return hs__usage_error(CMD, "unknown pattern '%s' (halo3d, pf3d, canary, incast)",
+        return hs__usage_error(CMD, "unknown pattern '%s' (halo3d, pf3d, canary, incast, pingpong)",
                                argv[1]);
     hs_gen_params p;
     hs_gen_params_default(&p, pat);

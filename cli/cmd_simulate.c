@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 enum {
     O_TOPO = 1000, O_TRAFFIC, O_LOAD, O_SIZE, O_PERIODIC, O_PACKETS, O_DURATION, O_WARMUP,
@@ -381,7 +382,10 @@ static int replay(sim_opts *o)
                 mn = r.rank_time[i];
             sum += r.rank_time[i];
         }
-        printf("trace       %s: %u ranks (%u threads in all)\n", o->rp.trace, r.ranks, r.actors);
+        printf("trace       %s: %u ranks", o->rp.trace, r.ranks);
+        if (r.actors != r.ranks)
+            printf(" (%u threads in all)", r.actors);
+        printf("\n");
         printf("network     %s\n", o->topo);
         if (r.bg_nodes)
             printf("background  %s on %u nodes: %llu messages, %.1f MB\n", o->rp.background,
@@ -533,6 +537,11 @@ int hs__cmd_simulate(int argc, char **argv)
     }
     int ret = r.status == HS_EDEADLOCK ? HS_EXIT_FAIL : HS_EXIT_OK;
     if (o.out) {
+        /* a synthetic run has no app.json: one left by an earlier replay
+         * into the same directory would describe another run */
+        char path[4096];
+        if ((size_t)snprintf(path, sizeof path, "%s/app.json", o.out) < sizeof path)
+            unlink(path);
         extra_ctx x = { &shown, &r };
         rc = hs_fabric_write_rundir(F, o.out, add_traffic, &x, &err);
         if (rc) {

@@ -69,6 +69,9 @@ static const hs__cmd commands[] = {
       "\n"
       "  --seed N      seed for the simulated packets (default 1)\n"
       "  --packets N   number of monitored packets (default 200000)\n" },
+    { "record", hs__cmd_record,
+      "run an MPI launcher with libhopscope.so preloaded into every rank",
+      hs__help_record },
     { "simulate", hs__cmd_simulate,
       "run the network model with synthetic traffic, or replay an MPI trace on it (-i)",
       "usage: hopscope simulate --topo SPEC [--traffic PATTERN] [--load L]\n"
@@ -212,12 +215,9 @@ static const hs__cmd commands[] = {
       "  hopscope topo fattree:k=16,n=2,taper=2\n"
       "  hopscope topo dragonfly:a=16,p=8,h=8,g=129,routing=ugal\n"
       "  hopscope topo torus:8x8x8 --path 0:511\n" },
-    { "record", hs__cmd_record,
-      "run an MPI launcher with libhopscope.so preloaded into every rank",
-      hs__help_record },
     { "trace", hs__cmd_trace, "summarise, list or check a recorded trace (stats|dump|check)",
       hs__help_trace },
-    { "gen", hs__cmd_gen, "write a synthetic trace of a standard pattern (halo3d, pf3d, canary, incast)",
+    { "gen", hs__cmd_gen, "write a synthetic trace of a standard pattern (halo3d, pf3d, canary, incast, pingpong)",
       hs__help_gen },
     { "render", hs__cmd_render, "SVG pictures and an HTML report of the congestion (report.html)",
       hs__help_render },

@@ -22,6 +22,7 @@
 #define TAG_RING_L 81     /* GPCNeT's random-ring tags */
 #define TAG_RING_R 82
 #define TAG_INCAST 1
+#define TAG_PING 7
 #define GROUP_COMM_BASE 0x7066336400000000ull  /* pf3d group communicator ids */
 
 int hs_gen_pattern_parse(const char *s, hs_gen_pattern *out)
@@ -29,6 +30,7 @@ int hs_gen_pattern_parse(const char *s, hs_gen_pattern *out)
     static const struct { const char *name; hs_gen_pattern p; } t[] = {
         { "halo3d", HS_GEN_HALO3D }, { "pf3d", HS_GEN_PF3D },
         { "canary", HS_GEN_CANARY }, { "incast", HS_GEN_INCAST },
+        { "pingpong", HS_GEN_PINGPONG },
     };
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
         if (strcmp(s, t[i].name) == 0) {
@@ -45,6 +47,7 @@ const char *hs_gen_pattern_name(hs_gen_pattern p)
     case HS_GEN_PF3D: return "pf3d";
     case HS_GEN_CANARY: return "canary";
     case HS_GEN_INCAST: return "incast";
+    case HS_GEN_PINGPONG: return "pingpong";
     }
     return "unknown";
 }
@@ -77,6 +80,11 @@ void hs_gen_params_default(hs_gen_params *p, hs_gen_pattern pattern)
     case HS_GEN_INCAST:
         p->size = 4096;
         p->compute_ns = 10000;
+        break;
+    case HS_GEN_PINGPONG:
+        p->ranks = 2;
+        p->size = 8;
+        p->compute_ns = 0;
         break;
     }
 }
@@ -402,6 +410,29 @@ static int gen_rank(gen *g, const ringplan *rp)
             if (!rc)
                 rc = coll(g, HS_TRACE_ALLREDUCE, HS_TRACE_COMM_WORLD, p->reduce_size,
                           p->reduce_size);
+            break;
+        }
+        case HS_GEN_PINGPONG: {
+            /* rank 2i sends first; the last rank of an odd job sits out */
+            uint32_t peer = r ^ 1u;
+            if (peer >= R)
+                break;
+            for (int k = 0; k < 2 && !rc; k++) {
+                int sending = (k == 0) == ((r & 1u) == 0);
+                hs_trace_event_init(&ev, sending ? HS_TRACE_SEND : HS_TRACE_RECV);
+                ev.comm = HS_TRACE_COMM_WORLD;
+                ev.tag = ev.tag2 = TAG_PING;
+                ev.peer = (int32_t)peer;
+                if (sending) {
+                    ev.bytes = p->size;
+                    rc = monitored(g, peer, &ev.flags);
+                } else {
+                    ev.peer2 = (int32_t)peer;
+                    ev.bytes = ev.bytes2 = p->size;
+                }
+                if (!rc)
+                    rc = put(g, &ev, BLOCK_NS);
+            }
             break;
         }
         case HS_GEN_INCAST:

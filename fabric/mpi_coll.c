@@ -15,6 +15,7 @@
 #include "replay.h"
 
 #include <stdio.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -92,20 +93,8 @@ int hs__rp_coll_parse(rp *R, const char *spec, hs_error *err)
 
 static uint32_t coll_alloc(rp *R)
 {
-    if (R->coll_free == RP_NIL) {
-        size_t old = R->capcoll, nc = old ? 2 * old : 256;
-        rp_coll *n = realloc(R->coll, nc * sizeof *n);
-        if (!n)
-            return RP_NIL;
-        R->coll = n;
-        for (size_t i = old; i < nc; i++)
-            n[i].next = i + 1 < nc ? (uint32_t)(i + 1) : RP_NIL;
-        R->coll_free = (uint32_t)old;
-        R->capcoll = nc;
-    }
-    uint32_t c = R->coll_free;
-    R->coll_free = R->coll[c].next;
-    return c;
+    return hs__rp_pool_take((void **)&R->coll, &R->capcoll, &R->coll_free, sizeof *R->coll,
+                            offsetof(rp_coll, next), 256);
 }
 
 static void coll_free(rp *R, uint32_t c)

@@ -25,6 +25,7 @@
  * (then "delivered"). */
 #include "replay.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,22 +50,8 @@ int hs__rp_timer(rp *R, hs_time t, unsigned type, unsigned leg, uint32_t idx, in
 
 static uint32_t msg_alloc(rp *R)
 {
-    if (R->msg_free == RP_NIL) {
-        size_t old = R->capmsg, nc = old ? 2 * old : 4096;
-        if (nc >= RP_NIL)
-            return RP_NIL;
-        rp_msg *n = realloc(R->msg, nc * sizeof *n);
-        if (!n)
-            return RP_NIL;
-        R->msg = n;
-        for (size_t i = old; i < nc; i++)
-            n[i].next = i + 1 < nc ? (uint32_t)(i + 1) : RP_NIL;
-        R->msg_free = (uint32_t)old;
-        R->capmsg = nc;
-    }
-    uint32_t m = R->msg_free;
-    R->msg_free = R->msg[m].next;
-    return m;
+    return hs__rp_pool_take((void **)&R->msg, &R->capmsg, &R->msg_free, sizeof *R->msg,
+                            offsetof(rp_msg, next), 4096);
 }
 
 static void msg_unref(rp *R, uint32_t m)
@@ -78,22 +65,8 @@ static void msg_unref(rp *R, uint32_t m)
 
 static uint32_t rcv_alloc(rp *R)
 {
-    if (R->rcv_free == RP_NIL) {
-        size_t old = R->caprcv, nc = old ? 2 * old : 4096;
-        if (nc >= RP_NIL)
-            return RP_NIL;
-        rp_recv *n = realloc(R->rcv, nc * sizeof *n);
-        if (!n)
-            return RP_NIL;
-        R->rcv = n;
-        for (size_t i = old; i < nc; i++)
-            n[i].next = i + 1 < nc ? (uint32_t)(i + 1) : RP_NIL;
-        R->rcv_free = (uint32_t)old;
-        R->caprcv = nc;
-    }
-    uint32_t r = R->rcv_free;
-    R->rcv_free = R->rcv[r].next;
-    return r;
+    return hs__rp_pool_take((void **)&R->rcv, &R->caprcv, &R->rcv_free, sizeof *R->rcv,
+                            offsetof(rp_recv, next), 4096);
 }
 
 static void rcv_free(rp *R, uint32_t r)

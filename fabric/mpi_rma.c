@@ -31,6 +31,7 @@
  * Synchronisation traffic belongs to the phase "rma sync". */
 #include "replay.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -89,20 +90,8 @@ int hs__rp_win_add(rp *R, uint32_t job, uint64_t id, uint32_t comm, uint32_t *ou
 
 static uint32_t rma_alloc(rp *R)
 {
-    if (R->rma_free == RP_NIL) {
-        size_t old = R->caprma, nc = old ? 2 * old : 1024;
-        rp_rma *n = realloc(R->rma, nc * sizeof *n);
-        if (!n)
-            return RP_NIL;
-        R->rma = n;
-        for (size_t i = old; i < nc; i++)
-            n[i].next = i + 1 < nc ? (uint32_t)(i + 1) : RP_NIL;
-        R->rma_free = (uint32_t)old;
-        R->caprma = nc;
-    }
-    uint32_t i = R->rma_free;
-    R->rma_free = R->rma[i].next;
-    return i;
+    return hs__rp_pool_take((void **)&R->rma, &R->caprma, &R->rma_free, sizeof *R->rma,
+                            offsetof(rp_rma, next), 1024);
 }
 
 static void rma_release(rp *R, uint32_t i)
@@ -392,6 +381,25 @@ static int need(rp *R, uint32_t a, rp_winrank *w, int cond, uint8_t kind)
     return 0;
 }
 
+/* Arms the actor's scratch request for `pending` sub-operations. */
+static void scratch_init(rp *R, uint32_t s0, uint32_t pending, uint16_t ph)
+{
+    R->req[s0].pending = pending;
+    R->req[s0].waiter = RP_NIL;
+    R->req[s0].phase = ph;
+}
+
+/* 1 when the scratch request is complete, else the actor waits on it. */
+static int scratch_wait(rp *R, uint32_t a, uint32_t s0)
+{
+    if (R->req[s0].pending == 0)
+        return 1;
+    R->req[s0].waiter = a;
+    R->actors[a].wait_n = 1;
+    R->actors[a].wait_kind = W_REQS;
+    return 0;
+}
+
 /* Runs the synchronisation call as far as it can go; 1 = finished. */
 int hs__rp_rma_poll(rp *R, uint32_t a, const rp_op *op)
 {
@@ -426,19 +434,11 @@ int hs__rp_rma_poll(rp *R, uint32_t a, const rp_op *op)
             if (!need(R, a, w, drained(R, w, RP_NIL, R_REMOTE), W_FENCE))
                 return 0;
             A->stage = 1;
-            R->req[s0].pending = 1;
-            R->req[s0].waiter = RP_NIL;
-            R->req[s0].phase = ph;
+            scratch_init(R, s0, 1, ph);
             if (hs__rp_barrier(R, A->rank, W->sync_comm, ph, s0))
                 return 0;
-            A = &R->actors[a];
         }
-        if (R->req[s0].pending == 0)
-            return 1;
-        R->req[s0].waiter = a;
-        A->wait_n = 1;
-        A->wait_kind = W_REQS;
-        return 0;
+        return scratch_wait(R, a, s0);
     case OP_LOCK:
         if (A->stage == 0) {
             uint32_t i = rma_alloc(R);
@@ -506,21 +506,13 @@ int hs__rp_rma_poll(rp *R, uint32_t a, const rp_op *op)
         }
         if (A->stage == 0) {
             A->stage = 1;
-            R->req[s0].pending = n;
-            R->req[s0].waiter = RP_NIL;
-            R->req[s0].phase = ph;
+            scratch_init(R, s0, n, ph);
             for (uint32_t i = 0; i < n; i++)
                 if (notice(R, A->rank, W, (int32_t)R->aux[aux + i], start ? TAG_POST : TAG_DONE,
                            1, s0, ph))
                     return 0;
-            A = &R->actors[a];
         }
-        if (R->req[s0].pending == 0)
-            return 1;
-        R->req[s0].waiter = a;
-        A->wait_n = 1;
-        A->wait_kind = W_REQS;
-        return 0;
+        return scratch_wait(R, a, s0);
     }
     case OP_COMPLETE:
         if (!need(R, a, w, drained(R, w, RP_NIL, R_REMOTE), W_COMPLETE))

@@ -36,6 +36,29 @@ int hs__rp_grow(void **p, size_t *cap, size_t need, size_t sz)
     return 0;
 }
 
+uint32_t hs__rp_pool_take(void **arr, size_t *cap, uint32_t *free_head, size_t sz,
+                          size_t next_off, size_t first)
+{
+    if (*free_head == RP_NIL) {
+        size_t old = *cap, nc = old ? 2 * old : first;
+        if (nc >= RP_NIL)
+            return RP_NIL;
+        char *n = realloc(*arr, nc * sz);
+        if (!n)
+            return RP_NIL;
+        for (size_t i = old; i < nc; i++) {
+            uint32_t nx = i + 1 < nc ? (uint32_t)(i + 1) : RP_NIL;
+            memcpy(n + i * sz + next_off, &nx, sizeof nx);
+        }
+        *arr = n;
+        *free_head = (uint32_t)old;
+        *cap = nc;
+    }
+    uint32_t i = *free_head;
+    memcpy(free_head, (char *)*arr + (size_t)i * sz + next_off, sizeof *free_head);
+    return i;
+}
+
 static size_t map_slot(uint64_t key, size_t cap)
 {
     uint64_t h = key * 0x9e3779b97f4a7c15ull;
@@ -303,6 +326,33 @@ static int place_app(rp *R, hs_mapping_cfg *map, hs_error *err)
     const hs_replay_params *p = R->prm;
     uint32_t ppn = p->ppn ? p->ppn : default_ppn(R);
     map->ppn = ppn;
+    const rp_job *J0 = &R->jobs[0];
+    if (p->node_of_rank) {
+        /* an explicit placement (hopscope whatif) */
+        memset(map, 0, sizeof *map);
+        map->policy = HS_MAP_FILE;
+        map->ppn = ppn;
+        snprintf(map->file, sizeof map->file, "explicit");
+        if (p->node_of_rank_n != J0->nranks)
+            return hs_error_set(err, HS_EINVAL, "explicit mapping of %u ranks for a trace of %u",
+                                p->node_of_rank_n, J0->nranks);
+        uint32_t *cnt = calloc(R->nnodes, sizeof *cnt);
+        if (!cnt)
+            return hs_error_set(err, HS_ENOMEM, "out of memory");
+        map->ppn = 1;
+        for (uint32_t r = 0; r < J0->nranks; r++) {
+            if (p->node_of_rank[r] >= R->nnodes) {
+                free(cnt);
+                return hs_error_set(err, HS_EINVAL, "explicit mapping: rank %u on node %u, the "
+                                    "machine has %u", r, p->node_of_rank[r], R->nnodes);
+            }
+            R->ranks[J0->rank0 + r].node = p->node_of_rank[r];
+            if (++cnt[p->node_of_rank[r]] > map->ppn)
+                map->ppn = cnt[p->node_of_rank[r]];
+        }
+        free(cnt);
+        return 0;
+    }
     int rc = hs_mapping_parse(p->map ? p->map : "linear", map, err);
     if (rc)
         return rc;

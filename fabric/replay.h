@@ -347,6 +347,11 @@ typedef struct rp_pairs {
 
 /* Growable arrays: *p of *cap elements of size sz, room for need. */
 int hs__rp_grow(void **p, size_t *cap, size_t need, size_t sz);
+/* Pools of elements of size sz linked through a uint32 `next` field at
+ * next_off: takes one off *free_head, doubling the array (from `first`
+ * elements) when the list is empty; RP_NIL on out of memory. */
+uint32_t hs__rp_pool_take(void **arr, size_t *cap, uint32_t *free_head, size_t sz,
+                          size_t next_off, size_t first);
 
 /* ---- the replay ------------------------------------------------------------------------ */
 

@@ -22,6 +22,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The memory figure in docs/replay.md counts on it. */
+_Static_assert(sizeof(rp_op) == 64, "an op is one cache line");
+
 /* ---- jobs, communicators ---------------------------------------------------- */
 
 int hs__rp_job_new(rp *R, uint32_t nranks, int app, const char *name, uint32_t *out)
@@ -306,6 +309,34 @@ static int req_release(lctx *L, uint64_t id, rqinfo *q, int reuse)
     return 0;
 }
 
+/* A nonblocking collective or RMA operation: its request gets a slot
+ * (none when the interposer could not track the request). */
+static int nb_slot(lctx *L, const hs_trace_event *ev, rp_op *o)
+{
+    rqinfo *q = NULL;
+    int rc = req_new(L, ev->req, 0, 0, &q);
+    if (rc)
+        return hs_error_set(L->err, rc, "out of memory");
+    if (q) {
+        o->slot = q->slot;
+        q->active = 1;
+    }
+    return 0;
+}
+
+/* A rank of the job, as point-to-point peers must be. */
+static int peer_ok(const lctx *L, int32_t r)
+{
+    return r >= 0 && (uint32_t)r < L->R->jobs[L->job].nranks;
+}
+
+/* User tags are >= 0; negative ones are the replay's own (collectives,
+ * RMA synchronisation). */
+static int tag_ok(int32_t t)
+{
+    return t >= 0;
+}
+
 static int is_wild(const hs_trace_event *ev)
 {
     return ev->peer2 == HS_TRACE_ANY_SOURCE || ev->tag2 == HS_TRACE_ANY_TAG;
@@ -322,24 +353,33 @@ static int own_comm(lctx *L, const hs_trace_event *ev, uint32_t *ci)
 
 /* ---- point-to-point ------------------------------------------------------------------ */
 
+/* A call that failed in the real run moved nothing: skip it (1).  Else its
+ * communicator (0), or an error. */
+static int call_comm(lctx *L, thr *T, const hs_trace_event *ev, uint32_t *ci)
+{
+    if (ev->flags & HS_TRACE_F_ERROR) {
+        skip(T, ev);
+        return 1;
+    }
+    return own_comm(L, ev, ci);
+}
+
 static int c_send(lctx *L, thr *T, const hs_trace_event *ev)
 {
     uint32_t ci = 0;
     int rc;
     int nb = ev->kind >= HS_TRACE_ISEND && ev->kind <= HS_TRACE_IRSEND;
     int init = ev->kind >= HS_TRACE_SEND_INIT && ev->kind <= HS_TRACE_RSEND_INIT;
-    if (ev->flags & HS_TRACE_F_ERROR) {
-        skip(T, ev);
-        return 0;
-    }
-    if ((rc = own_comm(L, ev, &ci)))
-        return rc;
+    if ((rc = call_comm(L, T, ev, &ci)))
+        return rc < 0 ? rc : 0;
     if (!nb && !init && ev->peer == HS_TRACE_PROC_NULL) {
         skip(T, ev);
         return 0;
     }
-    if (ev->peer < 0 && ev->peer != HS_TRACE_PROC_NULL)
-        return bad(L, ev, "no destination");
+    if (ev->peer != HS_TRACE_PROC_NULL && !peer_ok(L, ev->peer))
+        return bad(L, ev, "destination outside the job");
+    if (ev->peer != HS_TRACE_PROC_NULL && !tag_ok(ev->tag))
+        return bad(L, ev, "negative tag");
     rp_op *o;
     if ((rc = emit(L, T, ev, nb ? OP_ISEND : init ? OP_PSEND : OP_SEND, &o)))
         return rc;
@@ -367,6 +407,8 @@ static int c_send(lctx *L, thr *T, const hs_trace_event *ev)
         }
         o->slot = q->slot;
         q->active = !init;
+        q->th = (uint32_t)(T - L->th);
+        q->opi = (uint32_t)(T->n - 1);
     }
     return 0;
 }
@@ -375,12 +417,8 @@ static int c_recv(lctx *L, thr *T, const hs_trace_event *ev)
 {
     uint32_t ci = 0;
     int rc;
-    if (ev->flags & HS_TRACE_F_ERROR) {
-        skip(T, ev);
-        return 0;
-    }
-    if ((rc = own_comm(L, ev, &ci)))
-        return rc;
+    if ((rc = call_comm(L, T, ev, &ci)))
+        return rc < 0 ? rc : 0;
     rp_op *o;
     switch (ev->kind) {
     case HS_TRACE_RECV:
@@ -389,8 +427,8 @@ static int c_recv(lctx *L, thr *T, const hs_trace_event *ev)
             skip(T, ev);
             return 0;
         }
-        if (ev->peer < 0 || ev->tag < 0)
-            return bad(L, ev, "receive without a matched source and tag");
+        if (!peer_ok(L, ev->peer) || !tag_ok(ev->tag))
+            return bad(L, ev, "receive without a matched source and tag in the job");
         if ((rc = emit(L, T, ev, OP_RECV, &o)))
             return rc;
         o->comm = ci;
@@ -416,6 +454,13 @@ static int c_recv(lctx *L, thr *T, const hs_trace_event *ev)
         if (o->peer == HS_TRACE_PROC_NULL)
             o->flags |= F_NULLPEER;
         int wild = ev->kind != HS_TRACE_IMRECV && is_wild(ev);
+        if (!(o->flags & F_NULLPEER) &&
+            ((o->peer != HS_TRACE_ANY_SOURCE && !peer_ok(L, o->peer)) ||
+             (o->tag != HS_TRACE_ANY_TAG && !tag_ok(o->tag)) ||
+             (ev->kind == HS_TRACE_IMRECV && (!peer_ok(L, o->peer) || !tag_ok(o->tag))))) {
+            T->n--;
+            return bad(L, ev, "receive from outside the job or with a negative tag");
+        }
         if (wild && !init)
             o->flags |= F_UNRESOLVED;
         rqinfo *q = NULL;
@@ -441,12 +486,8 @@ static int c_sendrecv(lctx *L, thr *T, const hs_trace_event *ev)
 {
     uint32_t ci = 0;
     int rc;
-    if (ev->flags & HS_TRACE_F_ERROR) {
-        skip(T, ev);
-        return 0;
-    }
-    if ((rc = own_comm(L, ev, &ci)))
-        return rc;
+    if ((rc = call_comm(L, T, ev, &ci)))
+        return rc < 0 ? rc : 0;
     int nb = ev->kind == HS_TRACE_ISENDRECV || ev->kind == HS_TRACE_ISENDRECV_REPLACE;
     rp_op *o;
     if ((rc = emit(L, T, ev, nb ? OP_ISENDRECV : OP_SENDRECV, &o)))
@@ -464,8 +505,12 @@ static int c_sendrecv(lctx *L, thr *T, const hs_trace_event *ev)
         o->flags |= F_NOSEND;
     if (ev->peer2 == HS_TRACE_PROC_NULL)
         o->flags |= F_NORECV;
-    if (!nb && !(o->flags & F_NORECV) && (ev->peer2 < 0 || ev->tag2 < 0))
-        return bad(L, ev, "sendrecv without a matched source and tag");
+    if (!nb && !(o->flags & F_NORECV) && (!peer_ok(L, ev->peer2) || !tag_ok(ev->tag2)))
+        return bad(L, ev, "sendrecv without a matched source and tag in the job");
+    if (!(o->flags & F_NOSEND) && (!peer_ok(L, ev->peer) || !tag_ok(ev->tag)))
+        return bad(L, ev, "sendrecv to a destination outside the job or with a negative tag");
+    if (nb && !(o->flags & F_NORECV) && !is_wild(ev) && (!peer_ok(L, ev->peer2) || !tag_ok(ev->tag2)))
+        return bad(L, ev, "isendrecv from outside the job");
     if (nb) {
         if (is_wild(ev))
             o->flags |= F_UNRESOLVED;
@@ -497,8 +542,8 @@ static int c_probe(lctx *L, thr *T, const hs_trace_event *ev)
     int rc = own_comm(L, ev, &ci);
     if (rc)
         return rc;
-    if (ev->peer < 0 || ev->tag < 0)
-        return bad(L, ev, "probe without the found source and tag");
+    if (!peer_ok(L, ev->peer) || !tag_ok(ev->tag))
+        return bad(L, ev, "probe without the found source and tag in the job");
     rp_op *o;
     if ((rc = emit(L, T, ev, OP_PROBE, &o)))
         return rc;
@@ -529,7 +574,7 @@ static int c_start(lctx *L, thr *T, const hs_trace_event *ev)
         const rp_op *init = &L->th[q->th == RP_NIL ? 0 : q->th].ops[q->opi];
         int32_t src = HS_TRACE_RANK_NONE, tag = HS_TRACE_TAG_NONE;
         if (q->recv) {
-            if (q->th != RP_NIL && init->peer >= 0 && init->tag >= 0) {
+            if (q->th != RP_NIL && peer_ok(L, init->peer) && tag_ok(init->tag)) {
                 src = init->peer;
                 tag = init->tag;
             } else {
@@ -550,14 +595,18 @@ static int c_start(lctx *L, thr *T, const hs_trace_event *ev)
  * PRECV time in (th, opi); c_recv sets it for all receive kinds. */
 static void resolve(lctx *L, rqinfo *q, const hs_trace_compl *c)
 {
-    if (!q->recv)
+    if (!q->recv) {
+        /* a send the application cancelled successfully never went out */
+        if ((c->flags & HS_TRACE_C_CANCELLED) && !q->persistent && q->th != RP_NIL)
+            L->th[q->th].ops[q->opi].flags |= F_CANCELLED;
         return;
+    }
     if (q->persistent) {
         if (q->start_aux != RP_NIL) {
             uint64_t *w = &L->R->aux[q->start_aux];
             if (c->flags & HS_TRACE_C_CANCELLED) {
                 w[0] |= (uint64_t)F_CANCELLED << 32;
-            } else if ((c->flags & HS_TRACE_C_STATUS) && c->src >= 0 && c->tag >= 0) {
+            } else if ((c->flags & HS_TRACE_C_STATUS) && peer_ok(L, c->src) && tag_ok(c->tag)) {
                 w[0] &= ~((uint64_t)F_UNRESOLVED << 32);
                 w[1] = (uint64_t)(uint32_t)c->src << 32 | (uint32_t)c->tag;
             }
@@ -579,7 +628,7 @@ static void resolve(lctx *L, rqinfo *q, const hs_trace_compl *c)
         o->flags &= (uint8_t)~F_UNRESOLVED;
         return;
     }
-    if (c->src < 0 || c->tag < 0)
+    if (!peer_ok(L, c->src) || !tag_ok(c->tag))
         return;
     if (q->sendrecv) {
         o->peer2 = c->src;
@@ -656,14 +705,10 @@ static int c_coll(lctx *L, thr *T, const hs_trace_event *ev)
     int base;
     hs_trace_kind_is_coll(ev->kind, &base);
     int nb = ev->kind != base;
-    if (ev->flags & HS_TRACE_F_ERROR) {
-        skip(T, ev);
-        return 0;
-    }
     uint32_t ci = 0;
-    int rc = own_comm(L, ev, &ci);
+    int rc = call_comm(L, T, ev, &ci);
     if (rc)
-        return rc;
+        return rc < 0 ? rc : 0;
     rp *R = L->R;
     const rp_comm *cm = &R->comms[ci];
     if (cm->n == UINT32_MAX) {   /* intercommunicator: not modelled */
@@ -778,16 +823,7 @@ static int c_coll(lctx *L, thr *T, const hs_trace_event *ev)
         }
     }
     o->bytes2 = elem_of(o->bytes);
-    if (nb) {
-        rqinfo *q = NULL;
-        if ((rc = req_new(L, ev->req, 0, 0, &q)))
-            return hs_error_set(L->err, rc, "out of memory");
-        if (q) {
-            o->slot = q->slot;
-            q->active = 1;
-        }
-    }
-    return 0;
+    return nb ? nb_slot(L, ev, o) : 0;
 }
 
 /* ---- communicators, windows, RMA ---------------------------------------------------------- */
@@ -920,16 +956,7 @@ static int c_rma(lctx *L, thr *T, const hs_trace_event *ev)
         o->aux = off;
         o->naux = ev->nmembers;
     }
-    if (nb) {
-        rqinfo *q = NULL;
-        if ((rc = req_new(L, ev->req, 0, 0, &q)))
-            return hs_error_set(L->err, rc, "out of memory");
-        if (q) {
-            o->slot = q->slot;
-            q->active = 1;
-        }
-    }
-    return 0;
+    return nb ? nb_slot(L, ev, o) : 0;
 }
 
 /* ---- one rank ------------------------------------------------------------------------------- */
@@ -1022,21 +1049,42 @@ static int load_rank(rp *R, hs_trace *tr, uint32_t job, uint32_t jr, const char 
     int rc = hs__rp_map_init(&L.req, 64);
     if (rc)
         return hs_error_set(err, rc, "out of memory");
-    hs_trace_cursor *cur;
-    if ((rc = hs_trace_cursor_open(tr, jr, &cur, err))) {
-        lctx_free(&L);
-        return rc;
+    hs_trace_cursor *cur = NULL;
+    hs_error oerr;
+    hs_error_clear(&oerr);
+    if ((rc = hs_trace_cursor_open(tr, jr, &cur, &oerr))) {
+        if (rc != HS_ENOENT) {
+            if (err)
+                *err = oerr;
+            lctx_free(&L);
+            return rc;
+        }
+        /* no file at all (the rank never started tracing): an empty rank,
+         * named in the report */
+        rc = 0;
+        if (R->jobs[job].app) {
+            if (R->incomplete < 4) {
+                R->inc_rank[R->incomplete] = jr;
+                snprintf(R->inc_note[R->incomplete], sizeof R->inc_note[0], "%s", oerr.msg);
+            }
+            R->incomplete++;
+        }
     }
     hs_trace_event ev;
-    while ((rc = hs_trace_next(cur, &ev, err)) == 1) {
+    while (cur && (rc = hs_trace_next(cur, &ev, err)) == 1) {
         if ((rc = event(&L, &ev)))
             break;
         L.evno++;
     }
     hs_trace_rank_info info;
-    hs_trace_cursor_info(cur, &info);
-    hs_trace_cursor_close(cur);
-    if (rc == 0 && R->jobs[job].app &&
+    memset(&info, 0, sizeof info);
+    info.complete = 1;
+    info.end_reason = HS_TRACE_END_FINALIZE;
+    if (cur) {
+        hs_trace_cursor_info(cur, &info);
+        hs_trace_cursor_close(cur);
+    }
+    if (rc == 0 && cur && R->jobs[job].app &&
         (!info.complete || info.end_reason != HS_TRACE_END_FINALIZE)) {
         if (R->incomplete < 4) {
             R->inc_rank[R->incomplete] = jr;

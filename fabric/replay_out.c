@@ -10,6 +10,7 @@
 #include "replay.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -130,6 +131,27 @@ static uint64_t pct(const uint64_t *v, size_t n, double p)
     return v[k - 1];
 }
 
+#define LAT_BASE_PS (64 * HS_PS_PER_NS)
+
+hs_time hs_lat_edge(unsigned i)
+{
+    /* 64 ns * 2^(i / per_octave), rounded to whole picoseconds */
+    return (hs_time)llround((double)LAT_BASE_PS * exp2((double)i / HS_LAT_PER_OCTAVE));
+}
+
+static unsigned lat_bucket(hs_time t)
+{
+    unsigned lo = 0, hi = HS_LAT_BUCKETS - 1; /* last bucket with edge <= t */
+    while (lo < hi) {
+        unsigned mid = (lo + hi + 1) / 2;
+        if (hs_lat_edge(mid) <= t)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return lo;
+}
+
 /* Statistics of phase `phase`, or of all application messages (-1). */
 void hs__rp_lat_stats(rp *R, int phase, hs_replay_lat *out)
 {
@@ -151,6 +173,8 @@ void hs__rp_lat_stats(rp *R, int phase, hs_replay_lat *out)
         out->messages = p->lat_n;
         out->mean = p->lat_n ? (hs_time)((p->lat_sum + p->lat_n / 2) / p->lat_n) : 0;
     }
+    for (size_t i = 0; i < n; i++)
+        out->hist[lat_bucket(v[i])]++;
     out->p50 = pct(v, n, 50);
     out->p99 = pct(v, n, 99);
     out->max = n ? v[n - 1] : 0;
@@ -360,6 +384,32 @@ void hs__rp_report(rp *R, hs_replay_result *res)
 
 /* ---- app.json ------------------------------------------------------------------------------ */
 
+/* "histogram": the non-empty range of buckets, edges_ps having one more
+ * entry than counts (the last edge closes the last bucket). */
+static void lat_hist(hs_json *j, const hs_replay_lat *l)
+{
+    int lo = -1, hi = -1;
+    for (int i = 0; i < HS_LAT_BUCKETS; i++)
+        if (l->hist[i]) {
+            if (lo < 0)
+                lo = i;
+            hi = i;
+        }
+    hs_json_key(j, "histogram");
+    hs_json_obj_begin(j);
+    hs_json_key(j, "edges_ps");
+    hs_json_arr_begin(j);
+    for (int i = lo; lo >= 0 && i <= hi + 1; i++)
+        hs_json_uint(j, hs_lat_edge((unsigned)i));
+    hs_json_arr_end(j);
+    hs_json_key(j, "counts");
+    hs_json_arr_begin(j);
+    for (int i = lo; lo >= 0 && i <= hi; i++)
+        hs_json_uint(j, l->hist[i]);
+    hs_json_arr_end(j);
+    hs_json_obj_end(j);
+}
+
 static void lat_obj(hs_json *j, const hs_replay_lat *l)
 {
     hs_json_key(j, "messages");
@@ -498,6 +548,7 @@ int hs__rp_write_app_json(rp *R, const char *dir, const hs_replay_result *res,
     hs_json_key(&j, "latency");
     hs_json_obj_begin(&j);
     lat_obj(&j, &res->lat);
+    lat_hist(&j, &res->lat);
     hs_json_key(&j, "by_phase");
     hs_json_obj_begin(&j);
     for (uint32_t i = 0; i < R->nph; i++) {
@@ -578,6 +629,7 @@ int hs__rp_write_app_json(rp *R, const char *dir, const hs_replay_result *res,
         hs_json_key(&j, "latency");
         hs_json_obj_begin(&j);
         lat_obj(&j, &res->iso_lat);
+        lat_hist(&j, &res->iso_lat);
         hs_json_obj_end(&j);
         hs_json_obj_end(&j);
         hs_json_key(&j, "congested");
@@ -587,6 +639,7 @@ int hs__rp_write_app_json(rp *R, const char *dir, const hs_replay_result *res,
         hs_json_key(&j, "latency");
         hs_json_obj_begin(&j);
         lat_obj(&j, &res->lat);
+        lat_hist(&j, &res->lat);
         hs_json_obj_end(&j);
         hs_json_obj_end(&j);
         hs_json_obj_end(&j);

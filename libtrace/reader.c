@@ -342,7 +342,8 @@ static int scan(hs_trace_cursor *c, hs_error *err)
     c->info.nthreads = (uint32_t)c->nts;
     c->max_index = c->info.events + 2;
     /* Sync points: sorted by tick, keeping only strictly increasing pairs. */
-    qsort(c->sync, c->nsync, sizeof *c->sync, cmp_sync);
+    if (c->nsync > 1)   /* a file of only its header has none (qsort(NULL) is undefined) */
+        qsort(c->sync, c->nsync, sizeof *c->sync, cmp_sync);
     size_t k = 0;
     for (size_t i = 0; i < c->nsync; i++)
         if (k == 0 || (c->sync[i].tick > c->sync[k - 1].tick && c->sync[i].ns > c->sync[k - 1].ns))

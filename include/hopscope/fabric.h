@@ -442,6 +442,10 @@ typedef struct hs_replay_params {
     const char *topo;          /* topology spec (required; hs_topo_create) */
     hs_fabric_params net;      /* network parameters */
     const char *map;           /* mapping spec (NULL: linear) */
+    const uint32_t *node_of_rank; /* if set: the node of every rank (the trace's
+                                  rank count of entries), overriding map; app.json
+                                  reports it as policy "file", param "explicit" */
+    uint32_t node_of_rank_n;   /* entries in node_of_rank */
     uint32_t ppn;              /* ranks per node; 0: the trace's virtual nodes, or 1 */
     uint64_t seed;             /* random mapping and background placement (1) */
     double   compute_scale;    /* factor on recorded computation (1.0) */
@@ -472,9 +476,17 @@ void hs_replay_params_default(hs_replay_params *p);
  * its packets spent between posting at the source NIC and delivery, summed
  * over its protocol legs (eager: the data; rendezvous: RTS, CTS and data);
  * waiting for the receiver is not part of it. */
+/* Latency histogram: log-spaced buckets, HS_LAT_PER_OCTAVE per doubling,
+ * bucket i covering [hs_lat_edge(i), hs_lat_edge(i+1)) from 64 ns (bucket 0
+ * also holds anything shorter); the last bucket is open-ended. */
+#define HS_LAT_PER_OCTAVE 4
+#define HS_LAT_BUCKETS    (30 * HS_LAT_PER_OCTAVE)  /* up to ~68 s */
+hs_time hs_lat_edge(unsigned i);
+
 typedef struct hs_replay_lat {
     uint64_t messages;
     hs_time  p50, p99, mean, max;
+    uint64_t hist[HS_LAT_BUCKETS]; /* counts of the latencies sampled */
 } hs_replay_lat;
 
 typedef struct hs_replay_phase {
@@ -542,6 +554,7 @@ typedef enum hs_gen_pattern {
     HS_GEN_PF3D = 2,     /* all-to-all within groups of 4, plus a 3D halo (pF3D-like) */
     HS_GEN_CANARY = 3,   /* random ring exchange plus allreduce (GPCNeT canary) */
     HS_GEN_INCAST = 4,   /* every rank sends to one root */
+    HS_GEN_PINGPONG = 5, /* rank 2i and 2i+1 bounce one message (Send/Recv) */
 } hs_gen_pattern;
 
 typedef struct hs_gen_params {
@@ -562,7 +575,7 @@ typedef struct hs_gen_params {
     uint32_t reduce_every;   /* halo3d/pf3d: an allreduce every N iterations (0: none) */
 } hs_gen_params;
 
-/* "halo3d", "pf3d", "canary", "incast"; HS_EINVAL otherwise. */
+/* "halo3d", "pf3d", "canary", "incast", "pingpong"; HS_EINVAL otherwise. */
 int  hs_gen_pattern_parse(const char *s, hs_gen_pattern *out);
 const char *hs_gen_pattern_name(hs_gen_pattern p);
 /* Defaults for the pattern (sizes, compute per iteration). */

@@ -5,7 +5,7 @@
  * Prints one line per class ("injection", "ejection", "up1", "down1", ...,
  * "local", "global", "torus", "plain"):
  *     CLASS LINKS BYTES MAX_BYTES MAX_BUSY_PS
- * then "busiest LINK_ID BUSY_PS" (the link that was transmitting longest).
+ * then "busiest LINK_ID BUSY_PS CLASS" (the link that was transmitting longest).
  * Exit status 1 with a message on a malformed directory. */
 #include <stdint.h>
 #include <stdio.h>
@@ -123,7 +123,8 @@ int main(int argc, char **argv)
         printf("%s %llu %llu %llu %llu\n", c[k].name, (unsigned long long)c[k].links,
                (unsigned long long)c[k].bytes, (unsigned long long)c[k].max_bytes,
                (unsigned long long)c[k].max_busy);
-    printf("busiest %llu %llu\n", (unsigned long long)busiest_id, (unsigned long long)busiest);
+    printf("busiest %llu %llu %s\n", (unsigned long long)busiest_id, (unsigned long long)busiest,
+           busiest_id ? name[busiest_id - 1] : "-");
     free(name);
     return 0;
 }

@@ -228,6 +228,17 @@ static void pingpong_trace(uint64_t bytes, int iters)
     finish(w, 2);
 }
 
+/* Histogram edges: 64 ns, doubling every HS_LAT_PER_OCTAVE buckets. */
+static void test_latency_edges(void **state)
+{
+    (void)state;
+    assert_int_equal(hs_lat_edge(0), 64 * HS_PS_PER_NS);
+    assert_int_equal(hs_lat_edge(HS_LAT_PER_OCTAVE), 128 * HS_PS_PER_NS);
+    assert_int_equal(hs_lat_edge(10 * HS_LAT_PER_OCTAVE), 65536 * HS_PS_PER_NS);
+    for (unsigned i = 0; i + 1 < HS_LAT_BUCKETS; i++)
+        assert_true(hs_lat_edge(i) < hs_lat_edge(i + 1));
+}
+
 static void check_pingpong(uint64_t bytes, int rndv)
 {
     const int iters = 5;
@@ -245,6 +256,11 @@ static void check_pingpong(uint64_t bytes, int rndv)
     assert_int_equal(r.lat.p50, one);
     assert_int_equal(r.lat.p99, one);
     assert_int_equal(r.lat.max, one);
+    /* ... so the histogram has all of them in the one bucket holding `one` */
+    for (unsigned i = 0; i < HS_LAT_BUCKETS; i++) {
+        int here = hs_lat_edge(i) <= one && (i + 1 == HS_LAT_BUCKETS || one < hs_lat_edge(i + 1));
+        assert_int_equal(r.lat.hist[i], here ? 2 * iters : 0);
+    }
     assert_int_equal(r.unmatched_sends + r.unmatched_recvs, 0);
     /* rank 1 ends when its last reply has left its NIC */
     hs_time sent = rndv ? 2 * L(0) + L(bytes) - (2 * 100 * HS_PS_PER_NS + 100 * HS_PS_PER_NS)
@@ -567,9 +583,260 @@ static void test_mapping_in_replay(void **s)
     rm_trace();
 }
 
+/* An explicit placement gives the same run as the equivalent spec. */
+static void test_explicit_mapping(void **s)
+{
+    (void)s;
+    pingpong_trace(3000, 3);
+    hs_replay_result a, b;
+    assert_int_equal(replay("shift:5", 1, &a), 0);
+    hs_replay_params p;
+    hs_replay_params_default(&p);
+    p.trace = dir;
+    p.topo = TOPO;
+    uint32_t nodes[2] = { 5, 6 };
+    p.node_of_rank = nodes;
+    p.node_of_rank_n = 2;
+    hs_error e;
+    assert_int_equal(hs_replay_run(&p, &b, &e), 0);
+    assert_int_equal(a.total, b.total);
+    assert_int_equal(a.lat.p50, b.lat.p50);
+    hs_replay_result_free(&b);
+    p.node_of_rank_n = 3;
+    assert_int_equal(hs_replay_run(&p, &b, &e), HS_EINVAL);
+    hs_replay_result_free(&b);
+    nodes[1] = 99;
+    p.node_of_rank_n = 2;
+    assert_int_equal(hs_replay_run(&p, &b, &e), HS_EINVAL);
+    assert_non_null(strstr(e.msg, "rank 1 on node 99"));
+    hs_replay_result_free(&b);
+    hs_replay_result_free(&a);
+    rm_trace();
+}
+
+/* ---- robustness ------------------------------------------------------------------ */
+
+static uint64_t rng_state = 88172645463325252ull;
+static uint64_t rnd(uint64_t n)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return n ? rng_state % n : 0;
+}
+
+static int32_t rpeer(uint32_t n)
+{
+    uint64_t k = rnd(20);
+    if (k == 0)
+        return HS_TRACE_PROC_NULL;
+    if (k == 1)
+        return (int32_t)n + (int32_t)rnd(3);     /* outside the job */
+    return (int32_t)rnd(n);
+}
+
+/* Random programs (mostly inconsistent: unmatched, deadlocking, with
+ * requests waited twice or never started, peers outside the job): the
+ * replay must finish every one, with an error or a status, never crash or
+ * hang; under the sanitizers never touch memory it should not. */
+static void test_random_traces(void **s)
+{
+    (void)s;
+    for (int iter = 0; iter < 120; iter++) {
+        uint32_t n = 2 + (uint32_t)rnd(5);
+        tw w[8];
+        new_trace(n, w);
+        uint64_t reqs[8][32];
+        uint32_t nreq[8] = { 0 };
+        for (uint32_t r = 0; r < n; r++) {
+            int nev = (int)rnd(25);
+            for (int k = 0; k < nev; k++) {
+                hs_trace_event ev;
+                hs_error e;
+                uint64_t bytes = rnd(4) == 0 ? rnd(40000) : rnd(100);
+                int32_t tag = (int32_t)rnd(4) - (rnd(30) == 0);
+                int64_t gap = (int64_t)rnd(3000);
+                switch (rnd(9)) {
+                case 0: {
+                    static const int modes[] = { HS_TRACE_SEND, HS_TRACE_SSEND, HS_TRACE_BSEND,
+                                                 HS_TRACE_RSEND };
+                    hs_trace_event_init(&ev, modes[rnd(4)]);
+                    ev.comm = HS_TRACE_COMM_WORLD;
+                    ev.peer = rpeer(n);
+                    ev.tag = tag;
+                    ev.bytes = bytes;
+                    break;
+                }
+                case 1:
+                    hs_trace_event_init(&ev, HS_TRACE_ISEND);
+                    ev.comm = HS_TRACE_COMM_WORLD;
+                    ev.peer = rpeer(n);
+                    ev.tag = tag;
+                    ev.bytes = bytes;
+                    ev.req = ++w[r].req;
+                    if (nreq[r] < 32)
+                        reqs[r][nreq[r]++] = ev.req;
+                    break;
+                case 2:
+                    hs_trace_event_init(&ev, HS_TRACE_RECV);
+                    ev.comm = HS_TRACE_COMM_WORLD;
+                    ev.peer = ev.peer2 = rpeer(n);
+                    ev.tag = ev.tag2 = tag;
+                    ev.bytes = ev.bytes2 = bytes;
+                    break;
+                case 3:
+                    hs_trace_event_init(&ev, rnd(5) ? HS_TRACE_IRECV : HS_TRACE_RECV_INIT);
+                    ev.comm = HS_TRACE_COMM_WORLD;
+                    ev.peer2 = rnd(3) ? rpeer(n) : HS_TRACE_ANY_SOURCE;
+                    ev.tag2 = rnd(3) ? tag : HS_TRACE_ANY_TAG;
+                    ev.bytes2 = bytes;
+                    ev.req = ++w[r].req;
+                    if (nreq[r] < 32)
+                        reqs[r][nreq[r]++] = ev.req;
+                    break;
+                case 4: {
+                    hs_trace_compl c[4];
+                    uint32_t nc = (uint32_t)rnd(4);
+                    for (uint32_t i = 0; i < nc; i++) {
+                        c[i].req = nreq[r] ? reqs[r][rnd(nreq[r])] : rnd(5);
+                        c[i].flags = rnd(2) ? HS_TRACE_C_STATUS : (rnd(8) ? 0 : HS_TRACE_C_CANCELLED);
+                        c[i].src = rpeer(n);
+                        c[i].tag = tag;
+                        c[i].bytes = bytes;
+                    }
+                    hs_trace_event_init(&ev, rnd(2) ? HS_TRACE_WAITALL : HS_TRACE_TESTSOME);
+                    ev.ncompl = nc;
+                    ev.compl = c;
+                    put(&w[r], &ev, gap);
+                    continue;
+                }
+                case 5: {
+                    static const int colls[] = { HS_TRACE_BARRIER, HS_TRACE_ALLREDUCE,
+                                                 HS_TRACE_BCAST, HS_TRACE_ALLTOALL,
+                                                 HS_TRACE_REDUCE, (HS_TRACE_ALLREDUCE + HS_TRACE_NB),
+                                                 HS_TRACE_ALLGATHER, HS_TRACE_SCAN };
+                    int kind = colls[rnd(8)];
+                    hs_trace_event_init(&ev, kind);
+                    ev.comm = HS_TRACE_COMM_WORLD;
+                    ev.peer = (kind == HS_TRACE_BCAST || kind == HS_TRACE_REDUCE) ? rpeer(n)
+                                                                                 : HS_TRACE_RANK_NONE;
+                    ev.bytes = bytes * n;
+                    ev.bytes2 = bytes * n;
+                    if (kind == (HS_TRACE_ALLREDUCE + HS_TRACE_NB))
+                        ev.req = ++w[r].req;
+                    break;
+                }
+                case 6:
+                    hs_trace_event_init(&ev, rnd(2) ? HS_TRACE_PROBE : HS_TRACE_IPROBE);
+                    ev.comm = HS_TRACE_COMM_WORLD;
+                    ev.peer = rpeer(n);
+                    ev.tag = tag;
+                    ev.peer2 = HS_TRACE_ANY_SOURCE;
+                    ev.tag2 = HS_TRACE_ANY_TAG;
+                    if (rnd(2))
+                        ev.flags |= HS_TRACE_F_FOUND;
+                    break;
+                case 7: {
+                    hs_trace_start st[2] = { { nreq[r] ? reqs[r][rnd(nreq[r])] : 1, 0 },
+                                             { rnd(9), HS_TRACE_F_MONITORED } };
+                    hs_trace_event_init(&ev, HS_TRACE_STARTALL);
+                    ev.nstarts = 2;
+                    ev.starts = st;
+                    put(&w[r], &ev, gap);
+                    continue;
+                }
+                default:
+                    hs_trace_event_init(&ev, HS_TRACE_REQUEST_FREE);
+                    ev.req = nreq[r] ? reqs[r][rnd(nreq[r])] : 0;
+                    break;
+                }
+                ev.t_start = w[r].t + gap;
+                ev.t_end = ev.t_start + 1;
+                if (hs_trace_writer_event(w[r].w, &ev, &e) == 0)
+                    w[r].t = ev.t_end;
+            }
+        }
+        if (rnd(4) == 0) {
+            /* a rank killed early: no end record */
+            hs_error e;
+            for (uint32_t r = 0; r < n; r++)
+                if (r != 1) {
+                    hs_trace_event ev;
+                    hs_trace_event_init(&ev, HS_TRACE_FINALIZE);
+                    put(&w[r], &ev, 0);
+                }
+            for (uint32_t r = 0; r < n; r++)
+                hs_trace_writer_close(w[r].w, &e);
+            char path[512];
+            snprintf(path, sizeof path, "%s/rank-000001.hst", dir);
+            assert_int_equal(truncate(path, 64), 0);
+        } else {
+            finish(w, n);
+        }
+        hs_replay_result r;
+        hs_replay_params p;
+        hs_replay_params_default(&p);
+        p.trace = dir;
+        p.topo = TOPO;
+        p.ppn = 1 + (uint32_t)rnd(2);
+        hs_error e;
+        int rc = hs_replay_run(&p, &r, &e);
+        assert_true(rc == 0 || rc == HS_EFORMAT || rc == HS_EINVAL);
+        if (rc == 0)
+            assert_true(r.status == 0 || r.status == HS_EDEADLOCK || r.status == HS_ESTATE);
+        else
+            assert_true(strlen(e.msg) > 0);
+        hs_replay_result_free(&r);
+        rm_trace();
+    }
+}
+
+/* Specs from users: never a crash, always a message. */
+static void test_bad_specs(void **s)
+{
+    (void)s;
+    static const char *const bits[] = {
+        "alltoall", "incast", "rma_incast", "rma_bcast", "mixed", "trace:", ":", ",", "+",
+        "frac=", "0.5", "size=", "4K", "ppn=", "2", "nodes=", "x", "=", "allreduce", "ring",
+        "bcast=binomial", "linear", "random:", "shift:", "file:", "-1", "1e9", "",
+    };
+    const size_t nb = sizeof bits / sizeof bits[0];
+    pingpong_trace(8, 1);
+    for (int i = 0; i < 300; i++) {
+        char spec[128] = "";
+        int parts = 1 + (int)rnd(5);
+        for (int k = 0; k < parts; k++)
+            strncat(spec, bits[rnd(nb)], sizeof spec - strlen(spec) - 1);
+        hs_mapping_cfg m;
+        memset(&m, 0, sizeof m);
+        hs_error e;
+        hs_error_clear(&e);
+        int rc = hs_mapping_parse(spec, &m, &e);
+        assert_true(rc == 0 || (rc == HS_EINVAL && e.msg[0]));
+        hs_replay_params p;
+        hs_replay_params_default(&p);
+        p.trace = dir;
+        p.topo = "fattree:k=4,n=2";
+        int which = (int)rnd(3);
+        if (which == 0)
+            p.background = spec;
+        else if (which == 1)
+            p.coll = spec;
+        else
+            p.map = spec;
+        hs_replay_result r;
+        hs_error_clear(&e);
+        rc = hs_replay_run(&p, &r, &e);
+        assert_true(rc == 0 || e.msg[0]);
+        hs_replay_result_free(&r);
+    }
+    rm_trace();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_latency_edges),
         cmocka_unit_test(test_pingpong_eager),
         cmocka_unit_test(test_pingpong_rendezvous),
         cmocka_unit_test(test_non_overtaking),
@@ -582,6 +849,9 @@ int main(void)
         cmocka_unit_test(test_rma_lock_put_get),
         cmocka_unit_test(test_mappings),
         cmocka_unit_test(test_mapping_in_replay),
+        cmocka_unit_test(test_explicit_mapping),
+        cmocka_unit_test(test_random_traces),
+        cmocka_unit_test(test_bad_specs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
