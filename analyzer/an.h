@@ -11,11 +11,24 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include "hopscope/analyzer.h"
 #include "hopscope/common.h"
 #include "hopscope/hash.h"
 
 #define HS__NIL UINT32_MAX
+
+/* Appends x to the malloc'ed array *v of *n items; HS_ENOMEM leaves it as
+ * it was. */
+static inline int hs__an_push(uint32_t **v, uint32_t *n, uint32_t x)
+{
+    uint32_t *t = (uint32_t *)realloc(*v, ((size_t)*n + 1) * sizeof **v);
+    if (!t)
+        return HS_ENOMEM;
+    t[(*n)++] = x;
+    *v = t;
+    return 0;
+}
 
 /* ---- the run directory ------------------------------------------------------ */
 
@@ -311,13 +324,14 @@ typedef struct hs__finding {
     uint32_t nroots;
     uint32_t *links;                    /* evidence: root links first, then the rest */
     uint32_t nlinks, nlinks_root;
-    uint32_t *nodes, *node_count;       /* nodes involved, with their sampled packets */
-    uint32_t nnodes;
+    uint32_t *nodes, *node_count;       /* nodes involved, with their sampled packets;
+                                           pattern: the ntargets endpoints first */
+    uint32_t nnodes, ntargets;
     uint32_t *ranks;
     uint32_t nranks;
     uint32_t *groups, *group_count;     /* phase groups involved */
     uint32_t ngroups;
-    uint32_t target;                    /* pattern: the endpoint node; else HS__NIL */
+    uint32_t target;                    /* pattern: the worst endpoint node; else HS__NIL */
     double   severity;                  /* congested application packets in its trees */
     double   load, cf, cf_se;           /* of the worst root link */
     int      have_mapping;              /* mapping: a suggestion was computed */
@@ -358,7 +372,10 @@ struct hs_analysis {
     /* the whole run, dense over links 1..L */
     hs_estimate *est_route, *est_blind, *est;   /* est: the chosen one */
     uint8_t  *status, *congested, *is_root;
-    double   *load, *load_peak;
+    uint8_t  *explained;                /* in the congestion cluster of a heavy root */
+    double   *load, *load_busy;         /* application's load: run average; as its packets
+                                           see it (window loads weighted by its packets) */
+    double   *lw_packets, *lw_load;     /* accumulators for load_busy */
     double   *t_packets, *t_congested, *t_all, *t_busy, *t_stall;  /* NULL without truth */
     /* views */
     hs__group *groups;
@@ -390,6 +407,9 @@ double hs__an_feeds(const hs_analysis *a, uint32_t u, uint32_t v);
 int hs__an_diagnose(hs_analysis *a, hs_error *err);
 /* mapping.c */
 int hs__an_suggest_mapping(const hs_analysis *a, uint32_t **out, hs_error *err);
+/* The most loaded link's bytes / capacity (seconds) when the communication
+ * matrix is routed along the tables under a mapping; -1 on no memory. */
+double hs__an_mapping_max_load(const hs_analysis *a, const uint32_t *node_of_rank);
 double hs__an_mapping_byte_hops(const hs_analysis *a, const uint32_t *node_of_rank,
                              double *remote_bytes);
 /* Switch-to-switch hops from one node to another along the routed path

@@ -27,12 +27,14 @@ void hs_analyze_params_default(hs_analyze_params *p)
     p->z = 2.0;
     p->max_cf_se = 0.1;
     p->min_packets = 100;
+    p->max_traffic_cv = 0.1;
     p->sig_share = 0.05;
     p->sig_packets = 10;
     p->load_high = 0.5;
     p->load_low = 0.2;
     p->decoder = HS_AN_DECODER_AUTO;
     p->windows = 1;
+    p->load_bin_ps = 10000000;
     p->max_report = 16;
 }
 
@@ -45,10 +47,13 @@ static int check_params(const hs_analyze_params *p, hs_error *err)
     NEED(p->z >= 0 && p->z <= 10, "z must be in [0, 10]");
     NEED(p->max_cf_se > 0 && p->max_cf_se <= 1, "max CF standard error must be in (0, 1]");
     NEED(p->min_packets >= 1 && p->min_packets < 1e15, "min packets must be at least 1");
+    NEED(p->max_traffic_cv > 0 && p->max_traffic_cv <= 1, "max traffic CV must be in (0, 1]");
     NEED(p->sig_share >= 0 && p->sig_share < 1, "significance share must be in [0, 1)");
     NEED(p->sig_packets >= 0 && p->sig_packets < 1e15, "significance packets must be >= 0");
     NEED(p->load_low >= 0 && p->load_high <= 10 && p->load_low <= p->load_high,
          "load thresholds: need 0 <= low <= high");
+    NEED(p->load_bin_ps >= 1000 && p->load_bin_ps <= 1000000000000ull,
+         "load bin must be between 1 ns and 1 s");
     NEED(p->decoder >= HS_AN_DECODER_AUTO && p->decoder <= HS_AN_DECODER_ROUTE, "unknown decoder");
 #undef NEED
     return 0;
@@ -179,7 +184,7 @@ static void classify(const hs_analysis *a, const hs_estimate *e, uint8_t *status
 {
     const hs_analyze_params *p = &a->p;
     int ok = e->cf_valid && e->traffic >= p->min_packets && e->cf_se <= p->max_cf_se &&
-             e->traffic >= p->z * e->traffic_se;
+             e->traffic_se <= p->max_traffic_cv * e->traffic;
     *status = ok ? HS__ST_OK : HS__ST_INSUFFICIENT;
     *cong = ok && e->cf - p->z * e->cf_se >= p->cf_threshold;
 }
@@ -240,6 +245,101 @@ static int make_view(hs_analysis *a, hs__view *v, const hs_linksum *ls, const hs
         v->ncongested += cg;
     }
     return 0;
+}
+
+/* The application's load on a link as its own packets see it: per window,
+ * its packets there times their mean size over what the link carries in
+ * the window; averaged over windows weighted by those packets.  A link the
+ * application loads in bursts (a halo exchange between computations) shows
+ * the burst's load, not the run's average; a few stray packets in a quiet
+ * window weigh little.  Every link that carried any sampled packet counts,
+ * not only those with enough data for a congested fraction.  A noisy
+ * estimate (blind decoding, candidate sets) enters with its lower
+ * confidence bound, traffic - z SE, so noise does not inflate it. */
+static void window_loads(hs_analysis *a, const hs_linksum *ls, int exact, double duration_ps)
+{
+    const hs__run *r = a->r;
+    for (uint32_t l = 1; l <= r->L; l++) {
+        if (!ls[l].npath && !ls[l].s)
+            continue;
+        hs_estimate e;
+        hs_estimate_from_sums(&r->scheme, &ls[l], exact, &e);
+        double n = e.traffic - a->p.z * e.traffic_se;
+        if (n <= 0)
+            continue;
+        a->lw_packets[l] += n;
+        a->lw_load[l] += n * load_share(a, l, n, duration_ps);
+    }
+}
+
+/* The same from the records themselves, in bins of load_bin_ps whatever
+ * the counters' window (a long run merges windows, and a coarse window
+ * averages a burst away): per bin, the application's packets on each link
+ * whose path is certain (every link with deterministic routing; the
+ * injection and ejection links with candidate sets).  Records are in
+ * delivery order, so a bin is a run of records.  Returns the number of
+ * links covered (their lw_* are replaced). */
+static int record_loads(hs_analysis *a, hs_error *err)
+{
+    const hs__run *r = a->r;
+    hs__paths *p = a->paths;
+    size_t nl = (size_t)r->L + 1;
+    uint32_t *cnt = calloc(nl, sizeof *cnt), *touched = malloc(nl * sizeof *touched);
+    double *w1 = calloc(nl, sizeof *w1), *w2 = calloc(nl, sizeof *w2);
+    if (!cnt || !touched || !w1 || !w2) {
+        free(cnt);
+        free(touched);
+        free(w1);
+        free(w2);
+        return hs_error_set(err, HS_ENOMEM, "out of memory");
+    }
+    uint32_t nt = 0;
+    uint64_t bin = UINT64_MAX;
+    int rc = 0;
+    for (uint64_t i = 0; i <= r->R && !rc; i++) {
+        hs__rec rec;
+        memset(&rec, 0, sizeof rec);
+        uint64_t b = UINT64_MAX - 1;
+        if (i < r->R) {
+            hs__rec_get(r, i, &rec);
+            b = rec.t / a->p.load_bin_ps;
+        }
+        if (b != bin) {
+            for (uint32_t k = 0; k < nt; k++) {
+                uint32_t l = touched[k];
+                w1[l] += cnt[l];
+                w2[l] += (double)cnt[l] * cnt[l];
+                cnt[l] = 0;
+            }
+            nt = 0;
+            bin = b;
+        }
+        if (i == r->R)
+            break;
+        hs__pentry *e;
+        if ((rc = hs__an_paths_get(p, r->nd[rec.src].sw, hs__node_class(r, rec.dst), &e))) {
+            rc = hs_error_set(err, rc, "out of memory");
+            break;
+        }
+        uint32_t ends[2] = { r->nd[rec.src].inj, r->nd[rec.dst].ej };
+        uint32_t n = p->exact ? e->n + 2 : 2;
+        for (uint32_t j = 0; j < n; j++) {
+            uint32_t l = j < 2 ? ends[j] : p->pool[e->off + j - 2];
+            if (!cnt[l]++)
+                touched[nt++] = l;
+        }
+    }
+    for (uint32_t l = 1; !rc && l <= r->L; l++) {
+        if (w1[l] <= 0)
+            continue;
+        a->lw_packets[l] = w1[l];
+        a->lw_load[l] = w1[l] * load_share(a, l, w2[l] / w1[l], (double)a->p.load_bin_ps);
+    }
+    free(cnt);
+    free(touched);
+    free(w1);
+    free(w2);
+    return rc;
 }
 
 /* ---- the blind decoder -------------------------------------------------------------- */
@@ -327,7 +427,7 @@ static int run_blind(hs_analysis *a, hs_error *err)
         uint32_t nw = 0;
         for (uint32_t i = 0; i < r->ncs; i++)
             nw += r->cs[i].kind == 2;
-        if (!rc && a->p.windows && nw) {
+        if (!rc && nw) {
             a->wviews = calloc(nw, sizeof *a->wviews);
             if (!a->wviews)
                 rc = hs_error_set(err, HS_ENOMEM, "out of memory");
@@ -342,7 +442,8 @@ static int run_blind(hs_analysis *a, hs_error *err)
                 v->duration_ps = (double)r->window_ps;
                 if ((rc = blind_decode(a, &b, &i, 1, &v->tot, err)))
                     break;
-                if (make_view(a, v, b.ls, NULL, 0))
+                window_loads(a, b.ls, 0, v->duration_ps);
+                if (a->p.windows && make_view(a, v, b.ls, NULL, 0))
                     rc = hs_error_set(err, HS_ENOMEM, "out of memory");
             }
         }
@@ -417,27 +518,14 @@ static int run_route(hs_analysis *a, const uint64_t *per_phase, hs_error *err)
             rc = hs_error_set(err, HS_ENOMEM, "out of memory");
             goto out;
         }
-        for (size_t l = 0; l < nls; l++) {
-            total[l].s += acc[l].s;
-            total[l].c += acc[l].c;
-            total[l].q += acc[l].q;
-            total[l].qc += acc[l].qc;
-            total[l].h2 += acc[l].h2;
-            total[l].h2c += acc[l].h2c;
-            total[l].npath += acc[l].npath;
-        }
-        a->tot_route.packets += v->tot.packets;
-        a->tot_route.flagged += v->tot.flagged;
-        a->tot_route.overflow += v->tot.overflow;
-        a->tot_route.unmarked += v->tot.unmarked;
-        a->tot_route.sum_h2 += v->tot.sum_h2;
-        a->tot_route.sum_h2_flag += v->tot.sum_h2_flag;
+        hs__an_ls_add(total, acc, (uint32_t)nls);
+        hs__an_tot_add(&a->tot_route, &v->tot);
     }
     hs__an_paths_finish_flows(p);
     for (uint32_t l = 1; l <= r->L; l++)
         hs_estimate_from_sums(&r->scheme, &total[l], p->exact, &a->est_route[l]);
     /* per window: records are in delivery order, so each window is a run */
-    if (a->p.windows && r->R) {
+    if (r->R) {
         /* windows present: runs of equal t / window_ps */
         uint64_t nw = 0, prev = UINT64_MAX;
         for (uint64_t i = 0; i < r->R; i++) {
@@ -468,8 +556,9 @@ static int run_route(hs_analysis *a, const uint64_t *per_phase, hs_error *err)
             v->t1_ps = v->t0_ps + r->window_ps;
             v->duration_ps = (double)r->window_ps;
             memset(acc, 0, nls * sizeof *acc);
-            if ((rc = hs__an_route_decode(&d, NULL, i, j, acc, &v->tot, 0)) ||
-                make_view(a, v, acc, NULL, p->exact)) {
+            if (!(rc = hs__an_route_decode(&d, NULL, i, j, acc, &v->tot, 0)))
+                window_loads(a, acc, p->exact, v->duration_ps);
+            if (rc || (a->p.windows && make_view(a, v, acc, NULL, p->exact))) {
                 rc = hs_error_set(err, rc ? rc : HS_ENOMEM, "route-aware decoder: %s",
                                   hs_strerror(rc ? rc : HS_ENOMEM));
                 goto out;
@@ -636,7 +725,7 @@ static void packet_size(hs_analysis *a)
 
 /* ---- the whole analysis ---------------------------------------------------------------- */
 
-void hs_analysis_free(hs_analysis *a)
+void hs_an_free(hs_analysis *a)
 {
     if (!a)
         return;
@@ -646,8 +735,11 @@ void hs_analysis_free(hs_analysis *a)
     free(a->status);
     free(a->congested);
     free(a->is_root);
+    free(a->explained);
     free(a->load);
-    free(a->load_peak);
+    free(a->load_busy);
+    free(a->lw_packets);
+    free(a->lw_load);
     free(a->t_packets);
     free(a->t_congested);
     free(a->t_all);
@@ -736,13 +828,16 @@ int hs_analyze_run(const char *run, const hs_analyze_params *prm, hs_analysis **
     a->status = calloc(nl, 1);
     a->congested = calloc(nl, 1);
     a->is_root = calloc(nl, 1);
+    a->explained = calloc(nl, 1);
     a->load = calloc(nl, sizeof *a->load);
-    a->load_peak = calloc(nl, sizeof *a->load_peak);
+    a->load_busy = calloc(nl, sizeof *a->load_busy);
+    a->lw_packets = calloc(nl, sizeof *a->lw_packets);
+    a->lw_load = calloc(nl, sizeof *a->lw_load);
     per_phase = calloc(r->nph ? r->nph : 1, sizeof *per_phase);
     has_data = calloc(r->nph ? r->nph : 1, 1);
     is_app = calloc(r->nph ? r->nph : 1, 1);
-    if (!a->est_route || !a->est_blind || !a->status || !a->congested || !a->is_root ||
-        !a->load || !a->load_peak || !per_phase || !has_data || !is_app) {
+    if (!a->est_route || !a->est_blind || !a->status || !a->congested || !a->is_root || !a->explained ||
+        !a->load || !a->load_busy || !a->lw_packets || !a->lw_load || !per_phase || !has_data || !is_app) {
         rc = hs_error_set(err, HS_ENOMEM, "out of memory for %u links", r->L);
         goto fail;
     }
@@ -828,28 +923,27 @@ int hs_analyze_run(const char *run, const hs_analyze_params *prm, hs_analysis **
                  (unsigned long long)r->R, (unsigned long long)(r->R + r->records_dropped));
     }
 
-    if (a->have_route && (rc = run_route(a, per_phase, err)))
-        goto fail;
-    if (a->have_blind && (rc = run_blind(a, err)))
-        goto fail;
-    a->est = a->decoder == HS__DEC_ROUTE ? a->est_route : a->est_blind;
     if (a->decoder == HS__DEC_ROUTE && r->records_dropped) {
         /* loads from the records' share of what was delivered */
         a->monitor *= (double)r->R / (double)(r->R + r->records_dropped);
     }
+    if (a->have_route && (rc = run_route(a, per_phase, err)))
+        goto fail;
+    if (a->have_route && (rc = record_loads(a, err)))
+        goto fail;
+    if (a->have_blind && (rc = run_blind(a, err)))
+        goto fail;
+    a->est = a->decoder == HS__DEC_ROUTE ? a->est_route : a->est_blind;
 
-    /* the whole run: status, congestion, load; peak over windows */
+    /* the whole run: status, congestion, load; the windows' loads were
+     * gathered by the decoders */
     for (uint32_t l = 1; l <= r->L; l++) {
         classify(a, &a->est[l], &a->status[l], &a->congested[l]);
         a->load[l] = load_share(a, l, a->est[l].traffic, a->duration_ps);
-        a->load_peak[l] = a->load[l];
+        a->load_busy[l] = a->lw_packets[l] > 0 ? a->lw_load[l] / a->lw_packets[l] : 0;
+        if (a->load[l] > a->load_busy[l])
+            a->load_busy[l] = a->load[l];
     }
-    for (uint32_t w = 0; w < a->nwviews; w++)
-        for (uint32_t k = 0; k < a->wviews[w].n; k++) {
-            const hs__lest *o = &a->wviews[w].lk[k];
-            if (o->load > a->load_peak[o->link])
-                a->load_peak[o->link] = o->load;
-        }
     if (r->have_truth && (rc = load_truth(a, is_app, err)))
         goto fail;
 
@@ -884,7 +978,7 @@ fail:
     free(per_phase);
     free(has_data);
     free(is_app);
-    hs_analysis_free(a);
+    hs_an_free(a);
     return rc;
 }
 
@@ -900,7 +994,7 @@ const char *hs_an_kind_name(hs_an_kind k)
     }
 }
 
-void hs_analysis_get_summary(const hs_analysis *a, hs_analysis_summary *s)
+void hs_an_get_summary(const hs_analysis *a, hs_an_summary *s)
 {
     memset(s, 0, sizeof *s);
     const hs__run *r = a->r;
@@ -939,19 +1033,19 @@ void hs_analysis_get_summary(const hs_analysis *a, hs_analysis_summary *s)
     }
 }
 
-size_t hs_analysis_nfindings(const hs_analysis *a) { return a->nfindings; }
+size_t hs_an_nfindings(const hs_analysis *a) { return a->nfindings; }
 
-hs_an_kind hs_analysis_finding_kind(const hs_analysis *a, size_t i)
+hs_an_kind hs_an_finding_kind(const hs_analysis *a, size_t i)
 {
     return i < a->nfindings ? a->findings[i].kind : HS_AN_NONE;
 }
 
-const char *hs_analysis_finding_summary(const hs_analysis *a, size_t i)
+const char *hs_an_finding_summary(const hs_analysis *a, size_t i)
 {
     return i < a->nfindings ? a->findings[i].summary : NULL;
 }
 
-size_t hs_analysis_finding_links(const hs_analysis *a, size_t i, uint32_t *out, size_t max)
+size_t hs_an_finding_links(const hs_analysis *a, size_t i, uint32_t *out, size_t max)
 {
     if (i >= a->nfindings)
         return 0;
@@ -961,7 +1055,7 @@ size_t hs_analysis_finding_links(const hs_analysis *a, size_t i, uint32_t *out, 
     return f->nlinks;
 }
 
-size_t hs_analysis_finding_nodes(const hs_analysis *a, size_t i, uint32_t *out, size_t max)
+size_t hs_an_finding_nodes(const hs_analysis *a, size_t i, uint32_t *out, size_t max)
 {
     if (i >= a->nfindings)
         return 0;
@@ -971,7 +1065,7 @@ size_t hs_analysis_finding_nodes(const hs_analysis *a, size_t i, uint32_t *out, 
     return f->nnodes;
 }
 
-int hs_analysis_link(const hs_analysis *a, uint32_t link, hs_an_link *o)
+int hs_an_link_get(const hs_analysis *a, uint32_t link, hs_an_link *o)
 {
     if (link == 0 || link > a->r->L)
         return HS_EINVAL;
@@ -983,14 +1077,14 @@ int hs_analysis_link(const hs_analysis *a, uint32_t link, hs_an_link *o)
     o->cf = e->cf;
     o->cf_se = e->cf_se;
     o->load = a->load[link];
-    o->load_peak = a->load_peak[link];
+    o->load_busy = a->load_busy[link];
     o->status = a->status[link];
     o->is_congested = a->congested[link];
     o->is_root = a->is_root[link];
     return 0;
 }
 
-const uint32_t *hs_analysis_mapping(const hs_analysis *a, uint32_t *nranks)
+const uint32_t *hs_an_mapping(const hs_analysis *a, uint32_t *nranks)
 {
     if (!a->app || !a->app->node_of_rank) {
         *nranks = 0;

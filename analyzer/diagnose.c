@@ -54,16 +54,6 @@ static void sb_printf(sbuf *b, const char *fmt, ...)
     }
 }
 
-static int push(uint32_t **v, uint32_t *n, uint32_t x)
-{
-    uint32_t *t = realloc(*v, ((size_t)*n + 1) * sizeof **v);
-    if (!t)
-        return HS_ENOMEM;
-    t[(*n)++] = x;
-    *v = t;
-    return 0;
-}
-
 /* Appends to a pair of parallel arrays (item, count) of length *n. */
 static int push2(uint32_t **v, uint32_t **c, uint32_t *n, uint32_t x, uint32_t cnt)
 {
@@ -96,6 +86,7 @@ static double pct(double x) { return 100.0 * x; }
 typedef struct ev {
     uint32_t *src, *dst;      /* per finding x node: sampled packets */
     uint32_t *grp;            /* per finding x group */
+    uint8_t  *have;           /* per finding: evidence gathered */
 } ev;
 
 /* For each finding: which nodes sent and received the sampled packets that
@@ -107,25 +98,50 @@ static int gather(hs_analysis *a, uint32_t nf, ev *E)
     E->src = calloc((size_t)nf * r->N, sizeof *E->src);
     E->dst = calloc((size_t)nf * r->N, sizeof *E->dst);
     E->grp = calloc((size_t)nf * (a->ngroups ? a->ngroups : 1), sizeof *E->grp);
+    E->have = calloc(nf ? nf : 1, 1);
     uint32_t *mark = malloc(((size_t)r->L + 1) * sizeof *mark);
     uint32_t *pgrp = malloc(65536 * sizeof *pgrp);
-    if (!E->src || !E->dst || !E->grp || !mark || !pgrp) {
+    if (!E->src || !E->dst || !E->grp || !E->have || !mark || !pgrp) {
         free(mark);
         free(pgrp);
         return HS_ENOMEM;
     }
-    if (!p || !r->R) {
+    if (!r->R) {
         free(mark);
         free(pgrp);
         return 0;
     }
+    for (uint32_t i = 0; i < r->nph; i++)
+        pgrp[r->ph[i].id] = a->group_of_phase[i];
+    if (!p) {
+        /* paths unknown, but an endpoint's records still name the nodes on
+         * the other side and the phases */
+        for (uint32_t f = 0; f < nf; f++) {
+            const hs__finding *F = &a->findings[f];
+            if (F->kind != HS_AN_PATTERN)
+                continue;
+            const hs__root *R0 = &a->roots[F->roots[0]];
+            E->have[f] = 1;
+            for (uint64_t i = 0; i < r->R; i++) {
+                hs__rec rec;
+                hs__rec_get(r, i, &rec);
+                if ((R0->endpoint == 1 ? rec.dst : rec.src) != R0->node)
+                    continue;
+                E->src[(size_t)f * r->N + rec.src]++;
+                E->dst[(size_t)f * r->N + rec.dst]++;
+                E->grp[(size_t)f * a->ngroups + pgrp[rec.phase]]++;
+            }
+        }
+        free(mark);
+        free(pgrp);
+        return 0;
+    }
+    memset(E->have, 1, nf);
     memset(mark, 0xff, ((size_t)r->L + 1) * sizeof *mark);
     for (uint32_t f = 0; f < nf; f++)
         for (uint32_t i = 0; i < a->findings[f].nlinks; i++)
             if (mark[a->findings[f].links[i]] == HS__NIL)
                 mark[a->findings[f].links[i]] = f;
-    for (uint32_t i = 0; i < r->nph; i++)
-        pgrp[r->ph[i].id] = a->group_of_phase[i];
     for (uint64_t i = 0; i < r->R; i++) {
         hs__rec rec;
         hs__rec_get(r, i, &rec);
@@ -222,7 +238,7 @@ static int ranks_on(const hs_analysis *a, const uint32_t *nodes, uint32_t nn, ui
     if (!a->app || !a->app->node_of_rank)
         return 0;
     for (uint32_t r = 0; r < a->app->ranks; r++)
-        if (has(nodes, nn, a->app->node_of_rank[r]) && push(out, nout, r))
+        if (has(nodes, nn, a->app->node_of_rank[r]) && hs__an_push(out, nout, r))
             return HS_ENOMEM;
     return 0;
 }
@@ -262,10 +278,10 @@ static hs__finding *new_finding(hs_analysis *a, hs_an_kind kind)
 static int add_root(hs__finding *f, const hs_analysis *a, uint32_t q)
 {
     const hs__root *R = &a->roots[q];
-    if (push(&f->roots, &f->nroots, q))
+    if (hs__an_push(&f->roots, &f->nroots, q))
         return HS_ENOMEM;
     for (uint32_t i = 0; i < R->nlinks; i++)
-        if (!has(f->links, f->nlinks, R->links[i]) && push(&f->links, &f->nlinks, R->links[i]))
+        if (!has(f->links, f->nlinks, R->links[i]) && hs__an_push(&f->links, &f->nlinks, R->links[i]))
             return HS_ENOMEM;
     f->nlinks_root = f->nlinks;
     for (uint32_t i = 0; i < R->ntree; i++)
@@ -277,7 +293,7 @@ static int add_root(hs__finding *f, const hs_analysis *a, uint32_t q)
         if (f->nlinks_root == 1 || a->est[l].cf > f->cf || (f->cf == 0 && f->load == 0)) {
             f->cf = a->est[l].cf;
             f->cf_se = a->est[l].cf_se;
-            f->load = a->load_peak[l];
+            f->load = a->load_busy[l];
         }
     }
     return 0;
@@ -314,10 +330,14 @@ static void describe_pattern(hs_analysis *a, hs__finding *f, sbuf *b)
     uint32_t l = f->links[0];
     const hs__link *k = &r->lk[l];
     char lb[160], gb[200];
-    uint32_t x = f->target;
+    uint32_t x = f->target, nt = f->ntargets;
     int into = a->roots[f->roots[0]].endpoint == 1;
     int own = k->kind != HS__LK_SWITCH;
-    sb_printf(b, "%s node %s", into ? "Incast into" : "Too much sent from", r->nd[x].name);
+    if (nt > 1)
+        sb_printf(b, "%u nodes each %s more at once than their links carry (worst: %s",
+                  nt, into ? "receive" : "send", r->nd[x].name);
+    else
+        sb_printf(b, "%s node %s", into ? "Incast into" : "Too much sent from", r->nd[x].name);
     uint32_t *rk = NULL, nrk = 0;
     if (ranks_on(a, &x, 1, &rk, &nrk) == 0 && nrk) {
         sb_printf(b, " (rank%s ", nrk > 1 ? "s" : "");
@@ -325,20 +345,26 @@ static void describe_pattern(hs_analysis *a, hs__finding *f, sbuf *b)
         sb_printf(b, ")");
     }
     free(rk);
+    snprintf(lb, sizeof lb, "link %u %s->%s", l, k->from_name, k->to_name);
     if (own)
-        sb_printf(b, ": its %s link", into ? "ejection" : "injection");
+        sb_printf(b, ": its %s link (%s)", into ? "ejection" : "injection", lb);
     else
-        sb_printf(b, ": a link whose sampled packets (at least %.0f%%) all %s it,",
-                  100 * 0.8, into ? "go on to" : "come from");
-    sb_printf(b, " %s is congested for %.0f%% +- %.0f%% of the application's packets that "
-              "cross it, with the application's own traffic at %.0f%% of its capacity",
-              hs__an_link_desc(r, l, lb, sizeof lb), pct(f->cf), pct(f->cf_se), pct(f->load));
+        sb_printf(b, ": %s (%s), at least 80%% of whose sampled packets %s it,", lb,
+                  hs__an_link_sub_name(k), into ? "go on to" : "come from");
+    sb_printf(b, " is congested for %.0f%% +- %.0f%% of the application's packets that cross "
+              "it, with the application's own traffic at %.0f%% of its capacity", pct(f->cf),
+              pct(f->cf_se), pct(f->load));
+    if (nt > 1) {
+        sb_printf(b, "; also ");
+        node_list(b, a, f->nodes + 1, nt - 1, 6);
+        sb_printf(b, ")");
+    }
     /* the other side: senders (or receivers) */
-    uint32_t nother = f->nnodes > 0 ? f->nnodes - 1 : 0;
+    uint32_t nother = f->nnodes - nt;
     if (nother) {
-        sb_printf(b, "; %u node%s %s it (", nother, nother > 1 ? "s" : "",
-                  into ? "send to" : "receive from");
-        node_list(b, a, f->nodes + 1, nother, 6);
+        sb_printf(b, "; %u node%s %s %s (", nother, nother > 1 ? "s" : "",
+                  into ? "send to" : "receive from", nt > 1 ? "them" : "it");
+        node_list(b, a, f->nodes + nt, nother, 6);
         sb_printf(b, ")%s", group_phrase(a, f, gb, sizeof gb));
     } else if (f->ngroups) {
         sb_printf(b, "%s", group_phrase(a, f, gb, sizeof gb));
@@ -348,8 +374,10 @@ static void describe_pattern(hs_analysis *a, hs__finding *f, sbuf *b)
         rank_list(b, f->ranks, f->nranks, 8);
     }
     sb_printf(b, ". This is the communication pattern: %s, or aggregate them (a code change is "
-              "likely needed).", into ? "spread or stagger the messages to this node" :
-              "spread what this node sends over time or over more ranks");
+              "likely needed).", into ? (nt > 1 ? "fewer messages in flight to each node at "
+                                                  "once (stagger or pace them)"
+                                                : "spread or stagger the messages to this node")
+                                      : "spread what is sent over time or over more ranks");
 }
 
 static void describe_mapping(hs_analysis *a, hs__finding *f, sbuf *b)
@@ -406,8 +434,8 @@ static void describe_interference(hs_analysis *a, hs__finding *f, sbuf *b)
 
 static void describe_none(hs_analysis *a, sbuf *b)
 {
-    hs_analysis_summary s;
-    hs_analysis_get_summary(a, &s);
+    hs_an_summary s;
+    hs_an_get_summary(a, &s);
     char lb[160];
     uint32_t insufficient = 0;
     for (uint32_t l = 1; l <= a->r->L; l++)
@@ -443,14 +471,18 @@ static int fill_evidence(hs_analysis *a, hs__finding *f, uint32_t fi, const ev *
         int into = R0->endpoint == 1;
         f->target = R0->node;
         const uint32_t *mine = (into ? E->dst : E->src) + (size_t)fi * N;
-        rc = push2(&f->nodes, &f->node_count, &f->nnodes, f->target,
-                   have_ev ? mine[f->target] : 0);
+        for (uint32_t q = 0; q < f->nroots && !rc; q++) {
+            uint32_t x = a->roots[f->roots[q]].node;
+            if (!has(f->nodes, f->nnodes, x))
+                rc = push2(&f->nodes, &f->node_count, &f->nnodes, x, have_ev ? mine[x] : 0);
+        }
+        f->ntargets = f->nnodes;
         if (have_ev) {
-            /* the other side of the endpoint: senders of an incast */
+            /* the other side of the endpoints: senders of an incast */
             const uint32_t *c = (into ? E->src : E->dst) + (size_t)fi * N;
             uint32_t n = top(c, N, idx);
             for (uint32_t i = 0; i < n && !rc; i++)
-                if (idx[i] != f->target)
+                if (!has(f->nodes, f->ntargets, idx[i]))
                     rc = push2(&f->nodes, &f->node_count, &f->nnodes, idx[i], c[idx[i]]);
         }
         /* ranks: those that send to ranks on the target (comm matrix), else
@@ -464,17 +496,17 @@ static int fill_evidence(hs_analysis *a, hs__finding *f, uint32_t fi, const ev *
                     const hs__app_comm *c = &a->app->comm[i];
                     uint32_t other = into ? c->dst : c->src;
                     uint32_t me = into ? c->src : c->dst;
-                    if (a->app->node_of_rank[other] == f->target &&
-                        a->app->node_of_rank[me] != f->target)
+                    if (has(f->nodes, f->ntargets, a->app->node_of_rank[other]) &&
+                        !has(f->nodes, f->ntargets, a->app->node_of_rank[me]))
                         by[me] += c->bytes;
                 }
                 for (uint32_t q = 0; q < a->app->ranks && !rc; q++)
                     if (by[q])
-                        rc = push(&f->ranks, &f->nranks, q);
+                        rc = hs__an_push(&f->ranks, &f->nranks, q);
             } else {
                 uint32_t *rk;
                 uint32_t nrk;
-                rc = ranks_on(a, f->nodes + 1, f->nnodes - 1, &rk, &nrk);
+                rc = ranks_on(a, f->nodes + f->ntargets, f->nnodes - f->ntargets, &rk, &nrk);
                 f->ranks = rk;
                 f->nranks = nrk;
             }
@@ -537,14 +569,21 @@ int hs__an_diagnose(hs_analysis *a, hs_error *err)
     hs__finding *mapping = NULL, *interf = NULL;
     /* roots first: pattern per endpoint root, one mapping and one
      * interference finding gathering the rest */
-    uint32_t mapping_idx = HS__NIL, interf_idx = HS__NIL;
+    uint32_t mapping_idx = HS__NIL, interf_idx = HS__NIL, pattern_idx = HS__NIL;
     for (uint32_t q = 0; q < a->nroots && !rc; q++) {
         const hs__root *R = &a->roots[q];
         if (R->victim_of >= 0)
             continue;
         if (R->heavy && R->endpoint) {
-            hs__finding *f = new_finding(a, HS_AN_PATTERN);
-            rc = !f ? HS_ENOMEM : add_root(f, a, q);
+            /* one finding for all endpoints: a halo exchange saturates every
+             * node's ejection link at once, and that is one pattern */
+            if (pattern_idx == HS__NIL) {
+                if (!new_finding(a, HS_AN_PATTERN))
+                    rc = HS_ENOMEM;
+                pattern_idx = a->nfindings - 1;
+            }
+            if (!rc)
+                rc = add_root(&a->findings[pattern_idx], a, q);
         } else if (R->heavy) {
             if (mapping_idx == HS__NIL) {
                 if (!new_finding(a, HS_AN_MAPPING))
@@ -565,21 +604,10 @@ int hs__an_diagnose(hs_analysis *a, hs_error *err)
     }
     if (rc)
         return hs_error_set(err, rc, "out of memory");
-    /* dark and thin links no heavy tree explains join the interference */
-    uint8_t *explained = calloc((size_t)r->L + 1, 1);
-    if (!explained)
-        return hs_error_set(err, HS_ENOMEM, "out of memory");
-    for (uint32_t q = 0; q < a->nroots; q++) {
-        const hs__root *R = &a->roots[q];
-        if (!R->heavy)
-            continue;
-        for (uint32_t i = 0; i < R->ntree; i++)
-            explained[R->tree[i]] = 1;
-        for (uint32_t i = 0; i < R->nvictims; i++)
-            explained[R->victims[i]] = 1;
-    }
+    /* dark and thin links no heavy cluster explains join the interference */
+    uint8_t *explained = a->explained;
     for (uint32_t l = 1; l <= r->L && !rc; l++) {
-        if (!a->congested[l] || explained[l] || a->load_peak[l] > a->p.load_low)
+        if (!a->congested[l] || explained[l] || a->load_busy[l] > a->p.load_low)
             continue;
         if (interf_idx == HS__NIL) {
             if (!new_finding(a, HS_AN_INTERFERENCE)) {
@@ -590,20 +618,41 @@ int hs__an_diagnose(hs_analysis *a, hs_error *err)
         }
         hs__finding *f = &a->findings[interf_idx];
         if (!has(f->links, f->nlinks, l)) {
-            rc = push(&f->links, &f->nlinks, l);
+            rc = hs__an_push(&f->links, &f->nlinks, l);
             f->severity += a->est[l].congested;
             if (f->nlinks == 1 || a->est[l].cf > f->cf) {
                 f->cf = a->est[l].cf;
                 f->cf_se = a->est[l].cf_se;
-                f->load = a->load_peak[l];
+                f->load = a->load_busy[l];
             }
         }
     }
-    free(explained);
     if (rc)
         return hs_error_set(err, rc, "out of memory");
     for (uint32_t i = 0; i < a->nfindings; i++) {
         hs__finding *f = &a->findings[i];
+        if (f->kind == HS_AN_PATTERN) {
+            /* endpoints by the application packets they delay, most first */
+            for (uint32_t x = 1; x < f->nroots; x++) {
+                uint32_t q = f->roots[x], y = x;
+                while (y > 0 && (a->roots[f->roots[y - 1]].congested < a->roots[q].congested ||
+                                 (a->roots[f->roots[y - 1]].congested == a->roots[q].congested &&
+                                  f->roots[y - 1] > q))) {
+                    f->roots[y] = f->roots[y - 1];
+                    y--;
+                }
+                f->roots[y] = q;
+            }
+            f->nlinks = 0;
+            for (uint32_t x = 0; x < f->nroots; x++)
+                f->links[f->nlinks++] = a->roots[f->roots[x]].links[0];
+            f->nlinks_root = f->nlinks;
+            const hs__root *R0 = &a->roots[f->roots[0]];
+            f->cf = a->est[R0->links[0]].cf;
+            f->cf_se = a->est[R0->links[0]].cf_se;
+            f->load = a->load_busy[R0->links[0]];
+            continue;
+        }
         sort_links(a, f->links, f->nlinks_root);
         sort_links(a, f->links + f->nlinks_root, f->nlinks - f->nlinks_root);
         if (f->kind == HS_AN_INTERFERENCE)
@@ -615,18 +664,19 @@ int hs__an_diagnose(hs_analysis *a, hs_error *err)
     uint32_t nf = a->nfindings < MAX_EVIDENCE_FINDINGS ? a->nfindings : MAX_EVIDENCE_FINDINGS;
     ev E;
     memset(&E, 0, sizeof E);
-    int have_ev = a->paths && r->R;
     if (nf && (rc = gather(a, nf, &E))) {
         free(E.src);
         free(E.dst);
         free(E.grp);
+        free(E.have);
         return hs_error_set(err, rc, "out of memory");
     }
     for (uint32_t i = 0; i < a->nfindings && !rc; i++)
-        rc = fill_evidence(a, &a->findings[i], i, &E, have_ev && i < nf);
+        rc = fill_evidence(a, &a->findings[i], i, &E, i < nf && E.have[i]);
     free(E.src);
     free(E.dst);
     free(E.grp);
+    free(E.have);
     if (rc)
         return hs_error_set(err, rc, "out of memory");
     /* a suggested mapping for a mapping problem */

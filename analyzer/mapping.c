@@ -8,9 +8,13 @@
  * dimensions), are cut at the boundary where consecutive nodes are
  * farthest apart in switch hops (a pod or group boundary) nearest the
  * middle; the ranks are cut into two parts of exactly those sizes with the
- * least communication between them (greedy graph growing, then
- * Fiduccia-Mattheyses passes with alternating moves that keep the sizes);
- * both halves recurse until one rank is left per slot.  Communication is
+ * least communication between them (greedy graph growing from a few seeds
+ * far apart, each refined by Fiduccia-Mattheyses passes with alternating
+ * moves that keep the sizes; the smallest cut wins);
+ * both halves recurse until one rank is left per slot.  Last, ranks under
+ * one switch swap nodes while that lowers the sum of squared link loads of
+ * the routed communication (which port a rank takes decides which links
+ * its traffic uses).  Communication is
  * app.json's matrix made symmetric (bytes both ways).  Ties are broken by
  * the lowest index everywhere, so the result is deterministic. */
 #include "an.h"
@@ -53,7 +57,7 @@ double hs__an_mapping_byte_hops(const hs_analysis *a, const uint32_t *node_of_ra
     return bh;
 }
 
-int hs_analysis_mapping_cost(const hs_analysis *a, const uint32_t *node_of_rank,
+int hs_an_mapping_cost(const hs_analysis *a, const uint32_t *node_of_rank,
                              double *remote_bytes, double *byte_hops)
 {
     if (!a->app || !a->app->ncomm)
@@ -136,39 +140,70 @@ static void graph_free(cgraph *g)
 typedef struct bis {
     const cgraph *g;
     int8_t *side;        /* per rank: -1 outside the current set, 0 or 1 */
+    int8_t *best;        /* the best sides found so far */
     double *gain;        /* per rank: weight to the other side - weight to its own */
     uint8_t *locked;
-    uint32_t *moves;
+    uint32_t *moves, *dist, *queue;
 } bis;
 
-/* Splits set[0..n) into side 0 (n0 ranks) and side 1 (the rest). */
-static void bisect(bis *B, const uint32_t *set, uint32_t n, uint32_t n0)
+/* Breadth-first distances from `seed` inside the set (side >= 0); ranks it
+ * cannot reach get UINT32_MAX.  Returns the farthest reached rank. */
+static uint32_t bfs(bis *B, const uint32_t *set, uint32_t n, uint32_t seed)
 {
     const cgraph *g = B->g;
     for (uint32_t i = 0; i < n; i++)
+        B->dist[set[i]] = UINT32_MAX;
+    uint32_t qh = 0, qt = 0, far = seed;
+    B->dist[seed] = 0;
+    B->queue[qt++] = seed;
+    while (qh < qt) {
+        uint32_t v = B->queue[qh++];
+        far = v;
+        for (uint32_t j = g->off[v]; j < g->off[v + 1]; j++) {
+            uint32_t u = g->adj[j];
+            if (B->side[u] >= 0 && B->dist[u] == UINT32_MAX) {
+                B->dist[u] = B->dist[v] + 1;
+                B->queue[qt++] = u;
+            }
+        }
+    }
+    return far;
+}
+
+/* Greedy graph growing of side 0 from seed: the rank with the most weight
+ * into side 0, then the nearest to the seed (a round region, not a slab),
+ * then the lowest index. */
+static void grow(bis *B, const uint32_t *set, uint32_t n, uint32_t n0, uint32_t seed)
+{
+    const cgraph *g = B->g;
+    bfs(B, set, n, seed);
+    for (uint32_t i = 0; i < n; i++) {
         B->side[set[i]] = 1;
-    /* greedy growing of side 0 from the lowest-index rank: take the rank
-     * with the most weight into side 0, the lowest index on a tie */
-    for (uint32_t i = 0; i < n; i++)
         B->gain[set[i]] = 0;
+    }
     for (uint32_t k = 0; k < n0; k++) {
-        uint32_t best = HS__NIL;
-        for (uint32_t i = 0; i < n; i++) {
+        uint32_t best = k == 0 ? seed : HS__NIL;
+        for (uint32_t i = 0; i < n && k; i++) {
             uint32_t v = set[i];
             if (B->side[v] != 1)
                 continue;
             if (best == HS__NIL || B->gain[v] > B->gain[best] ||
-                (B->gain[v] == B->gain[best] && v < best))
+                (B->gain[v] == B->gain[best] &&
+                 (B->dist[v] < B->dist[best] || (B->dist[v] == B->dist[best] && v < best))))
                 best = v;
         }
         B->side[best] = 0;
         for (uint32_t j = g->off[best]; j < g->off[best + 1]; j++)
             B->gain[g->adj[j]] += g->w[j];
     }
-    if (n0 == 0 || n0 == n)
-        return;
-    /* Fiduccia-Mattheyses passes; moves alternate sides so that after an
-     * even number of them the sizes are unchanged */
+}
+
+/* Fiduccia-Mattheyses passes; moves alternate sides so that after an even
+ * number of them the sizes are unchanged; each pass keeps its best
+ * balanced prefix. */
+static void refine(bis *B, const uint32_t *set, uint32_t n, uint32_t n0)
+{
+    const cgraph *g = B->g;
     for (int pass = 0; pass < FM_PASSES; pass++) {
         for (uint32_t i = 0; i < n; i++) {
             uint32_t v = set[i];
@@ -216,7 +251,6 @@ static void bisect(bis *B, const uint32_t *set, uint32_t n, uint32_t n0)
                 best_k = k + 1;
             }
         }
-        /* undo the moves after the best balanced prefix */
         for (uint32_t i = k; i > best_k; i--) {
             uint32_t v = B->moves[i - 1];
             B->side[v] = (int8_t)!B->side[v];
@@ -224,6 +258,56 @@ static void bisect(bis *B, const uint32_t *set, uint32_t n, uint32_t n0)
         if (best_k == 0)
             break;
     }
+}
+
+static double cut_weight(const bis *B, const uint32_t *set, uint32_t n)
+{
+    double c = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t v = set[i];
+        for (uint32_t j = B->g->off[v]; j < B->g->off[v + 1]; j++) {
+            int8_t s = B->side[B->g->adj[j]];
+            if (s >= 0 && s != B->side[v])
+                c += B->g->w[j];
+        }
+    }
+    return c / 2;
+}
+
+#define SEEDS 4
+
+/* Splits set[0..n) into side 0 (n0 ranks) and side 1 (the rest): grows
+ * side 0 from a few seeds far apart (the lowest rank, the rank farthest
+ * from it, the one farthest from that, ...), refines each, keeps the
+ * smallest cut. */
+static void bisect(bis *B, const uint32_t *set, uint32_t n, uint32_t n0)
+{
+    for (uint32_t i = 0; i < n; i++)
+        B->side[set[i]] = 1;
+    uint32_t seeds[SEEDS], ns = 0;
+    seeds[ns++] = set[0];
+    while (ns < SEEDS) {
+        uint32_t far = bfs(B, set, n, seeds[ns - 1]), dup = 0;
+        for (uint32_t i = 0; i < ns; i++)
+            dup |= seeds[i] == far;
+        if (dup)
+            break;
+        seeds[ns++] = far;
+    }
+    double best = -1;
+    for (uint32_t k = 0; k < ns; k++) {
+        grow(B, set, n, n0, seeds[k]);
+        if (n0 && n0 < n)
+            refine(B, set, n, n0);
+        double c = cut_weight(B, set, n);
+        if (best < 0 || c < best) {
+            best = c;
+            for (uint32_t i = 0; i < n; i++)
+                B->best[set[i]] = B->side[set[i]];
+        }
+    }
+    for (uint32_t i = 0; i < n; i++)
+        B->side[set[i]] = B->best[set[i]];
 }
 
 typedef struct slot {
@@ -278,6 +362,217 @@ static void recurse(bis *B, const hs__run *r, uint32_t *set, uint32_t n, const u
     recurse(B, r, set + n0, n - n0, slots, m, out, tmp);
 }
 
+/* ---- balancing within switches ------------------------------------------------------ */
+
+/* The links of the routed path from node x to node y (first entry where
+ * the tables allow several); returns the count (at most max). */
+static uint32_t path_links(const hs__run *r, uint32_t x, uint32_t y, uint32_t *out, uint32_t max)
+{
+    uint32_t n = 0, s = r->nd[x].sw, d = r->nd[y].sw, c = hs__node_class(r, y);
+    out[n++] = r->nd[x].inj;
+    while (s != d && n + 1 < max) {
+        if (!hs__route_count(r, s, c))
+            break;
+        uint32_t l = hs__route_entry(r, s, c, 0);
+        out[n++] = l;
+        s = r->lk[l].to;
+    }
+    out[n++] = r->nd[y].ej;
+    return n;
+}
+
+typedef struct balance {
+    const hs__run *r;
+    const hs__app *app;
+    uint32_t *map;              /* the mapping being improved */
+    double   *load;             /* per link: bytes / capacity */
+    uint32_t *ooff, *oidx;      /* per rank: indices of comm entries it sends */
+    uint32_t *ioff, *iidx;      /* ... and receives */
+    uint32_t *touched, ntouched;
+    uint8_t  *mark;
+    double   *saved;
+} balance;
+
+/* Adds sign x the entry's bytes along its path, remembering touched links. */
+static void route_entry(balance *b, size_t i, double sign)
+{
+    const hs__app_comm *c = &b->app->comm[i];
+    uint32_t x = b->map[c->src], y = b->map[c->dst];
+    if (x == y)
+        return;
+    uint32_t p[MAX_HOPS + 2];
+    uint32_t n = path_links(b->r, x, y, p, MAX_HOPS + 2);
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t l = p[k];
+        if (!b->mark[l]) {
+            b->mark[l] = 1;
+            b->saved[b->ntouched] = b->load[l];
+            b->touched[b->ntouched++] = l;
+        }
+        b->load[l] += sign * (double)c->bytes / hs__an_link_capacity(b->r, l);
+    }
+}
+
+static void route_rank(balance *b, uint32_t q, double sign)
+{
+    for (uint32_t j = b->ooff[q]; j < b->ooff[q + 1]; j++)
+        route_entry(b, b->oidx[j], sign);
+    for (uint32_t j = b->ioff[q]; j < b->ioff[q + 1]; j++)
+        if (b->app->comm[b->iidx[j]].src != q)
+            route_entry(b, b->iidx[j], sign);
+}
+
+/* Tries exchanging the nodes of ranks q1 and q2: keeps it when the sum of
+ * squared link loads (a smooth stand-in for the most loaded link) drops. */
+static int try_swap(balance *b, uint32_t q1, uint32_t q2)
+{
+    b->ntouched = 0;
+    route_rank(b, q1, -1);
+    route_rank(b, q2, -1);
+    uint32_t t = b->map[q1];
+    b->map[q1] = b->map[q2];
+    b->map[q2] = t;
+    route_rank(b, q1, +1);
+    route_rank(b, q2, +1);
+    double before = 0, after = 0;
+    for (uint32_t i = 0; i < b->ntouched; i++) {
+        uint32_t l = b->touched[i];
+        before += b->saved[i] * b->saved[i];
+        after += b->load[l] * b->load[l];
+        b->mark[l] = 0;
+    }
+    if (after < before * (1 - 1e-12))
+        return 1;
+    for (uint32_t i = 0; i < b->ntouched; i++)
+        b->load[b->touched[i]] = b->saved[i];
+    b->map[q2] = b->map[q1];
+    b->map[q1] = t;
+    return 0;
+}
+
+#define BALANCE_PASSES 4
+
+/* Recursive bisection decides which ranks share a switch; which port each
+ * takes still matters (D-mod-K picks the up-link by the destination's
+ * low digits, dragonflies and tori by position), so ranks under one switch
+ * swap nodes while that lowers the links' squared loads. */
+static int balance_switches(const hs_analysis *a, uint32_t *map)
+{
+    const hs__run *r = a->r;
+    const hs__app *app = a->app;
+    uint32_t R = app->ranks;
+    balance b;
+    memset(&b, 0, sizeof b);
+    b.r = r;
+    b.app = app;
+    b.map = map;
+    size_t L = (size_t)r->L + 1, per = 2 * app->ncomm * (MAX_HOPS + 2) + 1;
+    b.load = calloc(L, sizeof *b.load);
+    b.mark = calloc(L, 1);
+    b.touched = malloc(per * sizeof *b.touched);
+    b.saved = malloc(per * sizeof *b.saved);
+    b.ooff = calloc((size_t)R + 1, sizeof *b.ooff);
+    b.ioff = calloc((size_t)R + 1, sizeof *b.ioff);
+    b.oidx = malloc((app->ncomm + 1) * sizeof *b.oidx);
+    b.iidx = malloc((app->ncomm + 1) * sizeof *b.iidx);
+    uint32_t *order = malloc((R ? R : 1) * sizeof *order);
+    int rc = 0;
+    if (!b.load || !b.mark || !b.touched || !b.saved || !b.ooff || !b.ioff || !b.oidx ||
+        !b.iidx || !order) {
+        rc = HS_ENOMEM;
+        goto out;
+    }
+    for (size_t i = 0; i < app->ncomm; i++) {
+        b.ooff[app->comm[i].src + 1]++;
+        b.ioff[app->comm[i].dst + 1]++;
+    }
+    for (uint32_t q = 0; q < R; q++) {
+        b.ooff[q + 1] += b.ooff[q];
+        b.ioff[q + 1] += b.ioff[q];
+    }
+    {
+        uint32_t *fo = malloc(((size_t)R + 1) * sizeof *fo), *fi = malloc(((size_t)R + 1) * sizeof *fi);
+        if (!fo || !fi) {
+            free(fo);
+            free(fi);
+            rc = HS_ENOMEM;
+            goto out;
+        }
+        memcpy(fo, b.ooff, ((size_t)R + 1) * sizeof *fo);
+        memcpy(fi, b.ioff, ((size_t)R + 1) * sizeof *fi);
+        for (size_t i = 0; i < app->ncomm; i++) {
+            b.oidx[fo[app->comm[i].src]++] = (uint32_t)i;
+            b.iidx[fi[app->comm[i].dst]++] = (uint32_t)i;
+        }
+        free(fo);
+        free(fi);
+    }
+    for (size_t i = 0; i < app->ncomm; i++)
+        route_entry(&b, i, +1);
+    for (uint32_t i = 0; i < b.ntouched; i++)
+        b.mark[b.touched[i]] = 0;
+    /* ranks grouped by switch, in rank order */
+    for (uint32_t q = 0; q < R; q++)
+        order[q] = q;
+    for (uint32_t i = 1; i < R; i++) {
+        uint32_t x = order[i], j = i;
+        while (j > 0 && r->nd[map[order[j - 1]]].sw > r->nd[map[x]].sw) {
+            order[j] = order[j - 1];
+            j--;
+        }
+        order[j] = x;
+    }
+    for (int pass = 0; pass < BALANCE_PASSES; pass++) {
+        int improved = 0;
+        for (uint32_t i = 0; i < R;) {
+            uint32_t j = i, sw = r->nd[map[order[i]]].sw;
+            while (j < R && r->nd[map[order[j]]].sw == sw)
+                j++;
+            for (uint32_t x = i; x < j; x++)
+                for (uint32_t y = x + 1; y < j; y++)
+                    if (map[order[x]] != map[order[y]])
+                        improved |= try_swap(&b, order[x], order[y]);
+            i = j;
+        }
+        if (!improved)
+            break;
+    }
+out:
+    free(b.load);
+    free(b.mark);
+    free(b.touched);
+    free(b.saved);
+    free(b.ooff);
+    free(b.ioff);
+    free(b.oidx);
+    free(b.iidx);
+    free(order);
+    return rc;
+}
+
+double hs__an_mapping_max_load(const hs_analysis *a, const uint32_t *node_of_rank)
+{
+    const hs__run *r = a->r;
+    double *load = calloc((size_t)r->L + 1, sizeof *load), mx = 0;
+    if (!load)
+        return -1;
+    for (size_t i = 0; i < a->app->ncomm; i++) {
+        const hs__app_comm *c = &a->app->comm[i];
+        uint32_t x = node_of_rank[c->src], y = node_of_rank[c->dst];
+        if (x == y)
+            continue;
+        uint32_t p[MAX_HOPS + 2];
+        uint32_t n = path_links(r, x, y, p, MAX_HOPS + 2);
+        for (uint32_t k = 0; k < n; k++)
+            load[p[k]] += (double)c->bytes / hs__an_link_capacity(r, p[k]);
+    }
+    for (uint32_t l = 1; l <= r->L; l++)
+        if (load[l] > mx)
+            mx = load[l];
+    free(load);
+    return mx;
+}
+
 int hs__an_suggest_mapping(const hs_analysis *a, uint32_t **out, hs_error *err)
 {
     *out = NULL;
@@ -296,7 +591,11 @@ int hs__an_suggest_mapping(const hs_analysis *a, uint32_t **out, hs_error *err)
     B.gain = malloc(R * sizeof *B.gain);
     B.locked = malloc(R);
     B.moves = malloc(R * sizeof *B.moves);
-    if (rc || !slots || !set || !tmp || !res || !B.side || !B.gain || !B.locked || !B.moves) {
+    B.best = malloc(R);
+    B.dist = malloc(R * sizeof *B.dist);
+    B.queue = malloc(R * sizeof *B.queue);
+    if (rc || !slots || !set || !tmp || !res || !B.side || !B.gain || !B.locked || !B.moves ||
+        !B.best || !B.dist || !B.queue) {
         rc = hs_error_set(err, HS_ENOMEM, "out of memory");
     } else {
         for (uint32_t i = 0; i < R; i++) {
@@ -306,8 +605,12 @@ int hs__an_suggest_mapping(const hs_analysis *a, uint32_t **out, hs_error *err)
         }
         qsort(slots, R, sizeof *slots, cmp_u32);
         recurse(&B, a->r, set, R, slots, 0, res, tmp);
-        *out = res;
-        res = NULL;
+        if (balance_switches(a, res)) {
+            rc = hs_error_set(err, HS_ENOMEM, "out of memory");
+        } else {
+            *out = res;
+            res = NULL;
+        }
     }
     graph_free(&g);
     free(slots);
@@ -318,10 +621,13 @@ int hs__an_suggest_mapping(const hs_analysis *a, uint32_t **out, hs_error *err)
     free(B.gain);
     free(B.locked);
     free(B.moves);
+    free(B.best);
+    free(B.dist);
+    free(B.queue);
     return rc;
 }
 
-int hs_analysis_suggest_mapping(const hs_analysis *a, uint32_t **node_of_rank, uint32_t *nranks,
+int hs_an_suggest_mapping(const hs_analysis *a, uint32_t **node_of_rank, uint32_t *nranks,
                                 hs_error *err)
 {
     *node_of_rank = NULL;

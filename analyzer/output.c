@@ -139,23 +139,6 @@ static void copy_jv(hs_json *w, const hs_jdoc *d, const hs_jv *v)
     }
 }
 
-static void estimate_obj(hs_json *w, const hs_estimate *e)
-{
-    kv_num(w, "traffic", e->traffic);
-    kv_num(w, "traffic_se", e->traffic_se);
-    kv_num(w, "congested", e->congested);
-    kv_num(w, "congested_se", e->congested_se);
-    if (e->cf_valid) {
-        kv_num(w, "cf", e->cf);
-        kv_num(w, "cf_se", e->cf_se);
-    } else {
-        hs_json_key(w, "cf");
-        hs_json_null(w);
-        hs_json_key(w, "cf_se");
-        hs_json_null(w);
-    }
-}
-
 /* ---- sections ------------------------------------------------------------------- */
 
 static void w_devices(hs_json *w, const hs_analysis *a)
@@ -233,21 +216,37 @@ static void w_devices(hs_json *w, const hs_analysis *a)
     free(lst);
 }
 
+/* Numbers with fewer digits, for the blind decoder's figures beside the
+ * chosen ones (its standard errors are large: four digits say it all). */
+static double sig4(double x)
+{
+    if (!isfinite(x) || x == 0)
+        return x;
+    char b[40];
+    snprintf(b, sizeof b, "%.4g", x);
+    return strtod(b, NULL);
+}
+
+/* One object per link.  To keep a 16k-node dragonfly's file sane, keys
+ * whose value is the default are left out (docs/formats.md says which):
+ * from/to kinds (they follow from "kind"), "sub" of node links, the
+ * capacity when it is topology.link_capacity, false flags, zero standard
+ * errors, estimates of links no sampled packet crossed. */
 static void w_links(hs_json *w, const hs_analysis *a)
 {
     const hs__run *r = a->r;
+    double cap0 = hs__an_link_capacity(r, 1);
     hs_json_key(w, "links");
     hs_json_arr_begin(w);
     for (uint32_t l = 1; l <= r->L; l++) {
         const hs__link *k = &r->lk[l];
         hs_json_obj_begin(w);
         kv_uint(w, "id", l);
-        kv_str(w, "from_kind", k->from_kind == HS__DEV_NODE ? "node" : "switch");
         kv_uint(w, "from", k->from);
-        kv_str(w, "to_kind", k->to_kind == HS__DEV_NODE ? "node" : "switch");
         kv_uint(w, "to", k->to);
         kv_str(w, "kind", hs__an_link_kind_name(k));
-        kv_str(w, "sub", hs__an_link_sub_name(k));
+        if (k->kind == HS__LK_SWITCH)
+            kv_str(w, "sub", hs__an_link_sub_name(k));
         if (r->topo_kind == HS__TOPO_FATTREE && k->kind == HS__LK_SWITCH)
             kv_uint(w, "level", k->level);
         if (k->sub == HS__SUB_TORUS) {
@@ -257,38 +256,61 @@ static void w_links(hs_json *w, const hs_analysis *a)
             if (k->wrap)
                 kv_bool(w, "wrap", 1);
         }
-        kv_uint(w, "capacity", (uint64_t)hs__an_link_capacity(r, l));
+        double cap = hs__an_link_capacity(r, l);
+        if (cap != cap0)
+            kv_uint(w, "capacity", (uint64_t)cap);
         kv_str(w, "status", a->status[l] == HS__ST_OK ? "ok" : "insufficient");
-        kv_bool(w, "is_congested", a->congested[l]);
-        kv_bool(w, "is_root", a->is_root[l]);
+        if (a->congested[l])
+            kv_bool(w, "is_congested", 1);
+        if (a->is_root[l])
+            kv_bool(w, "is_root", 1);
         const hs_estimate *e = &a->est[l];
         if (e->traffic != 0 || e->traffic_se != 0 || e->congested != 0) {
-            estimate_obj(w, e);
+            kv_num(w, "traffic", e->traffic);
+            if (e->traffic_se != 0)
+                kv_num(w, "traffic_se", e->traffic_se);
+            kv_num(w, "congested", e->congested);
+            kv_num(w, "congested_se", e->congested_se);
+            if (e->cf_valid) {
+                kv_num(w, "cf", e->cf);
+                kv_num(w, "cf_se", e->cf_se);
+            }
             kv_num(w, "load", a->load[l]);
-            kv_num(w, "load_peak", a->load_peak[l]);
-        } else {
-            kv_num(w, "traffic", 0);
+            kv_num(w, "load_busy", a->load_busy[l]);
         }
         if (a->decoder == HS__DEC_ROUTE && a->have_blind) {
+            const hs_estimate *b = &a->est_blind[l];
             hs_json_key(w, "blind");
             hs_json_obj_begin(w);
-            estimate_obj(w, &a->est_blind[l]);
+            hs_json_key(w, "traffic");
+            hs_json_num(w, sig4(b->traffic));
+            hs_json_key(w, "traffic_se");
+            hs_json_num(w, sig4(b->traffic_se));
+            hs_json_key(w, "congested");
+            hs_json_num(w, sig4(b->congested));
+            hs_json_key(w, "congested_se");
+            hs_json_num(w, sig4(b->congested_se));
+            if (b->cf_valid) {
+                hs_json_key(w, "cf");
+                hs_json_num(w, sig4(b->cf));
+                hs_json_key(w, "cf_se");
+                hs_json_num(w, sig4(b->cf_se));
+            }
             hs_json_obj_end(w);
         }
-        if (a->t_packets) {
+        if (a->t_packets && (a->t_all[l] > 0 || a->t_busy[l] > 0 || a->t_stall[l] > 0)) {
             hs_json_key(w, "truth");
             hs_json_obj_begin(w);
             kv_num(w, "packets", a->t_packets[l]);
-            kv_num(w, "congested", a->t_congested[l]);
-            if (a->t_packets[l] > 0)
+            if (a->t_packets[l] > 0) {
+                kv_num(w, "congested", a->t_congested[l]);
                 kv_num(w, "cf", a->t_congested[l] / a->t_packets[l]);
-            else {
-                hs_json_key(w, "cf");
-                hs_json_null(w);
             }
             kv_num(w, "all_packets", a->t_all[l]);
-            kv_num(w, "busy", a->t_busy[l]);
-            kv_num(w, "stall", a->t_stall[l]);
+            if (a->t_busy[l] > 0)
+                kv_num(w, "busy", a->t_busy[l]);
+            if (a->t_stall[l] > 0)
+                kv_num(w, "stall", a->t_stall[l]);
             hs_json_obj_end(w);
         }
         hs_json_obj_end(w);
@@ -417,7 +439,7 @@ static void w_roots(hs_json *w, const hs_analysis *a)
         arr_u32(w, "victims", R->victims, R->nvictims);
         kv_bool(w, "endpoint", R->endpoint);
         kv_bool(w, "heavy", R->heavy);
-        kv_num(w, "load_peak", R->load);
+        kv_num(w, "load_busy", R->load);
         kv_num(w, "cf", R->cf);
         kv_num(w, "cf_se", R->cf_se);
         kv_num(w, "congested", R->congested);
@@ -451,7 +473,7 @@ static void w_diagnosis(hs_json *w, const hs_analysis *a, const char *map_file)
         if (f->kind != HS_AN_NONE) {
             kv_num(w, "cf", f->cf);
             kv_num(w, "cf_se", f->cf_se);
-            kv_num(w, "load_peak", f->load);
+            kv_num(w, "load_busy", f->load);
             kv_num(w, "severity", f->severity);
         }
         if (f->have_mapping) {
@@ -578,7 +600,7 @@ static void w_app(hs_json *w, const hs_analysis *a)
     hs_json_obj_end(w);
 }
 
-int hs_analysis_write_json(const hs_analysis *a, const char *path, hs_error *err)
+int hs_an_write_json(const hs_analysis *a, const char *path, hs_error *err)
 {
     const hs__run *r = a->r;
     FILE *f = fopen(path, "w");
@@ -608,10 +630,12 @@ int hs_analysis_write_json(const hs_analysis *a, const char *path, hs_error *err
     kv_num(&w, "z", a->p.z);
     kv_num(&w, "max_cf_se", a->p.max_cf_se);
     kv_num(&w, "min_packets", a->p.min_packets);
+    kv_num(&w, "max_traffic_cv", a->p.max_traffic_cv);
     kv_num(&w, "sig_share", a->p.sig_share);
     kv_num(&w, "sig_packets", a->p.sig_packets);
     kv_num(&w, "load_high", a->p.load_high);
     kv_num(&w, "load_low", a->p.load_low);
+    kv_uint(&w, "load_bin_ps", a->p.load_bin_ps);
     hs_json_obj_end(&w);
 
     hs_json_key(&w, "topology");
@@ -624,6 +648,7 @@ int hs_analysis_write_json(const hs_analysis *a, const char *path, hs_error *err
     kv_uint(&w, "nodes", r->N);
     kv_uint(&w, "switches", r->S);
     kv_uint(&w, "links", r->L);
+    kv_uint(&w, "link_capacity", (uint64_t)hs__an_link_capacity(r, 1));
     hs_json_obj_end(&w);
 
     hs_json_key(&w, "scheme");
@@ -652,8 +677,8 @@ int hs_analysis_write_json(const hs_analysis *a, const char *path, hs_error *err
     kv_bool(&w, "truth", r->have_truth);
     hs_json_obj_end(&w);
 
-    hs_analysis_summary s;
-    hs_analysis_get_summary(a, &s);
+    hs_an_summary s;
+    hs_an_get_summary(a, &s);
     hs_json_key(&w, "summary");
     hs_json_obj_begin(&w);
     kv_uint(&w, "links", s.links);
@@ -724,11 +749,11 @@ static int cmp_cf_desc(const void *x, const void *y, void *ctx)
     return u < v ? -1 : u > v;
 }
 
-void hs_analysis_print(const hs_analysis *a, FILE *f)
+void hs_an_print(const hs_analysis *a, FILE *f)
 {
     const hs__run *r = a->r;
-    hs_analysis_summary s;
-    hs_analysis_get_summary(a, &s);
+    hs_an_summary s;
+    hs_an_get_summary(a, &s);
     char buf[200];
     fprintf(f, "run        %s\n", r->dir);
     fprintf(f, "network    %s\n", r->topo_spec);
@@ -768,7 +793,7 @@ void hs_analysis_print(const hs_analysis *a, FILE *f)
                 const hs_estimate *e = &a->est[l];
                 fprintf(f, "  %-44s %6.3f+-%.3f %9.0f %5.0f%% %5s\n",
                         hs__an_link_desc(r, l, buf, sizeof buf), e->cf, e->cf_se, e->traffic,
-                        100 * a->load_peak[l], a->is_root[l] ? "yes" : "");
+                        100 * a->load_busy[l], a->is_root[l] ? "yes" : "");
             }
         }
         free(v);
@@ -805,10 +830,63 @@ void hs_analysis_print(const hs_analysis *a, FILE *f)
             const hs__acc_row *row = &ac->rows[k];
             if (strcmp(row->name, "all") != 0)
                 continue;
-            fprintf(f, "  %-12s %-10s %7.0f %6u %9.2f%%/%6.2f%% %8.4f/%7.4f %7.0f%%\n",
-                    decoder_name(ac->decoder), row->name, row->min_true, row->links,
-                    100 * row->traffic_mean, 100 * row->traffic_max, row->cf_mean, row->cf_max,
-                    100 * row->cf_within_2se);
+            if (row->cf_links)
+                fprintf(f, "  %-12s %-10s %7.0f %6u %9.2f%%/%6.2f%% %8.4f/%7.4f %7.0f%%\n",
+                        decoder_name(ac->decoder), row->name, row->min_true, row->links,
+                        100 * row->traffic_mean, 100 * row->traffic_max, row->cf_mean,
+                        row->cf_max, 100 * row->cf_within_2se);
+            else
+                fprintf(f, "  %-12s %-10s %7.0f %6u %9.2f%%/%6.2f%% %16s %8s\n",
+                        decoder_name(ac->decoder), row->name, row->min_true, row->links,
+                        100 * row->traffic_mean, 100 * row->traffic_max, "(no CF: too few)", "-");
         }
+    }
+}
+
+void hs_an_print_accuracy(const hs_analysis *a, FILE *f)
+{
+    if (!a->nacc)
+        return;
+    const hs__run *r = a->r;
+    double tmax = 0;
+    uint32_t ttrue = 0, tlinks = 0, tmax_link = 0;
+    for (uint32_t l = 1; l <= r->L; l++) {
+        if (a->t_packets[l] * a->monitor < a->p.min_packets)
+            continue;
+        double cf = a->t_congested[l] / a->t_packets[l];
+        tlinks++;
+        ttrue += cf >= a->p.cf_threshold;
+        if (cf > tmax) {
+            tmax = cf;
+            tmax_link = l;
+        }
+    }
+    char buf[160];
+    fprintf(f, "truth: %u links with >= %.0f packets of the application; %u of them with a true "
+            "CF >= %.2f; largest true CF %.4f (%s)\n\n", tlinks, a->p.min_packets, ttrue,
+            a->p.cf_threshold, tmax, tmax_link ? hs__an_link_desc(r, tmax_link, buf, sizeof buf)
+                                              : "-");
+    fprintf(f, "| decoder | links | true packets >= | links | traffic error mean / max | "
+               "CF links | CF error mean / max | CF within 2 SE |\n|---|---|---|---|---|---|---|---|\n");
+    for (uint32_t i = 0; i < a->nacc; i++) {
+        const hs__accuracy *ac = &a->acc[i];
+        for (uint32_t k = 0; k < ac->nrows; k++) {
+            const hs__acc_row *row = &ac->rows[k];
+            fprintf(f, "| %s | %s | %.0f | %u | %.2f%% / %.2f%% | %u |", decoder_name(ac->decoder),
+                    row->name, row->min_true, row->links, 100 * row->traffic_mean,
+                    100 * row->traffic_max, row->cf_links);
+            if (row->cf_links)
+                fprintf(f, " %.4f / %.4f | %.0f%% |\n", row->cf_mean, row->cf_max,
+                        100 * row->cf_within_2se);
+            else
+                fprintf(f, " - | - |\n");
+        }
+    }
+    fprintf(f, "\n| decoder | congested, truly (true CF >= %.2f) | congested, not truly | "
+               "missed | rightly not congested |\n|---|---|---|---|---|\n", a->p.cf_threshold);
+    for (uint32_t i = 0; i < a->nacc; i++) {
+        const hs__accuracy *ac = &a->acc[i];
+        fprintf(f, "| %s | %u | %u | %u | %u |\n", decoder_name(ac->decoder), ac->tp, ac->fp,
+                ac->fn, ac->tn);
     }
 }

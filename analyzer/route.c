@@ -246,7 +246,7 @@ void hs__an_decoder_free(hs__decoder *d)
     memset(d, 0, sizeof *d);
 }
 
-static void ls_add(hs_linksum *a, const hs_linksum *b, uint32_t n)
+void hs__an_ls_add(hs_linksum *a, const hs_linksum *b, uint32_t n)
 {
     for (uint32_t i = 0; i < n; i++) {
         a[i].s += b[i].s;
@@ -259,7 +259,7 @@ static void ls_add(hs_linksum *a, const hs_linksum *b, uint32_t n)
     }
 }
 
-static void tot_add(hs_totals *a, const hs_totals *b)
+void hs__an_tot_add(hs_totals *a, const hs_totals *b)
 {
     a->packets += b->packets;
     a->flagged += b->flagged;
@@ -279,8 +279,8 @@ static int flush(hs__decoder *d, uint32_t n, hs_linksum *acc, hs_totals *tot)
                              r->L + 1, &t);
     if (rc)
         return rc;
-    ls_add(acc, d->tmp, r->L + 1);
-    tot_add(tot, &t);
+    hs__an_ls_add(acc, d->tmp, r->L + 1);
+    hs__an_tot_add(tot, &t);
     return 0;
 }
 

@@ -41,6 +41,10 @@ int hs__an_path_has(const hs__paths *p, const hs__pentry *e, uint32_t link);
 uint64_t hs__an_flow(const hs__paths *p, uint32_t u, uint32_t v);
 void hs__an_paths_finish_flows(hs__paths *p);
 
+/* a[i] += b[i] for i < n: sums over disjoint record sets add. */
+void hs__an_ls_add(hs_linksum *a, const hs_linksum *b, uint32_t n);
+void hs__an_tot_add(hs_totals *a, const hs_totals *b);
+
 /* Chunked route-aware decoding through hash/'s hs_decode_route. */
 typedef struct hs__decoder {
     hs__paths *p;

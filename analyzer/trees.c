@@ -30,11 +30,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A sink is a head-of-line victim of a heavy tree when at least this share
- * of its traffic arrives through inputs that also feed the tree: then most
- * of its packets sat in queues whose heads waited for the tree. */
-#define HOL_SHARE 0.5
-
 typedef struct topo_lists {
     uint32_t *ooff, *oout;   /* links leaving each switch */
     uint32_t *ioff, *iin;    /* links entering each switch */
@@ -68,6 +63,20 @@ double hs__an_feeds(const hs_analysis *a, uint32_t u, uint32_t v)
     if (a->paths)
         return (double)hs__an_flow(a->paths, u, v);
     return allowed_turn(a->r, u, v);
+}
+
+/* Congestion the data cannot rule out: CF + z SE >= threshold on a link
+ * with enough data; on one without, a point estimate at or above the
+ * threshold from at least sig_packets packets (it may bridge two parts of
+ * one congestion cluster whose connecting links carry few of the
+ * application's packets). */
+static int possibly(const hs_analysis *a, const hs_estimate *e, int ok)
+{
+    if (!e->cf_valid)
+        return 0;
+    if (ok)
+        return e->cf + a->p.z * e->cf_se >= a->p.cf_threshold;
+    return e->traffic >= a->p.sig_packets && e->cf >= a->p.cf_threshold;
 }
 
 /* Links leaving (in = 0) or entering (in = 1) each switch, CSR. */
@@ -249,16 +258,6 @@ static int build(const hs_analysis *a, graph *g, const uint32_t *cong, const dou
     return scc(g);
 }
 
-static int push(uint32_t **v, uint32_t *n, uint32_t x)
-{
-    uint32_t *t = realloc(*v, ((size_t)*n + 1) * sizeof **v);
-    if (!t)
-        return HS_ENOMEM;
-    t[(*n)++] = x;
-    *v = t;
-    return 0;
-}
-
 /* A root whose traffic funnels into one node: an ejection link, or a link
  * at least FUNNEL_SHARE of whose sampled packets go on, link after link, to
  * one ejection link (under deterministic routing an incast's congestion
@@ -303,8 +302,26 @@ static uint32_t funnel(const hs_analysis *a, const topo_lists *t, uint32_t l, in
 }
 
 /* Roots of the graph: fills roots[] (links, tree, victims, flags). */
-static int find_roots(const hs_analysis *a, graph *g, const topo_lists *t,
-                      const hs_estimate *est, hs__root **out, uint32_t *nout)
+static uint32_t uf_find(uint32_t *uf, uint32_t x)
+{
+    while (uf[x] != x) {
+        uf[x] = uf[uf[x]];
+        x = uf[x];
+    }
+    return x;
+}
+
+static void uf_union(uint32_t *uf, uint32_t x, uint32_t y)
+{
+    x = uf_find(uf, x);
+    y = uf_find(uf, y);
+    if (x != y)
+        uf[x > y ? x : y] = x < y ? x : y;   /* the smaller index represents */
+}
+
+static int find_roots(const hs_analysis *a, graph *g, graph *gp, const topo_lists *t,
+                      const hs_estimate *est, hs__root **out, uint32_t *nout,
+                      uint8_t *explained)
 {
     const hs__run *r = a->r;
     uint32_t n = g->nk;
@@ -346,7 +363,7 @@ static int find_roots(const hs_analysis *a, graph *g, const topo_lists *t,
             root_of_comp[c] = nr++;
         }
         hs__root *R = &roots[root_of_comp[c]];
-        rc = push(&R->links, &R->nlinks, g->k[i]);
+        rc = hs__an_push(&R->links, &R->nlinks, g->k[i]);
         if (R->nlinks == 1) {
             R->node = funnel(a, t, g->k[i], 0);
             R->endpoint = R->node != HS__NIL;
@@ -388,82 +405,69 @@ static int find_roots(const hs_analysis *a, graph *g, const topo_lists *t,
             }
         }
         for (uint32_t i = 0; i < qt && !rc; i++)
-            rc = push(&R->tree, &R->ntree, g->k[queue[i]]);
+            rc = hs__an_push(&R->tree, &R->ntree, g->k[queue[i]]);
     }
-    /* victims: a light root that shares its inputs with a heavy tree.  Per
-     * link, the heavy roots whose tree holds it (CSR), then for each light
-     * sink v: the share of v's traffic that arrives through inputs u which
-     * also feed a link w of a heavy tree leaving the same switch */
-    uint32_t *hoff = calloc((size_t)r->L + 2, sizeof *hoff), *hl = NULL;
-    double *score = calloc(nr ? nr : 1, sizeof *score);
-    uint32_t *stamp = calloc(nr ? nr : 1, sizeof *stamp), gen = 0;
-    if (!hoff || !score || !stamp)
+    /* victims: congested links joined into clusters by the two ways
+     * congestion spreads, back-pressure (a significant "feeds into" edge)
+     * and head-of-line blocking (two outputs of a switch fed by one input),
+     * over the links whose congestion the data cannot rule out (CF + z SE
+     * >= threshold: a sibling near the threshold still explains its
+     * neighbours' waits).  A light root in a cluster with a heavy root is
+     * that root's victim; a light root in a cluster without one is
+     * congested by load the application does not carry. */
+    uint32_t *uf = malloc(((size_t)gp->nk + 1) * sizeof *uf);
+    int32_t *heavy_of = malloc(((size_t)gp->nk + 1) * sizeof *heavy_of);
+    if (!uf || !heavy_of)
         rc = HS_ENOMEM;
-    if (!rc) {
-        for (uint32_t h = 0; h < nr; h++)
-            if (roots[h].heavy)
-                for (uint32_t i = 0; i < roots[h].ntree; i++)
-                    hoff[roots[h].tree[i] + 1]++;
-        for (uint32_t l = 0; l <= r->L; l++)
-            hoff[l + 1] += hoff[l];
-        hl = malloc((hoff[r->L + 1] ? hoff[r->L + 1] : 1) * sizeof *hl);
-        uint32_t *fill = malloc(((size_t)r->L + 2) * sizeof *fill);
-        if (!hl || !fill) {
-            rc = HS_ENOMEM;
-        } else {
-            memcpy(fill, hoff, ((size_t)r->L + 2) * sizeof *fill);
-            for (uint32_t h = 0; h < nr; h++)
-                if (roots[h].heavy)
-                    for (uint32_t i = 0; i < roots[h].ntree; i++)
-                        hl[fill[roots[h].tree[i]]++] = h;
+    for (uint32_t i = 0; !rc && i < gp->nk; i++) {
+        uf[i] = i;
+        heavy_of[i] = -1;
+    }
+    for (uint32_t i = 0; !rc && i < gp->nk; i++)
+        for (uint32_t j = gp->eoff[i]; j < gp->eoff[i + 1]; j++)
+            uf_union(uf, i, gp->e[j]);
+    for (uint32_t sw = 0; !rc && sw < r->S; sw++)
+        for (uint32_t j = t->ioff[sw]; j < t->ioff[sw + 1]; j++) {
+            uint32_t u = t->iin[j], first = HS__NIL;
+            for (uint32_t k = t->ooff[sw]; k < t->ooff[sw + 1]; k++) {
+                uint32_t w = t->oout[k], x = gp->kidx[w];
+                if (x == HS__NIL || hs__an_feeds(a, u, w) <= 0)
+                    continue;
+                if (first == HS__NIL)
+                    first = x;
+                else
+                    uf_union(uf, first, x);
+            }
         }
-        free(fill);
+    /* each cluster's heavy root: the one with the most congested packets */
+    for (uint32_t h = 0; !rc && h < nr; h++) {
+        if (!roots[h].heavy)
+            continue;
+        uint32_t x = gp->kidx[roots[h].links[0]];
+        if (x == HS__NIL)
+            continue;
+        uint32_t c = uf_find(uf, x);
+        if (heavy_of[c] < 0 || roots[h].congested > roots[heavy_of[c]].congested)
+            heavy_of[c] = (int32_t)h;
     }
     for (uint32_t q = 0; q < nr && !rc; q++) {
         hs__root *R = &roots[q];
-        if (R->heavy || !hoff[r->L + 1])
+        if (R->heavy)
             continue;
-        memset(score, 0, nr * sizeof *score);
-        double in_total = 0;
-        for (uint32_t i = 0; i < R->nlinks; i++) {
-            uint32_t v = R->links[i];
-            const hs__link *lv = &r->lk[v];
-            if (lv->from_kind != HS__DEV_SWITCH)
-                continue;
-            uint32_t sw = lv->from;
-            for (uint32_t j = t->ioff[sw]; j < t->ioff[sw + 1]; j++) {
-                uint32_t u = t->iin[j];
-                double f = hs__an_feeds(a, u, v);
-                if (f <= 0)
-                    continue;
-                in_total += f;
-                gen++;
-                for (uint32_t k = t->ooff[sw]; k < t->ooff[sw + 1]; k++) {
-                    uint32_t w = t->oout[k];
-                    if (w == v || hoff[w] == hoff[w + 1] || hs__an_feeds(a, u, w) <= 0)
-                        continue;
-                    for (uint32_t m = hoff[w]; m < hoff[w + 1]; m++)
-                        if (stamp[hl[m]] != gen) {
-                            stamp[hl[m]] = gen;
-                            score[hl[m]] += f;
-                        }
-                }
-            }
-        }
-        int best_h = -1;
-        for (uint32_t h = 0; h < nr; h++)
-            if (score[h] > 0 && (best_h < 0 || score[h] > score[best_h]))
-                best_h = (int)h;
-        if (best_h >= 0 && score[best_h] >= HOL_SHARE * in_total) {
-            R->victim_of = best_h;
-            for (uint32_t i = 0; i < R->nlinks && !rc; i++)
-                rc = push(&roots[best_h].victims, &roots[best_h].nvictims, R->links[i]);
-        }
+        uint32_t x = gp->kidx[R->links[0]];
+        int32_t h = x == HS__NIL ? -1 : heavy_of[uf_find(uf, x)];
+        if (h < 0)
+            continue;
+        R->victim_of = h;
+        for (uint32_t i = 0; i < R->nlinks && !rc; i++)
+            rc = hs__an_push(&roots[h].victims, &roots[h].nvictims, R->links[i]);
     }
-    free(hoff);
-    free(hl);
-    free(score);
-    free(stamp);
+    /* every possibly congested link of a heavy cluster is explained by it */
+    if (explained && !rc)
+        for (uint32_t i = 0; i < gp->nk; i++)
+            explained[gp->k[i]] = heavy_of[uf_find(uf, i)] >= 0;
+    free(uf);
+    free(heavy_of);
     free(sink);
     free(root_of_comp);
     free(queue);
@@ -490,18 +494,25 @@ int hs__an_trees(hs_analysis *a, hs__view *v)
     int rc = switch_links(r, 0, &tl.ooff, &tl.oout);
     if (!rc)
         rc = switch_links(r, 1, &tl.ioff, &tl.iin);
-    uint32_t n = 0;
+    uint32_t n = 0, np = 0;
     uint32_t *cong = malloc(((size_t)r->L + 1) * sizeof *cong);
     double *load = malloc(((size_t)r->L + 1) * sizeof *load);
+    uint32_t *poss = malloc(((size_t)r->L + 1) * sizeof *poss);
+    double *pload = malloc(((size_t)r->L + 1) * sizeof *pload);
     hs_estimate *est = NULL;
-    if (!rc && (!cong || !load))
+    if (!rc && (!cong || !load || !poss || !pload))
         rc = HS_ENOMEM;
     if (!rc && !v) {
-        for (uint32_t l = 1; l <= r->L; l++)
+        for (uint32_t l = 1; l <= r->L; l++) {
             if (a->congested[l]) {
                 cong[n] = l;
-                load[n++] = a->load_peak[l];
+                load[n++] = a->load_busy[l];
             }
+            if (possibly(a, &a->est[l], a->status[l] == HS__ST_OK)) {
+                poss[np] = l;
+                pload[np++] = a->load_busy[l];
+            }
+        }
         est = a->est;
     } else if (!rc) {
         /* a view: its congested links; dense estimates for the blind turns */
@@ -514,16 +525,23 @@ int hs__an_trees(hs_analysis *a, hs__view *v)
                 cong[n] = v->lk[k].link;
                 load[n++] = v->lk[k].load;
             }
+            if (possibly(a, &v->lk[k].e, 1)) {
+                poss[np] = v->lk[k].link;
+                pload[np++] = v->lk[k].load;
+            }
         }
     }
-    graph g;
+    graph g, gp;
     memset(&g, 0, sizeof g);
+    memset(&gp, 0, sizeof gp);
     hs__root *roots = NULL;
     uint32_t nr = 0;
     if (!rc)
         rc = build(a, &g, cong, load, n, tl.ooff, tl.oout, est);
     if (!rc)
-        rc = find_roots(a, &g, &tl, est, &roots, &nr);
+        rc = build(a, &gp, poss, pload, np, tl.ooff, tl.oout, est);
+    if (!rc)
+        rc = find_roots(a, &g, &gp, &tl, est, &roots, &nr, v ? NULL : a->explained);
     if (!rc && !v) {
         a->roots = roots;
         a->nroots = nr;
@@ -535,7 +553,7 @@ int hs__an_trees(hs_analysis *a, hs__view *v)
         for (uint32_t q = 0; q < nr && !rc; q++) {
             if (roots[q].victim_of < 0)
                 for (uint32_t i = 0; i < roots[q].nlinks && !rc; i++)
-                    rc = push(&v->roots, &v->nroots, roots[q].links[i]);
+                    rc = hs__an_push(&v->roots, &v->nroots, roots[q].links[i]);
         }
         for (uint32_t k = 0; k < v->n; k++)
             for (uint32_t i = 0; i < v->nroots; i++)
@@ -551,6 +569,9 @@ int hs__an_trees(hs_analysis *a, hs__view *v)
     if (v)
         free(est);
     graph_free(&g);
+    graph_free(&gp);
+    free(poss);
+    free(pload);
     free(tl.ooff);
     free(tl.oout);
     free(tl.ioff);

@@ -18,6 +18,7 @@ int hs__cmd_demo(int argc, char **argv);
 int hs__cmd_topo(int argc, char **argv);
 int hs__cmd_simulate(int argc, char **argv);
 int hs__cmd_analyze(int argc, char **argv);
+int hs__cmd_whatif(int argc, char **argv);
 int hs__cmd_trace(int argc, char **argv);
 int hs__cmd_record(int argc, char **argv);
 int hs__cmd_gen(int argc, char **argv);

@@ -2,6 +2,7 @@
  * and prints the findings. */
 #include "cli.h"
 #include "hopscope/analyzer.h"
+#include "hopscope/fabric.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -43,20 +44,23 @@ int hs__cmd_analyze(int argc, char **argv)
         { "z", required_argument, NULL, 'z' },
         { "max-cf-se", required_argument, NULL, 'e' },
         { "min-packets", required_argument, NULL, 'm' },
+        { "max-traffic-cv", required_argument, NULL, 'v' },
         { "sig-share", required_argument, NULL, 's' },
         { "sig-packets", required_argument, NULL, 'k' },
         { "load-high", required_argument, NULL, 'H' },
         { "load-low", required_argument, NULL, 'L' },
+        { "load-bin", required_argument, NULL, 'B' },
         { "no-windows", no_argument, NULL, 'W' },
         { "output", required_argument, NULL, 'o' },
         { "map-out", required_argument, NULL, 'M' },
         { "quiet", no_argument, NULL, 'q' },
+        { "accuracy", no_argument, NULL, 'A' },
         { NULL, 0, NULL, 0 },
     };
     hs_analyze_params p;
     hs_analyze_params_default(&p);
     const char *out = NULL, *map_out = NULL;
-    int quiet = 0, c, rc;
+    int quiet = 0, accuracy = 0, c, rc;
     opterr = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, "o:q", opts, NULL)) != -1) {
@@ -76,14 +80,22 @@ int hs__cmd_analyze(int argc, char **argv)
         case 'z': if ((rc = parse_num("--z", optarg, 0, 10, &p.z))) return rc; break;
         case 'e': if ((rc = parse_num("--max-cf-se", optarg, 0.001, 1, &p.max_cf_se))) return rc; break;
         case 'm': if ((rc = parse_num("--min-packets", optarg, 1, 1e12, &p.min_packets))) return rc; break;
+        case 'v': if ((rc = parse_num("--max-traffic-cv", optarg, 0.001, 1, &p.max_traffic_cv))) return rc; break;
         case 's': if ((rc = parse_num("--sig-share", optarg, 0, 0.999, &p.sig_share))) return rc; break;
         case 'k': if ((rc = parse_num("--sig-packets", optarg, 0, 1e12, &p.sig_packets))) return rc; break;
         case 'H': if ((rc = parse_num("--load-high", optarg, 0, 10, &p.load_high))) return rc; break;
         case 'L': if ((rc = parse_num("--load-low", optarg, 0, 10, &p.load_low))) return rc; break;
         case 'W': p.windows = 0; break;
+        case 'B':
+            if (hs_parse_time(optarg, &p.load_bin_ps) || p.load_bin_ps < 1000 ||
+                p.load_bin_ps > 1000000000000ull)
+                return hs__usage_error("analyze", "--load-bin %s: a time from 1ns to 1s, e.g. "
+                                       "10us", optarg);
+            break;
         case 'o': out = optarg; break;
         case 'M': map_out = optarg; break;
         case 'q': quiet = 1; break;
+        case 'A': accuracy = 1; break;
         default:
             return hs__usage_error("analyze", "unknown option '%s'", argv[optind - 1]);
         }
@@ -111,14 +123,14 @@ int hs__cmd_analyze(int argc, char **argv)
         snprintf(path, sizeof path, "%s/analysis.json", run);
         out = path;
     }
-    rc = hs_analysis_write_json(a, out, &err);
+    rc = hs_an_write_json(a, out, &err);
     if (!rc) {
         /* a mapping problem comes with a mapping file to try */
         uint32_t *map = NULL, nr = 0;
-        for (size_t i = 0; i < hs_analysis_nfindings(a); i++)
-            if (hs_analysis_finding_kind(a, i) == HS_AN_MAPPING && !map) {
+        for (size_t i = 0; i < hs_an_nfindings(a); i++)
+            if (hs_an_finding_kind(a, i) == HS_AN_MAPPING && !map) {
                 hs_error e2;
-                if (hs_analysis_suggest_mapping(a, &map, &nr, &e2) == 0) {
+                if (hs_an_suggest_mapping(a, &map, &nr, &e2) == 0) {
                     char mp[4200];
                     snprintf(mp, sizeof mp, "%s/suggested.map", run);
                     rc = hs_an_mapping_write(map_out ? map_out : mp, map, nr, &err);
@@ -128,13 +140,15 @@ int hs__cmd_analyze(int argc, char **argv)
     }
     if (rc) {
         fprintf(stderr, "hopscope analyze: %s\n", hs_error_str(&err, rc));
-        hs_analysis_free(a);
+        hs_an_free(a);
         return HS_EXIT_FAIL;
     }
     if (!quiet) {
-        hs_analysis_print(a, stdout);
+        hs_an_print(a, stdout);
         printf("\nwritten    %s\n", out);
     }
-    hs_analysis_free(a);
+    if (accuracy)
+        hs_an_print_accuracy(a, stdout);
+    hs_an_free(a);
     return HS_EXIT_OK;
 }

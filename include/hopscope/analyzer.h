@@ -44,13 +44,18 @@ typedef struct hs_analyze_params {
     double z;             /* one-sided confidence multiplier (2) */
     double max_cf_se;     /* "insufficient data" above this CF standard error (0.1) */
     double min_packets;   /* "insufficient data" below this traffic estimate (100) */
+    double max_traffic_cv;/* ... or when the traffic estimate's SE exceeds this share
+                             of it (0.1): a ratio needs a well-known denominator */
     double sig_share;     /* d' is a significant downstream of d when at least this
                              share of d's traffic next crossed d' (0.05) ... */
     double sig_packets;   /* ... and at least this many sampled packets did (10) */
-    double load_high;     /* application's own load share (peak window) at or above
+    double load_high;     /* application's own load share (as its packets see it) at or above
                              which a root is its own doing (0.5) */
     double load_low;      /* at or below which congested links are "dark and thin":
                              interference (0.2) */
+    uint64_t load_bin_ps; /* time bins for the application's load as its packets see
+                             it (10 us: a burst of MPI traffic, ~60 full packets of a
+                             25 GB/s link) */
     hs_an_decoder decoder;
     const char *phases_file;   /* --phases FILE, or NULL */
     int    windows;       /* per-window views (1) */
@@ -67,13 +72,17 @@ typedef struct hs_analysis hs_analysis;
  * HS_EINVAL for bad parameters or --phases files, HS_ENOMEM). */
 int hs_analyze_run(const char *run, const hs_analyze_params *p, hs_analysis **out,
                    hs_error *err);
-void hs_analysis_free(hs_analysis *a);
+void hs_an_free(hs_analysis *a);
 
 /* Writes analysis.json (compact, deterministic).  HS_EIO. */
-int hs_analysis_write_json(const hs_analysis *a, const char *path, hs_error *err);
+int hs_an_write_json(const hs_analysis *a, const char *path, hs_error *err);
 /* The terminal summary: top findings first, each in a sentence or two with
  * numbers, then the details that support them. */
-void hs_analysis_print(const hs_analysis *a, FILE *f);
+void hs_an_print(const hs_analysis *a, FILE *f);
+/* The accuracy against ground truth in full (every link kind, both
+ * thresholds, the congested classification), as a markdown table; nothing
+ * when the run has no truth. */
+void hs_an_print_accuracy(const hs_analysis *a, FILE *f);
 
 typedef enum hs_an_kind {
     HS_AN_NONE = 0, HS_AN_PATTERN = 1, HS_AN_MAPPING = 2, HS_AN_INTERFERENCE = 3
@@ -81,7 +90,7 @@ typedef enum hs_an_kind {
 const char *hs_an_kind_name(hs_an_kind k);
 
 /* Figures for comparisons (hopscope whatif) and tests. */
-typedef struct hs_analysis_summary {
+typedef struct hs_an_summary {
     const char *decoder;      /* "route-aware" or "blind" */
     uint32_t links;           /* all links */
     uint32_t links_ok;        /* with enough data */
@@ -97,25 +106,26 @@ typedef struct hs_analysis_summary {
     uint64_t end_ps;          /* simulated end of the run */
     int      have_latency;
     uint64_t lat_p50_ps, lat_p99_ps;
-} hs_analysis_summary;
-void hs_analysis_get_summary(const hs_analysis *a, hs_analysis_summary *s);
+} hs_an_summary;
+void hs_an_get_summary(const hs_analysis *a, hs_an_summary *s);
 
 /* Number of findings, and finding i's kind, first link (its worst root),
  * nodes involved (count, and up to max of them). */
-size_t hs_analysis_nfindings(const hs_analysis *a);
-hs_an_kind hs_analysis_finding_kind(const hs_analysis *a, size_t i);
-const char *hs_analysis_finding_summary(const hs_analysis *a, size_t i);
-size_t hs_analysis_finding_links(const hs_analysis *a, size_t i, uint32_t *out, size_t max);
-size_t hs_analysis_finding_nodes(const hs_analysis *a, size_t i, uint32_t *out, size_t max);
+size_t hs_an_nfindings(const hs_analysis *a);
+hs_an_kind hs_an_finding_kind(const hs_analysis *a, size_t i);
+const char *hs_an_finding_summary(const hs_analysis *a, size_t i);
+size_t hs_an_finding_links(const hs_analysis *a, size_t i, uint32_t *out, size_t max);
+size_t hs_an_finding_nodes(const hs_analysis *a, size_t i, uint32_t *out, size_t max);
 
 /* Per-link figures of the chosen decoder (link 1..links); HS_EINVAL out
  * of range.  status: 1 enough data, 0 insufficient. */
 typedef struct hs_an_link {
     double traffic, traffic_se, congested, congested_se, cf, cf_se;
-    double load, load_peak;   /* application's own load share: run, peak window */
+    double load, load_busy;   /* application's own load share: run average, and as its
+                                 packets see it (window loads weighted by its packets) */
     int    status, is_congested, is_root;
 } hs_an_link;
-int hs_analysis_link(const hs_analysis *a, uint32_t link, hs_an_link *out);
+int hs_an_link_get(const hs_analysis *a, uint32_t link, hs_an_link *out);
 
 /* ---- mappings ------------------------------------------------------------ */
 
@@ -124,7 +134,7 @@ int hs_analysis_link(const hs_analysis *a, uint32_t link, hs_an_link *out);
  * ordered by the topology's hierarchy (docs/analysis.md).  *node_of_rank
  * (malloc'ed, caller frees) gets one node per rank.  HS_ENOTSUP when the
  * run has no app.json or no communication matrix. */
-int hs_analysis_suggest_mapping(const hs_analysis *a, uint32_t **node_of_rank,
+int hs_an_suggest_mapping(const hs_analysis *a, uint32_t **node_of_rank,
                                 uint32_t *nranks, hs_error *err);
 /* Writes a mapping file: "hopscope-map 1", then one "rank node" line per
  * rank (format in docs/formats.md, "Mapping file").  HS_EIO. */
@@ -134,12 +144,12 @@ int hs_an_mapping_write(const char *path, const uint32_t *node_of_rank, uint32_t
 int hs_an_mapping_read(const char *path, uint32_t **node_of_rank, uint32_t *nranks,
                        hs_error *err);
 /* The current mapping (app.json), or NULL; *nranks set. */
-const uint32_t *hs_analysis_mapping(const hs_analysis *a, uint32_t *nranks);
+const uint32_t *hs_an_mapping(const hs_analysis *a, uint32_t *nranks);
 /* Bytes the application sends between different switches / the number of
  * switch-to-switch hops they travel (sum over the comm matrix of bytes x
  * hops along the routed path) under a mapping: the cost the suggested
  * mapping minimises, for comparisons.  HS_ENOTSUP without app.json. */
-int hs_analysis_mapping_cost(const hs_analysis *a, const uint32_t *node_of_rank,
+int hs_an_mapping_cost(const hs_analysis *a, const uint32_t *node_of_rank,
                              double *remote_bytes, double *byte_hops);
 
 #ifdef __cplusplus

@@ -36,16 +36,16 @@ static hs_analysis *analyze(const an_run *R)
 
 static void print_findings(const hs_analysis *a)
 {
-    for (size_t i = 0; i < hs_analysis_nfindings(a); i++)
-        print_message("  finding %zu [%s] %s\n", i, hs_an_kind_name(hs_analysis_finding_kind(a, i)),
-                      hs_analysis_finding_summary(a, i));
+    for (size_t i = 0; i < hs_an_nfindings(a); i++)
+        print_message("  finding %zu [%s] %s\n", i, hs_an_kind_name(hs_an_finding_kind(a, i)),
+                      hs_an_finding_summary(a, i));
 }
 
 static int count_kind(const hs_analysis *a, hs_an_kind k)
 {
     int n = 0;
-    for (size_t i = 0; i < hs_analysis_nfindings(a); i++)
-        n += hs_analysis_finding_kind(a, i) == k;
+    for (size_t i = 0; i < hs_an_nfindings(a); i++)
+        n += hs_an_finding_kind(a, i) == k;
     return n;
 }
 
@@ -90,11 +90,11 @@ static void incast_case(const char *spec, uint32_t nodes, uint32_t target, uint3
     hs_analysis *a = analyze(&R);
     print_message("incast %s target %u, %u senders, bg %.2f:\n", spec, target, nsend, bg);
     print_findings(a);
-    assert_true(hs_analysis_nfindings(a) >= 1);
-    assert_int_equal(hs_analysis_finding_kind(a, 0), HS_AN_PATTERN);
+    assert_true(hs_an_nfindings(a) >= 1);
+    assert_int_equal(hs_an_finding_kind(a, 0), HS_AN_PATTERN);
     assert_int_equal(count_kind(a, HS_AN_MAPPING), 0);
     uint32_t nd[64];
-    size_t nn = hs_analysis_finding_nodes(a, 0, nd, 64);
+    size_t nn = hs_an_finding_nodes(a, 0, nd, 64);
     assert_true(nn >= 2);
     assert_int_equal(nd[0], target);
     /* the other nodes named are exactly the senders */
@@ -103,16 +103,16 @@ static void incast_case(const char *spec, uint32_t nodes, uint32_t target, uint3
         assert_true(is_sender[nd[i]]);
     /* the named link is the target's ejection link */
     uint32_t lk[4];
-    hs_analysis_finding_links(a, 0, lk, 4);
+    hs_an_finding_links(a, 0, lk, 4);
     hs_an_link L;
-    assert_int_equal(hs_analysis_link(a, lk[0], &L), 0);
+    assert_int_equal(hs_an_link_get(a, lk[0], &L), 0);
     assert_true(L.is_root);
-    assert_true(L.load_peak >= 0.5);
-    const char *s = hs_analysis_finding_summary(a, 0);
+    assert_true(L.load_busy >= 0.5);
+    const char *s = hs_an_finding_summary(a, 0);
     char name[32];
     snprintf(name, sizeof name, "node n%u", target);
     assert_non_null(strstr(s, name));
-    hs_analysis_free(a);
+    hs_an_free(a);
     an_end(&R);
 }
 
@@ -135,6 +135,9 @@ static void test_pattern_fabric_incast_bg(void **state)
     static const struct { const char *spec, *traffic; uint32_t target; } cases[] = {
         { "fattree:k=8,n=2", "incast:target=0,senders=8,bg=0.3", 0 },
         { "fattree:k=8,n=2", "incast:target=43,senders=12,bg=0.25", 43 },
+        { "fattree:k=8,n=2,routing=adaptive", "incast:target=5,senders=10,bg=0.2", 5 },
+        { "torus:4x4x4", "incast:target=5,senders=10,bg=0.2", 5 },
+        { "dragonfly:a=4,p=2,h=2,g=9,routing=ugal", "incast:target=30,senders=10,bg=0.2", 30 },
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         an_run R;
@@ -144,7 +147,7 @@ static void test_pattern_fabric_incast_bg(void **state)
         hs_error e;
         assert_int_equal(hs_traffic_parse(cases[c].traffic, &tc, &e), 0);
         tc.load = 0.5;
-        tc.duration = 400 * US;
+        tc.duration = 300 * US;
         tc.seed = 5 + c;
         hs_traffic_result res;
         assert_int_equal(hs_traffic_run(R.f, &tc, &res, &e), 0);
@@ -152,17 +155,23 @@ static void test_pattern_fabric_incast_bg(void **state)
         hs_analysis *a = analyze(&R);
         print_message("fabric %s:\n", cases[c].traffic);
         print_findings(a);
-        assert_int_equal(hs_analysis_nfindings(a), 1);
-        assert_int_equal(hs_analysis_finding_kind(a, 0), HS_AN_PATTERN);
+        assert_int_equal(hs_an_nfindings(a), 1);
+        assert_int_equal(hs_an_finding_kind(a, 0), HS_AN_PATTERN);
         uint32_t nd[2];
-        hs_analysis_finding_nodes(a, 0, nd, 2);
+        hs_an_finding_nodes(a, 0, nd, 2);
         assert_int_equal(nd[0], cases[c].target);
-        hs_analysis_summary s;
-        hs_analysis_get_summary(a, &s);
+        hs_an_summary s;
+        hs_an_get_summary(a, &s);
         assert_int_equal(s.roots, 1);
-        /* congested links beyond the tree exist: they are the victims */
-        assert_true(s.links_congested > 1);
-        hs_analysis_free(a);
+        /* congested links beyond the root exist (its tree and victims), where
+         * route-aware decoding gives enough data on them; blind decoding
+         * (UGAL is not table-determined) still names the senders from the
+         * records */
+        if (strcmp(s.decoder, "route-aware") == 0)
+            assert_true(s.links_congested > 1);
+        uint32_t nd2[16];
+        assert_int_equal(hs_an_finding_nodes(a, 0, nd2, 16), 1 + tc.senders);
+        hs_an_free(a);
         an_end(&R);
     }
 }
@@ -204,12 +213,12 @@ static void mapping_case(const char *spec, uint32_t ranks, uint32_t group, uint3
     hs_analysis *a = analyze(&R);
     print_message("mapping %s, %u ranks in groups of %u:\n", spec, ranks, group);
     print_findings(a);
-    assert_int_equal(hs_analysis_finding_kind(a, 0), HS_AN_MAPPING);
+    assert_int_equal(hs_an_finding_kind(a, 0), HS_AN_MAPPING);
     assert_int_equal(count_kind(a, HS_AN_PATTERN), 0);
     /* the suggestion keeps every group inside one pod */
     uint32_t *sug, n;
     hs_error e;
-    assert_int_equal(hs_analysis_suggest_mapping(a, &sug, &n, &e), 0);
+    assert_int_equal(hs_an_suggest_mapping(a, &sug, &n, &e), 0);
     assert_int_equal(n, ranks);
     uint8_t used[1024] = {0};
     for (uint32_t r = 0; r < ranks; r++) {
@@ -218,8 +227,8 @@ static void mapping_case(const char *spec, uint32_t ranks, uint32_t group, uint3
         used[sug[r]] = 1;
     }
     double now, later, rb_now, rb_later;
-    assert_int_equal(hs_analysis_mapping_cost(a, map, &rb_now, &now), 0);
-    assert_int_equal(hs_analysis_mapping_cost(a, sug, &rb_later, &later), 0);
+    assert_int_equal(hs_an_mapping_cost(a, map, &rb_now, &now), 0);
+    assert_int_equal(hs_an_mapping_cost(a, sug, &rb_later, &later), 0);
     assert_true(later < now);
     /* and it is faster when simulated again */
     hs_time t0 = burst(spec, ranks, group, map, 64 << 10);
@@ -227,7 +236,7 @@ static void mapping_case(const char *spec, uint32_t ranks, uint32_t group, uint3
     print_message("  burst: scattered %.1f us, suggested %.1f us\n", t0 / 1e6, t1 / 1e6);
     assert_true(t1 * 3 < t0 * 2);
     free(sug);
-    hs_analysis_free(a);
+    hs_an_free(a);
     an_end(&R);
 }
 
@@ -276,19 +285,19 @@ static void interference_fattree(uint64_t seed, double app_load, int stride, hs_
     hs_analysis *a = analyze(&R);
     print_message("interference, app load %.2f stride %d:\n", app_load, stride);
     print_findings(a);
-    assert_int_equal(hs_analysis_finding_kind(a, 0), HS_AN_INTERFERENCE);
+    assert_int_equal(hs_an_finding_kind(a, 0), HS_AN_INTERFERENCE);
     assert_int_equal(count_kind(a, HS_AN_PATTERN), 0);
     assert_int_equal(count_kind(a, HS_AN_MAPPING), 0);
     uint32_t lk[256];
-    size_t nl = hs_analysis_finding_links(a, 0, lk, 256);
+    size_t nl = hs_an_finding_links(a, 0, lk, 256);
     assert_true(nl >= 1);
     for (size_t i = 0; i < nl && i < 256; i++) {
         hs_an_link L;
-        hs_analysis_link(a, lk[i], &L);
+        hs_an_link_get(a, lk[i], &L);
         assert_true(L.is_congested);
-        assert_true(L.load_peak < 0.5);
+        assert_true(L.load_busy < 0.5);
     }
-    hs_analysis_free(a);
+    hs_an_free(a);
     an_end(&R);
 }
 
@@ -320,10 +329,10 @@ static void test_interference(void **state)
     hs_analysis *a = analyze(&R);
     print_message("interference on a dragonfly:\n");
     print_findings(a);
-    assert_int_equal(hs_analysis_finding_kind(a, 0), HS_AN_INTERFERENCE);
+    assert_int_equal(hs_an_finding_kind(a, 0), HS_AN_INTERFERENCE);
     assert_int_equal(count_kind(a, HS_AN_PATTERN), 0);
     assert_int_equal(count_kind(a, HS_AN_MAPPING), 0);
-    hs_analysis_free(a);
+    hs_an_free(a);
     an_end(&R);
 }
 
@@ -350,14 +359,14 @@ static void test_none(void **state)
         hs_analysis *a = analyze(&R);
         print_message("none %s:\n", cases[c].spec);
         print_findings(a);
-        assert_int_equal(hs_analysis_nfindings(a), 1);
-        assert_int_equal(hs_analysis_finding_kind(a, 0), HS_AN_NONE);
-        hs_analysis_summary s;
-        hs_analysis_get_summary(a, &s);
+        assert_int_equal(hs_an_nfindings(a), 1);
+        assert_int_equal(hs_an_finding_kind(a, 0), HS_AN_NONE);
+        hs_an_summary s;
+        hs_an_get_summary(a, &s);
         assert_int_equal(s.links_congested, 0);
         assert_true(s.links_ok > 0);
-        assert_non_null(strstr(hs_analysis_finding_summary(a, 0), "No link is congested"));
-        hs_analysis_free(a);
+        assert_non_null(strstr(hs_an_finding_summary(a, 0), "No link is congested"));
+        hs_an_free(a);
         an_end(&R);
     }
 }

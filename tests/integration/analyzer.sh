@@ -1,0 +1,84 @@
+#!/bin/sh
+# hopscope analyze and hopscope whatif from the command line: findings on
+# synthetic and replayed runs with known answers, analysis.json, --phases,
+# determinism, usage errors, and a what-if that must come out faster.
+. tests/integration/lib.sh
+
+# An incast with background (all monitored): the incast is the one finding.
+"$HOPSCOPE" simulate --topo fattree:k=8,n=2 --traffic incast:target=9,senders=8,bg=0.2 \
+    --load 0.5 --duration 300us -o "$T_TMP/inc" --quiet
+"$HOPSCOPE" analyze "$T_TMP/inc" -q; rc=$?
+t_eq "analyze -q exits 0" 0 "$rc"
+cp "$T_TMP/inc/analysis.json" "$T_TMP/first.json"
+"$HOPSCOPE" analyze "$T_TMP/inc" -q
+cmp -s "$T_TMP/inc/analysis.json" "$T_TMP/first.json"; t_eq "analysis.json byte-identical" 0 $?
+"$HOPSCOPE" analyze "$T_TMP/inc" > "$T_TMP/a1"; rc=$?
+t_eq "analyze exits 0" 0 "$rc"
+t_grep "incast is a pattern finding naming the node" '^ 1\. \[pattern\] Incast into node n9' "$T_TMP/a1"
+t_eq "one finding only" 1 "$(grep -c '^ *[0-9]\. \[' "$T_TMP/a1")"
+t_grep "decoder reported" '^decoder +route-aware' "$T_TMP/a1"
+t_grep "accuracy against truth" 'route-aware +all' "$T_TMP/a1"
+t_grep "analysis.json written" '"format":"hopscope-analysis","version":1' "$T_TMP/inc/analysis.json"
+t_grep "analysis.json has the diagnosis" '"diagnosis":\[\{"kind":"pattern"' "$T_TMP/inc/analysis.json"
+
+# --phases names the synthetic phase; the blind decoder on request
+printf '# test\nphase 0 the incast\n' > "$T_TMP/ph.txt"
+"$HOPSCOPE" analyze "$T_TMP/inc" --phases "$T_TMP/ph.txt" -o "$T_TMP/ph.json" > "$T_TMP/a2"
+t_grep "--phases renames" "phase 'the incast'" "$T_TMP/a2"
+"$HOPSCOPE" analyze "$T_TMP/inc" --decoder blind -o "$T_TMP/blind.json" > "$T_TMP/a3"
+t_grep "blind decoder on request" '^decoder +blind' "$T_TMP/a3"
+
+# usage errors and failures
+"$HOPSCOPE" analyze > /dev/null 2>&1; t_eq "analyze without a run exits 2" 2 $?
+"$HOPSCOPE" analyze "$T_TMP/inc" --frob > /dev/null 2>&1; t_eq "unknown option exits 2" 2 $?
+"$HOPSCOPE" analyze "$T_TMP/inc" --cf-threshold 2 > /dev/null 2> "$T_TMP/err"; rc=$?
+t_eq "bad threshold exits 2" 2 "$rc"
+t_grep "bad threshold named" 'cf-threshold 2' "$T_TMP/err"
+"$HOPSCOPE" analyze "$T_TMP/nothing" > /dev/null 2> "$T_TMP/err"; rc=$?
+t_eq "missing run exits 1" 1 "$rc"
+t_grep "missing run explained" 'not a run directory' "$T_TMP/err"
+printf 'tag x y\n' > "$T_TMP/bad.txt"
+"$HOPSCOPE" analyze "$T_TMP/inc" --phases "$T_TMP/bad.txt" > /dev/null 2> "$T_TMP/err"
+t_grep "bad phases file names the line" 'bad.txt: line 1: ' "$T_TMP/err"
+"$HOPSCOPE" simulate --topo dragonfly:a=4,p=2,h=2,g=9,routing=ugal --load 0.3 --duration 20us \
+    -o "$T_TMP/ugal" --quiet
+"$HOPSCOPE" analyze "$T_TMP/ugal" --decoder route > /dev/null 2> "$T_TMP/err"; rc=$?
+t_eq "route decoder refused on UGAL" 1 "$rc"
+t_grep "UGAL refusal says why" 'not determined by the forwarding tables' "$T_TMP/err"
+"$HOPSCOPE" help analyze > "$T_TMP/h"
+t_grep "help lists the thresholds" '^  --load-low X' "$T_TMP/h"
+
+# A replayed application: all-to-all in groups of 8 scattered over the
+# leaves of a tapered fat-tree -> mapping; the suggestion re-simulates faster.
+"$HOPSCOPE" gen pf3d --ranks 64 --group 8 --iters 6 -o "$T_TMP/pf.trace" --quiet
+awk 'BEGIN { for (r = 0; r < 64; r++) print r, (r % 8) * 8 + int(r / 8) }' > "$T_TMP/scatter.map"
+"$HOPSCOPE" simulate --topo fattree:k=8,n=2,taper=4 -i "$T_TMP/pf.trace" \
+    --map "file:$T_TMP/scatter.map" -o "$T_TMP/pf" --quiet
+"$HOPSCOPE" analyze "$T_TMP/pf" > "$T_TMP/a4"
+t_grep "scattered groups are a mapping finding" '^ 1\. \[mapping\]' "$T_TMP/a4"
+t_check "suggested mapping written" test -s "$T_TMP/pf/suggested.map"
+"$HOPSCOPE" whatif "$T_TMP/pf" --map suggested -q > "$T_TMP/w1"; rc=$?
+t_eq "whatif exits 0" 0 "$rc"
+change=$(awk '/^suggested mapping/ { print $5 }' "$T_TMP/w1")
+case "$change" in -*) t_ok "suggested mapping is faster ($change)" ;;
+    *) t_fail "suggested mapping is faster" "change: $change" "$(cat "$T_TMP/w1")" ;; esac
+before=$(awk '/^current mapping/ { print $10 }' "$T_TMP/w1")
+after=$(awk '/^suggested mapping/ { print $10 }' "$T_TMP/w1")
+if [ "$after" -lt "$before" ]; then t_ok "fewer congested links ($before -> $after)"; else
+    t_fail "fewer congested links" "$before -> $after"; fi
+"$HOPSCOPE" whatif "$T_TMP/pf" --no-background > /dev/null 2>&1; t_eq "no background to remove exits 2" 2 $?
+"$HOPSCOPE" whatif "$T_TMP/inc" --map suggested > /dev/null 2> "$T_TMP/err"; rc=$?
+t_eq "whatif on a synthetic run exits 1" 1 "$rc"
+t_grep "whatif explains it needs a replay" 'simulate -i TRACE' "$T_TMP/err"
+
+# A light application beside GPCNeT's all-to-all congestor -> interference;
+# without the background it is fine.
+"$HOPSCOPE" gen canary --ranks 32 --iters 100 --size 4K -o "$T_TMP/can.trace" --quiet
+"$HOPSCOPE" simulate --topo fattree:k=8,n=2,taper=4 -i "$T_TMP/can.trace" --map random \
+    --background alltoall:size=64K -o "$T_TMP/can" --quiet
+"$HOPSCOPE" analyze "$T_TMP/can" > "$T_TMP/a5"
+t_grep "light app beside congestors: interference" '^ 1\. \[interference\]' "$T_TMP/a5"
+"$HOPSCOPE" whatif "$T_TMP/can" --no-background -q > "$T_TMP/w2"
+t_grep "without background: no finding" '^current mapping, no background .* none$' "$T_TMP/w2"
+
+exit $t_failed
