@@ -215,10 +215,11 @@ int hs__vz_chart_latency(const hs_viz_model *m, hs__vz_buf *b)
         hi = lo * 10;
     double rh = hist ? 2 * ROW_H : ROW_H;
     double x0 = LABEL_W, x1 = CW - 30, top = TOP + 16;
-    double h = top + n * rh + 62;
+    double h = top + n * rh + (a->have_impact ? 52 : 30);
     hs__vz_svg_open(b, CW, h, "Message latency");
     title(b, "Message latency (log scale)",
-          hist ? "histograms of message latency, with p50, mean, p99 and max"
+          hist ? "histograms of message latency (height: log of the count), with p50, mean, p99 "
+                 "and max"
                : "distributions are not in analysis.json (no app.latency.histogram): markers "
                  "show p50, mean, p99 and max only");
     /* legend of the markers */
@@ -249,20 +250,23 @@ int hs__vz_chart_latency(const hs_viz_model *m, hs__vz_buf *b)
         if (!l->have)
             continue;
         if (l->nbins) {
-            /* density per log-width, scaled to the row */
+            /* messages per unit of log latency, on a log scale so that a
+             * tail of a few hundred messages beside ten thousand shows:
+             * height log10(1 + d) / log10(1 + dmax) of the row */
             double dmax = 0;
             for (uint32_t k = 0; k < l->nbins; k++) {
                 double e0 = fmax(l->edges[k], lo), e1 = l->edges[k + 1];
                 if (e1 > e0)
                     dmax = fmax(dmax, l->counts[k] / (log10(e1) - log10(e0)));
             }
+            dmax = log10(1 + dmax);
             hs__vz_puts(b, "<path d=\"M");
             hs__vz_num(b, lx(fmax(l->edges[0], lo), lo, hi, x0, x1));
             hs__vz_puts(b, " ");
             hs__vz_num(b, y + rh / 2 - 2);
             for (uint32_t k = 0; k < l->nbins && dmax > 0; k++) {
                 double e0 = fmax(l->edges[k], lo), e1 = l->edges[k + 1];
-                double dens = e1 > e0 ? l->counts[k] / (log10(e1) - log10(e0)) / dmax : 0;
+                double dens = e1 > e0 ? log10(1 + l->counts[k] / (log10(e1) - log10(e0))) / dmax : 0;
                 double yy = y + rh / 2 - 2 - dens * (rh - 6);
                 hs__vz_puts(b, "V");
                 hs__vz_num(b, yy);
@@ -293,7 +297,7 @@ int hs__vz_chart_latency(const hs_viz_model *m, hs__vz_buf *b)
         snprintf(line, sizeof line, "Congestion Impact (GPCNeT): p99 latency x%.2f, bandwidth "
                                     "x%.2f, run time x%.2f with the background",
                  a->impact_latency_p99, a->impact_bandwidth, a->impact_runtime);
-        text(b, 10, h - 14, "font-weight=\"bold\"", line);
+        text(b, 10, h - 10, "font-weight=\"bold\"", line);
     }
     hs__vz_svg_close(b);
     free(rows);

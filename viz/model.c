@@ -173,6 +173,7 @@ static void read_topology(rd *r, hs_viz_model *m, const hs_jv *root)
     m->N = (uint32_t)uint_(r, t, "nodes", "topology", REQ, MAX_DEVICES, 0);
     m->S = (uint32_t)uint_(r, t, "switches", "topology", REQ, MAX_DEVICES, 0);
     m->L = (uint32_t)uint_(r, t, "links", "topology", REQ, MAX_LINKS, 0);
+    m->link_capacity = num(r, t, "link_capacity", "topology", 0, 0);
     if (!r->rc && (m->N == 0 || m->S == 0 || m->L == 0))
         bad(r, t, "topology: a network needs nodes, switches and links (%u, %u, %u)", m->N, m->S,
             m->L);
@@ -364,33 +365,40 @@ static void read_links(rd *r, hs_viz_model *m, const hs_jv *root)
             break;
         }
         hs__vz_link *k = &m->lk[l];
-        const char *fk = hs_jv_str(r->d, get(r, o, "from_kind", w, HS_JV_STR, REQ));
-        const char *tk = hs_jv_str(r->d, get(r, o, "to_kind", w, HS_JV_STR, REQ));
         const char *kind = hs_jv_str(r->d, get(r, o, "kind", w, HS_JV_STR, REQ));
         const char *sub = hs_jv_str(r->d, get(r, o, "sub", w, HS_JV_STR, 0));
         const char *st = hs_jv_str(r->d, get(r, o, "status", w, HS_JV_STR, REQ));
         if (r->rc)
             break;
-        int fnode = strcmp(fk, "node") == 0, tnode = strcmp(tk, "node") == 0;
-        if ((!fnode && strcmp(fk, "switch") != 0) || (!tnode && strcmp(tk, "switch") != 0)) {
-            bad(r, o, "%s: from_kind/to_kind must be 'node' or 'switch'", w);
+        /* the kind says which ends are nodes; from_kind and to_kind, when
+         * present (earlier writers), must agree with it */
+        int fnode, tnode;
+        if (strcmp(kind, "injection") == 0) {
+            k->kind = HS__VZ_INJ;
+            fnode = 1, tnode = 0;
+        } else if (strcmp(kind, "ejection") == 0) {
+            k->kind = HS__VZ_EJ;
+            fnode = 0, tnode = 1;
+        } else if (strcmp(kind, "switch") == 0) {
+            k->kind = HS__VZ_SW;
+            fnode = tnode = 0;
+        } else {
+            bad(r, hs_jv_get(r->d, o, "kind"), "%s.kind '%s': expected 'injection', 'ejection' "
+                "or 'switch'", w, kind);
+            break;
+        }
+        const char *fk = hs_jv_str(r->d, get(r, o, "from_kind", w, HS_JV_STR, 0));
+        const char *tk = hs_jv_str(r->d, get(r, o, "to_kind", w, HS_JV_STR, 0));
+        if ((fk && strcmp(fk, fnode ? "node" : "switch") != 0) ||
+            (tk && strcmp(tk, tnode ? "node" : "switch") != 0)) {
+            bad(r, hs_jv_get(r->d, o, "kind"), "%s: kind '%s' does not fit a %s-to-%s link", w,
+                kind, fk ? fk : "?", tk ? tk : "?");
             break;
         }
         uint64_t from = uint_(r, o, "from", w, REQ, (fnode ? m->N : m->S) - 1, 0);
         uint64_t to = uint_(r, o, "to", w, REQ, (tnode ? m->N : m->S) - 1, 0);
         k->from = (uint32_t)(fnode ? from : m->N + from);
         k->to = (uint32_t)(tnode ? to : m->N + to);
-        if (strcmp(kind, "injection") == 0 && fnode && !tnode)
-            k->kind = HS__VZ_INJ;
-        else if (strcmp(kind, "ejection") == 0 && !fnode && tnode)
-            k->kind = HS__VZ_EJ;
-        else if (strcmp(kind, "switch") == 0 && !fnode && !tnode)
-            k->kind = HS__VZ_SW;
-        else {
-            bad(r, hs_jv_get(r->d, o, "kind"), "%s: kind '%s' does not fit a %s-to-%s link", w,
-                kind, fk, tk);
-            break;
-        }
         k->sub = sub ? (uint8_t)sub_of(sub) : HS__VZ_SUB_NONE;
         k->level = (uint8_t)uint_(r, o, "level", w, 0, 255, 0);
         k->dim = (uint8_t)uint_(r, o, "dim", w, 0, MAX_COORD - 1, 0);
@@ -402,9 +410,9 @@ static void read_links(rd *r, hs_viz_model *m, const hs_jv *root)
         }
         k->dir = (int8_t)dv;
         k->wrap = (uint8_t)boolean(r, o, "wrap", w, 0);
-        k->capacity = num(r, o, "capacity", w, 0, 0);
+        k->capacity = num(r, o, "capacity", w, 0, m->link_capacity);
         hs__vz_est *e = &m->est[l];
-        e->traffic = num(r, o, "traffic", w, REQ, 0);
+        e->traffic = num(r, o, "traffic", w, 0, 0); /* absent: nothing crossed it */
         e->traffic_se = num(r, o, "traffic_se", w, 0, 0);
         e->cf = num(r, o, "cf", w, NUL, NAN);
         e->cf_se = num(r, o, "cf_se", w, NUL, NAN);
@@ -615,7 +623,8 @@ static void read_roots(rd *r, hs_viz_model *m, const hs_jv *root)
         q->victims = u32_array(r, o, "victims", w, NUL, 1, m->L, &q->nvictims);
         q->endpoint = boolean(r, o, "endpoint", w, 0);
         q->heavy = boolean(r, o, "heavy", w, 0);
-        q->load_peak = num(r, o, "load_peak", w, 0, NAN);
+        q->load_peak = hs_jv_get(r->d, o, "load_busy") ? num(r, o, "load_busy", w, 0, NAN)
+                                                       : num(r, o, "load_peak", w, 0, NAN);
         q->cf = num(r, o, "cf", w, 0, NAN);
         q->cf_se = num(r, o, "cf_se", w, 0, NAN);
         for (uint32_t k = 0; k < q->nlinks && !r->rc; k++)
@@ -665,7 +674,8 @@ static void read_findings(rd *r, hs_viz_model *m, const hs_jv *root)
         f->has_numbers = hs_jv_get(r->d, o, "cf") != NULL;
         f->cf = num(r, o, "cf", w, NUL, NAN);
         f->cf_se = num(r, o, "cf_se", w, NUL, NAN);
-        f->load_peak = num(r, o, "load_peak", w, NUL, NAN);
+        f->load_peak = hs_jv_get(r->d, o, "load_busy") ? num(r, o, "load_busy", w, NUL, NAN)
+                                                       : num(r, o, "load_peak", w, NUL, NAN);
         f->severity = num(r, o, "severity", w, NUL, NAN);
         const hs_jv *sm = get(r, o, "suggested_mapping", w, HS_JV_OBJ, NUL);
         if (sm) {

@@ -89,7 +89,8 @@ typedef struct hs__vz_root {
     uint32_t *tree, ntree;
     uint32_t *victims, nvictims;
     int       endpoint, heavy;
-    double    load_peak, cf, cf_se;
+    double    load_peak, cf, cf_se;     /* load_peak: the application's load as its packets
+                                           see it (load_busy; load_peak before) */
 } hs__vz_root;
 
 typedef struct hs__vz_finding {
@@ -157,6 +158,7 @@ struct hs_viz_model {
     int       topo;             /* HS__VZ_TOPO_* */
     char     *topo_kind, *spec, *routing;
     uint32_t  N, S, L;
+    double    link_capacity;    /* bytes/s: links without their own capacity */
     /* decoder, parameters, measurement */
     char     *decoder, *decoder_note;
     double    cf_threshold, z, min_packets, max_cf_se;

@@ -15,14 +15,16 @@
 #include "../../viz/vz.h"
 
 /* Two nodes under one switch of a file topology; link 3 is congested and
- * a root, link 4 has traffic without enough data, 1 and 2 are idle; one
- * phase names link 3 a root. */
+ * a root, link 4 has traffic without enough data, 1 and 2 are idle (1
+ * without a traffic key, as the analyzer writes idle links); links 3 and 4
+ * carry the from_kind/to_kind of earlier writers; one phase names link 3
+ * a root. */
 static const char *TINY =
     "{\"format\":\"hopscope-analysis\",\"version\":1,\"command\":\"hopscope analyze R\","
     "\"run\":\"R\",\"future_key\":{\"x\":[1,2]},"
     "\"params\":{\"cf_threshold\":0.25,\"z\":2},"
     "\"topology\":{\"kind\":\"file\",\"spec\":\"file:t.topo\",\"nodes\":2,\"switches\":1,"
-    "\"links\":4},"
+    "\"links\":4,\"link_capacity\":25e9},"
     "\"summary\":{\"links_ok\":1,\"links_congested\":1,\"roots\":1,\"max_cf\":0.8},"
     "\"diagnosis\":[{\"kind\":\"pattern\",\"summary\":\"Incast <into> n0 & more.\","
     "\"links\":[3],\"root_links\":1,\"nodes\":[0,1],\"ranks\":[],\"phases\":[\"p\"]}],"
@@ -33,12 +35,9 @@ static const char *TINY =
     "{\"i\":1,\"name\":\"n1\",\"switch\":0,\"injection\":2,\"ejection\":4,\"ranks\":[3]}],"
     "\"switches\":[{\"i\":0,\"name\":\"s0\",\"ports\":2}]},"
     "\"links\":["
-    "{\"id\":1,\"from_kind\":\"node\",\"from\":0,\"to_kind\":\"switch\",\"to\":0,"
-    "\"kind\":\"injection\",\"sub\":\"-\",\"capacity\":25e9,\"status\":\"insufficient\","
-    "\"is_congested\":false,\"is_root\":false,\"traffic\":0},"
-    "{\"id\":2,\"from_kind\":\"node\",\"from\":1,\"to_kind\":\"switch\",\"to\":0,"
-    "\"kind\":\"injection\",\"sub\":\"-\",\"capacity\":25e9,\"status\":\"insufficient\","
-    "\"is_congested\":false,\"is_root\":false,\"traffic\":0},"
+    "{\"id\":1,\"from\":0,\"to\":0,\"kind\":\"injection\",\"status\":\"insufficient\"},"
+    "{\"id\":2,\"from\":1,\"to\":0,\"kind\":\"injection\",\"status\":\"insufficient\","
+    "\"traffic\":0},"
     "{\"id\":3,\"from_kind\":\"switch\",\"from\":0,\"to_kind\":\"node\",\"to\":0,"
     "\"kind\":\"ejection\",\"sub\":\"-\",\"capacity\":25e9,\"status\":\"ok\","
     "\"is_congested\":true,\"is_root\":true,\"traffic\":100,\"traffic_se\":0,\"congested\":80,"
@@ -123,6 +122,7 @@ static void test_read(void **state)
     assert_int_equal(m->lk[3].to, 0);
     assert_int_equal(m->lk[3].kind, HS__VZ_EJ);
     assert_int_equal(m->est[1].state, HS__VZ_IDLE);
+    assert_true(m->lk[1].capacity == 25e9 && m->lk[1].from == 0 && m->lk[1].to == 2);
     assert_int_equal(m->est[3].state, HS__VZ_OK);
     assert_int_equal(m->est[4].state, HS__VZ_INSUFF);
     assert_true(m->est[3].cf == 0.8 && m->est[3].t_cf == 0.78);
@@ -161,10 +161,10 @@ static void test_reject(void **state)
     s = edit("\"version\":1", "\"version\":2");
     parse_bad(s, HS_EVERSION, "version 2 is not understood");
     free(s);
-    s = edit("\"links\":4}", "\"links\":5}");
+    s = edit("\"links\":4,", "\"links\":5,");
     parse_bad(s, HS_EFORMAT, "links has 4 entries, topology.links says 5");
     free(s);
-    s = edit("\"from\":1,\"to_kind\":\"switch\"", "\"from\":2,\"to_kind\":\"switch\"");
+    s = edit("\"from\":1,\"to\":0", "\"from\":2,\"to\":0");
     parse_bad(s, HS_EFORMAT, "links[1].from: expected an integer in [0, 1]");
     free(s);
     s = edit("\"traffic\":100", "\"traffic\":\"many\"");
