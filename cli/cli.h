@@ -30,6 +30,9 @@ extern const char hs__help_gen[];
 extern const char hs__help_render[];
 
 const hs__cmd *hs__cmd_find(const char *name);
+/* "hopscope ARGV...": the command line as reports record it (call before
+ * getopt permutes argv).  Caller frees; NULL on out of memory. */
+char *hs__cmd_line(int argc, char **argv);
 /* Prints the subcommand's help to stdout. */
 void hs__cmd_help(const hs__cmd *c);
 /* True if argv holds -h or --help before a "--". */

@@ -47,23 +47,6 @@ const char hs__help_render[] =
     "  hopscope render RUN_LINEAR --compare RUN_RANDOM --label linear \\\n"
     "                  --compare-label random -o cmp\n";
 
-/* The command line, as the report records it. */
-static char *join_args(int argc, char **argv)
-{
-    size_t n = strlen("hopscope") + 1;
-    for (int i = 0; i < argc; i++)
-        n += strlen(argv[i]) + 1;
-    char *s = malloc(n);
-    if (!s)
-        return NULL;
-    strcpy(s, "hopscope");
-    for (int i = 0; i < argc; i++) {
-        strcat(s, " ");
-        strcat(s, argv[i]);
-    }
-    return s;
-}
-
 static int load(const char *path, hs_viz_model **m)
 {
     hs_error err;
@@ -94,7 +77,7 @@ int hs__cmd_render(int argc, char **argv)
     const char *out = NULL, *cmp_path = NULL;
     int quiet = 0, c;
     uint64_t u;
-    char *cmd = join_args(argc, argv); /* before getopt permutes argv */
+    char *cmd = hs__cmd_line(argc, argv); /* before getopt permutes argv */
     if (!cmd) {
         fprintf(stderr, "hopscope render: out of memory\n");
         return HS_EXIT_FAIL;

@@ -179,36 +179,35 @@ static void tooltip(hs__vz_buf *b, const hs__vz_scene *s, const hs__vz_item *it,
 
 /* ---- geometry ----------------------------------------------------------------------- */
 
+/* " x y" after a path command */
+static void pt(hs__vz_buf *b, double x, double y)
+{
+    hs__vz_num(b, x);
+    hs__vz_puts(b, " ");
+    hs__vz_num(b, y);
+}
+
 static void path_d(hs__vz_buf *b, const hs__vz_item *it)
 {
     const float *p = it->p;
     switch (it->geom) {
     case HS__VZ_G_LINE:
         hs__vz_puts(b, "M");
-        hs__vz_num(b, p[0]);
-        hs__vz_puts(b, " ");
-        hs__vz_num(b, p[1]);
+        pt(b, p[0], p[1]);
         hs__vz_puts(b, "L");
-        hs__vz_num(b, p[2]);
-        hs__vz_puts(b, " ");
-        hs__vz_num(b, p[3]);
+        pt(b, p[2], p[3]);
         break;
     case HS__VZ_G_QUAD:
         hs__vz_puts(b, "M");
-        hs__vz_num(b, p[0]);
-        hs__vz_puts(b, " ");
-        hs__vz_num(b, p[1]);
+        pt(b, p[0], p[1]);
         hs__vz_puts(b, "Q");
-        for (int i = 2; i < 6; i++) {
-            hs__vz_num(b, p[i]);
-            hs__vz_puts(b, i < 5 ? " " : "");
-        }
+        pt(b, p[2], p[3]);
+        hs__vz_puts(b, " ");
+        pt(b, p[4], p[5]);
         break;
     case HS__VZ_G_RECT:
         hs__vz_puts(b, "M");
-        hs__vz_num(b, p[0]);
-        hs__vz_puts(b, " ");
-        hs__vz_num(b, p[1]);
+        pt(b, p[0], p[1]);
         hs__vz_puts(b, "h");
         hs__vz_num(b, p[2]);
         hs__vz_puts(b, "v");
@@ -218,32 +217,21 @@ static void path_d(hs__vz_buf *b, const hs__vz_item *it)
         hs__vz_puts(b, "z");
         break;
     case HS__VZ_G_SECTOR: {
+        /* annulus sector: outer arc a0 -> a1, inner arc back */
         double cx = p[0], cy = p[1], r0 = p[2], r1 = p[3], a0 = p[4], a1 = p[5];
         int large = a1 - a0 > M_PI;
         hs__vz_puts(b, "M");
-        hs__vz_num(b, cx + r1 * cos(a0));
-        hs__vz_puts(b, " ");
-        hs__vz_num(b, cy + r1 * sin(a0));
+        pt(b, cx + r1 * cos(a0), cy + r1 * sin(a0));
         hs__vz_puts(b, "A");
-        hs__vz_num(b, r1);
-        hs__vz_puts(b, " ");
-        hs__vz_num(b, r1);
+        pt(b, r1, r1);
         hs__vz_printf(b, " 0 %d 1 ", large);
-        hs__vz_num(b, cx + r1 * cos(a1));
-        hs__vz_puts(b, " ");
-        hs__vz_num(b, cy + r1 * sin(a1));
+        pt(b, cx + r1 * cos(a1), cy + r1 * sin(a1));
         hs__vz_puts(b, "L");
-        hs__vz_num(b, cx + r0 * cos(a1));
-        hs__vz_puts(b, " ");
-        hs__vz_num(b, cy + r0 * sin(a1));
+        pt(b, cx + r0 * cos(a1), cy + r0 * sin(a1));
         hs__vz_puts(b, "A");
-        hs__vz_num(b, r0);
-        hs__vz_puts(b, " ");
-        hs__vz_num(b, r0);
+        pt(b, r0, r0);
         hs__vz_printf(b, " 0 %d 0 ", large);
-        hs__vz_num(b, cx + r0 * cos(a0));
-        hs__vz_puts(b, " ");
-        hs__vz_num(b, cy + r0 * sin(a0));
+        pt(b, cx + r0 * cos(a0), cy + r0 * sin(a0));
         hs__vz_puts(b, "z");
         break;
     }

@@ -43,6 +43,16 @@ typedef struct lv {
     const char *names;       /* "level" or "tier" */
 } lv;
 
+/* Switches by (level, position in it). */
+static int cmp_pos(const void *x, const void *y, void *ctx)
+{
+    const lv *v = ctx;
+    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+    if (v->level[a] != v->level[b])
+        return v->level[a] < v->level[b] ? -1 : 1;
+    return v->order[a] < v->order[b] ? -1 : v->order[a] > v->order[b];
+}
+
 /* The scene of levels lv (level[] and order[] filled). */
 static int levels_scene(const lv *v, const hs__vz_layout_opts *o, hs__vz_scene *sc)
 {
@@ -52,18 +62,13 @@ static int levels_scene(const lv *v, const hs__vz_layout_opts *o, hs__vz_scene *
                  (o->detail == HS_VIZ_DETAIL_AUTO &&
                   N <= (o->compact ? NODES_COMPACT : NODES_DETAIL));
     double target = fmin(1100, (o->max_w > 0 ? o->max_w : 1400) - MARGIN_L - MARGIN_R);
+    int rc = HS_ENOMEM;
     double *sx = calloc(S, sizeof *sx), *nx = calloc(N, sizeof *nx), *sum = calloc(S, sizeof *sum);
     uint32_t *nodes_of = calloc(S, sizeof *nodes_of), *seen = calloc(S, sizeof *seen);
     uint32_t *node_order = calloc(N, sizeof *node_order);
-    if (!sx || !nx || !sum || !nodes_of || !seen || !node_order) {
-        free(sx);
-        free(nx);
-        free(sum);
-        free(nodes_of);
-        free(seen);
-        free(node_order);
-        return HS_ENOMEM;
-    }
+    uint32_t *base = calloc(S, sizeof *base), *by_pos = calloc(S, sizeof *by_pos);
+    if (!sx || !nx || !sum || !nodes_of || !seen || !node_order || !base || !by_pos)
+        goto out;
     for (uint32_t i = 0; i < N; i++)
         nodes_of[m->node_switch[i]]++;
     uint32_t widest = 0;
@@ -86,34 +91,11 @@ static int levels_scene(const lv *v, const hs__vz_layout_opts *o, hs__vz_scene *
     if (detail) {
         /* nodes in the order of their switches, then by index; the
          * switches with nodes over the middle of theirs */
-        uint32_t *base = calloc(S, sizeof *base);
-        uint32_t *by_pos = calloc(S, sizeof *by_pos);
-        if (!base || !by_pos) {
-            free(base);
-            free(by_pos);
-            free(sx);
-            free(nx);
-            free(sum);
-            free(nodes_of);
-            free(seen);
-            free(node_order);
-            return HS_ENOMEM;
-        }
         uint32_t nl1 = 0;
         for (uint32_t s = 0; s < S; s++)
             if (nodes_of[s])
                 by_pos[nl1++] = s;
-        /* by_pos: switches with nodes sorted by (level, order) */
-        for (uint32_t i = 1; i < nl1; i++) {
-            uint32_t t = by_pos[i], j = i;
-            while (j > 0 && (v->level[by_pos[j - 1]] > v->level[t] ||
-                             (v->level[by_pos[j - 1]] == v->level[t] &&
-                              v->order[by_pos[j - 1]] > v->order[t]))) {
-                by_pos[j] = by_pos[j - 1];
-                j--;
-            }
-            by_pos[j] = t;
-        }
+        qsort_r(by_pos, nl1, sizeof *by_pos, cmp_pos, (void *)v);
         uint32_t acc = 0;
         for (uint32_t i = 0; i < nl1; i++) {
             base[by_pos[i]] = acc;
@@ -128,8 +110,6 @@ static int levels_scene(const lv *v, const hs__vz_layout_opts *o, hs__vz_scene *
         for (uint32_t s = 0; s < S; s++)
             if (nodes_of[s] && v->level[s] == 1)
                 sx[s] = sum[s] / nodes_of[s];
-        free(base);
-        free(by_pos);
     }
 #define Y(s) (MARGIN_T + (h - v->level[s]) * LEVEL_GAP)
     for (uint32_t l = 1; l <= m->L; l++) {
@@ -191,13 +171,17 @@ static int levels_scene(const lv *v, const hs__vz_layout_opts *o, hs__vz_scene *
         sc->note = NULL;
         sc->oom = 1;
     }
+    rc = 0;
+out:
     free(sx);
     free(nx);
     free(sum);
     free(nodes_of);
     free(seen);
     free(node_order);
-    return 0;
+    free(base);
+    free(by_pos);
+    return rc;
 }
 
 static void lv_free(lv *v)

@@ -162,6 +162,19 @@ static uint32_t *u32_array(rd *r, const hs_jv *obj, const char *key, const char 
     return o;
 }
 
+/* The i-th member of array a, which must be an object; its name for
+ * messages ("what[i]") goes to w.  NULL after an error. */
+static const hs_jv *obj_at(rd *r, const hs_jv *a, size_t i, const char *what, char *w, size_t wn)
+{
+    const hs_jv *o = hs_jv_at(r->d, a, i);
+    snprintf(w, wn, "%s[%zu]", what, i);
+    if (hs_jv_kind(o) != HS_JV_OBJ) {
+        bad(r, o, "%s is %s, expected an object", w, tname(hs_jv_kind(o)));
+        return NULL;
+    }
+    return o;
+}
+
 /* ---- sections ------------------------------------------------------------------ */
 
 static void read_topology(rd *r, hs_viz_model *m, const hs_jv *root)
@@ -249,12 +262,9 @@ static void read_devices(rd *r, hs_viz_model *m, const hs_jv *root)
     /* ranks: counted first, then copied, so the lists live in one array */
     size_t nranks = 0;
     for (uint32_t i = 0; i < m->N && !r->rc; i++) {
-        const hs_jv *o = hs_jv_at(r->d, nodes, i);
-        snprintf(w, sizeof w, "devices.nodes[%u]", i);
-        if (hs_jv_kind(o) != HS_JV_OBJ) {
-            bad(r, o, "%s is %s, expected an object", w, tname(hs_jv_kind(o)));
+        const hs_jv *o = obj_at(r, nodes, i, "devices.nodes", w, sizeof w);
+        if (!o)
             break;
-        }
         if (uint_(r, o, "i", w, REQ, MAX_DEVICES, 0) != i && !r->rc)
             bad(r, hs_jv_get(r->d, o, "i"), "%s.i is not %u: nodes must be listed in order", w, i);
         m->name[i] = str(r, o, "name", w, REQ);
@@ -284,12 +294,9 @@ static void read_devices(rd *r, hs_viz_model *m, const hs_jv *root)
         m->rank_off[m->N] = (uint32_t)k;
     }
     for (uint32_t s = 0; s < m->S && !r->rc; s++) {
-        const hs_jv *o = hs_jv_at(r->d, sws, s);
-        snprintf(w, sizeof w, "devices.switches[%u]", s);
-        if (hs_jv_kind(o) != HS_JV_OBJ) {
-            bad(r, o, "%s is %s, expected an object", w, tname(hs_jv_kind(o)));
+        const hs_jv *o = obj_at(r, sws, s, "devices.switches", w, sizeof w);
+        if (!o)
             break;
-        }
         if (uint_(r, o, "i", w, REQ, MAX_DEVICES, 0) != s && !r->rc)
             bad(r, hs_jv_get(r->d, o, "i"), "%s.i is not %u: switches must be listed in order", w,
                 s);
@@ -354,12 +361,9 @@ static void read_links(rd *r, hs_viz_model *m, const hs_jv *root)
     m->est = xcalloc(r, (size_t)m->L + 1, sizeof *m->est);
     char w[40];
     for (uint32_t l = 1; l <= m->L && !r->rc; l++) {
-        const hs_jv *o = hs_jv_at(r->d, a, l - 1);
-        snprintf(w, sizeof w, "links[%u]", l - 1);
-        if (hs_jv_kind(o) != HS_JV_OBJ) {
-            bad(r, o, "%s is %s, expected an object", w, tname(hs_jv_kind(o)));
+        const hs_jv *o = obj_at(r, a, l - 1, "links", w, sizeof w);
+        if (!o)
             break;
-        }
         if (uint_(r, o, "id", w, REQ, m->L, 0) != l && !r->rc) {
             bad(r, hs_jv_get(r->d, o, "id"), "%s.id is not %u: links must be listed by id", w, l);
             break;
@@ -543,14 +547,11 @@ static void read_phases(rd *r, hs_viz_model *m, const hs_jv *root)
     m->phases = xcalloc(r, n, sizeof *m->phases);
     char w[40];
     for (size_t i = 0; i < n && !r->rc; i++) {
-        const hs_jv *o = hs_jv_at(r->d, a, i);
+        const hs_jv *o = obj_at(r, a, i, "phases", w, sizeof w);
         hs__vz_view *v = &m->phases[i];
         m->nphases = (uint32_t)i + 1;
-        snprintf(w, sizeof w, "phases[%zu]", i);
-        if (hs_jv_kind(o) != HS_JV_OBJ) {
-            bad(r, o, "%s is %s, expected an object", w, tname(hs_jv_kind(o)));
+        if (!o)
             break;
-        }
         v->name = str(r, o, "name", w, REQ);
         v->kind = str(r, o, "kind", w, NUL);
         v->app = boolean(r, o, "app", w, 0);
@@ -583,14 +584,11 @@ static void read_windows(rd *r, hs_viz_model *m, const hs_jv *root)
     m->windows = xcalloc(r, n, sizeof *m->windows);
     char w[40];
     for (size_t i = 0; i < n && !r->rc; i++) {
-        const hs_jv *o = hs_jv_at(r->d, a, i);
+        const hs_jv *o = obj_at(r, a, i, "windows.list", w, sizeof w);
         hs__vz_view *v = &m->windows[i];
         m->nwindows = (uint32_t)i + 1;
-        snprintf(w, sizeof w, "windows.list[%zu]", i);
-        if (hs_jv_kind(o) != HS_JV_OBJ) {
-            bad(r, o, "%s is %s, expected an object", w, tname(hs_jv_kind(o)));
+        if (!o)
             break;
-        }
         v->phase_id = -1;
         v->t0_ps = uint_(r, o, "t0_ps", w, REQ, UINT64_MAX, 0);
         v->t1_ps = uint_(r, o, "t1_ps", w, REQ, UINT64_MAX, 0);
@@ -610,14 +608,11 @@ static void read_roots(rd *r, hs_viz_model *m, const hs_jv *root)
     m->roots = xcalloc(r, n, sizeof *m->roots);
     char w[32];
     for (size_t i = 0; i < n && !r->rc; i++) {
-        const hs_jv *o = hs_jv_at(r->d, a, i);
+        const hs_jv *o = obj_at(r, a, i, "roots", w, sizeof w);
         hs__vz_root *q = &m->roots[i];
         m->nroots = (uint32_t)i + 1;
-        snprintf(w, sizeof w, "roots[%zu]", i);
-        if (hs_jv_kind(o) != HS_JV_OBJ) {
-            bad(r, o, "%s is %s, expected an object", w, tname(hs_jv_kind(o)));
+        if (!o)
             break;
-        }
         q->links = u32_array(r, o, "links", w, REQ, 1, m->L, &q->nlinks);
         q->tree = u32_array(r, o, "tree", w, NUL, 1, m->L, &q->ntree);
         q->victims = u32_array(r, o, "victims", w, NUL, 1, m->L, &q->nvictims);
@@ -642,14 +637,11 @@ static void read_findings(rd *r, hs_viz_model *m, const hs_jv *root)
     m->findings = xcalloc(r, n, sizeof *m->findings);
     char w[32];
     for (size_t i = 0; i < n && !r->rc; i++) {
-        const hs_jv *o = hs_jv_at(r->d, a, i);
+        const hs_jv *o = obj_at(r, a, i, "diagnosis", w, sizeof w);
         hs__vz_finding *f = &m->findings[i];
         m->nfindings = (uint32_t)i + 1;
-        snprintf(w, sizeof w, "diagnosis[%zu]", i);
-        if (hs_jv_kind(o) != HS_JV_OBJ) {
-            bad(r, o, "%s is %s, expected an object", w, tname(hs_jv_kind(o)));
+        if (!o)
             break;
-        }
         f->kind = str(r, o, "kind", w, REQ);
         f->summary = str(r, o, "summary", w, REQ);
         f->links = u32_array(r, o, "links", w, NUL, 1, m->L, &f->nlinks);
@@ -696,27 +688,23 @@ static void read_accuracy(rd *r, hs_viz_model *m, const hs_jv *root)
     m->acc = xcalloc(r, n, sizeof *m->acc);
     char w[80];
     for (size_t i = 0; i < n && !r->rc; i++) {
-        const hs_jv *o = hs_jv_at(r->d, a, i);
+        const hs_jv *o = obj_at(r, a, i, "accuracy", w, sizeof w);
         hs__vz_acc *c = &m->acc[i];
         m->nacc = (uint32_t)i + 1;
-        snprintf(w, sizeof w, "accuracy[%zu]", i);
-        if (hs_jv_kind(o) != HS_JV_OBJ) {
-            bad(r, o, "%s is %s, expected an object", w, tname(hs_jv_kind(o)));
+        if (!o)
             break;
-        }
         c->decoder = str(r, o, "decoder", w, REQ);
         const hs_jv *rows = get(r, o, "rows", w, HS_JV_ARR, REQ);
         size_t nr = hs_jv_len(rows);
         c->rows = xcalloc(r, nr, sizeof *c->rows);
         for (size_t k = 0; k < nr && !r->rc; k++) {
-            const hs_jv *x = hs_jv_at(r->d, rows, k);
+            char what[40];
+            snprintf(what, sizeof what, "accuracy[%zu].rows", i);
+            const hs_jv *x = obj_at(r, rows, k, what, w, sizeof w);
             hs__vz_acc_row *q = &c->rows[k];
             c->nrows = (uint32_t)k + 1;
-            snprintf(w, sizeof w, "accuracy[%zu].rows[%zu]", i, k);
-            if (hs_jv_kind(x) != HS_JV_OBJ) {
-                bad(r, x, "%s is %s, expected an object", w, tname(hs_jv_kind(x)));
+            if (!x)
                 break;
-            }
             q->links_kind = str(r, x, "links_kind", w, REQ);
             q->min_true = num(r, x, "min_true_packets", w, 0, NAN);
             q->links = num(r, x, "links", w, REQ, 0);

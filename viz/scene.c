@@ -84,20 +84,27 @@ void hs__vz_member(hs__vz_scene *s, uint32_t link)
     s->it[s->nit - 1].n++;
 }
 
+/* A formatted copy; NULL (and s->oom) when out of memory. */
+static char *vfmt(hs__vz_scene *s, const char *fmt, va_list ap)
+{
+    char *t = NULL;
+    if (vasprintf(&t, fmt, ap) < 0)
+        t = NULL;
+    if (!t)
+        s->oom = 1;
+    return t;
+}
+
 void hs__vz_item_label(hs__vz_scene *s, const char *fmt, ...)
 {
     if (!s->nit || grow(s, (void **)&s->label, &s->caplabel, s->nlabel + 1, sizeof *s->label))
         return;
     va_list ap;
     va_start(ap, fmt);
-    char *t = NULL;
-    if (vasprintf(&t, fmt, ap) < 0)
-        t = NULL;
+    char *t = vfmt(s, fmt, ap);
     va_end(ap);
-    if (!t) {
-        s->oom = 1;
+    if (!t)
         return;
-    }
     s->label[s->nlabel] = t;
     s->it[s->nit - 1].label = (uint32_t)s->nlabel++;
 }
@@ -125,14 +132,10 @@ void hs__vz_text_add(hs__vz_scene *s, double x, double y, int anchor, int size, 
         return;
     va_list ap;
     va_start(ap, fmt);
-    char *t = NULL;
-    if (vasprintf(&t, fmt, ap) < 0)
-        t = NULL;
+    char *t = vfmt(s, fmt, ap);
     va_end(ap);
-    if (!t) {
-        s->oom = 1;
+    if (!t)
         return;
-    }
     hs__vz_text *x0 = &s->tx[s->ntx++];
     x0->x = (float)x;
     x0->y = (float)y;
