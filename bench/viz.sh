@@ -70,6 +70,26 @@ for run in shift uniform-10us uniform-60us; do
         "$(size_kb "$W/$run.out/network.svg")" "$(size_kb "$W/$run.out/network-detail.svg")" \
         "$(size_kb "$W/$run.out/report.html")" "$drawn" >>"$OUT"
 done
+# the other layouts at a comparable size (uniform traffic, 10 us)
+{
+    echo
+    echo "Other layouts at scale (uniform traffic, load 0.3, 10 us; median of $ROUNDS renders):"
+    echo
+    echo "| network | nodes | links | render s | peak RSS MB | network.svg kB | network-detail.svg kB | report.html kB |"
+    echo "|---|---|---|---|---|---|---|---|"
+} >>"$OUT"
+for t in fattree:k=16,n=3 torus:16x16x16; do
+    d="$W/$(echo "$t" | tr ':=,' '___')"
+    "$H" simulate --topo "$t" --traffic uniform --load 0.3 --duration 10us -o "$d" >/dev/null || exit 1
+    "$H" analyze "$d" -q || exit 1
+    tr=$(timed $ROUNDS "$H" render "$d" -o "$d.out" -q)
+    mem=$(rss "$H" render "$d" -o "$d.out" -q)
+    nn=$(grep -o '"nodes":[0-9]*' "$d/analysis.json" | head -1 | cut -d: -f2)
+    nl=$(grep -o '"links":[0-9]*' "$d/analysis.json" | head -1 | cut -d: -f2)
+    printf '| %s | %s | %s | %.2f | %s | %s | %s | %s |\n' "$t" "$nn" "$nl" "$tr" "$mem" \
+        "$(size_kb "$d.out/network.svg")" "$(size_kb "$d.out/network-detail.svg")" \
+        "$(size_kb "$d.out/report.html")" >>"$OUT"
+done
 # every link drawn: once, to show what aggregation saves
 tf=$(timed 1 "$H" render "$W/shift" --detail full -o "$W/full" -q)
 {

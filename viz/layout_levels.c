@@ -23,6 +23,8 @@
 
 #define NODES_DETAIL 512     /* nodes drawn one by one up to this many */
 #define NODES_COMPACT 128    /* the same in small multiples */
+#define SWLINKS_DETAIL  8192 /* switch-to-switch links drawn one by one up to this many */
+#define SWLINKS_COMPACT 2048
 #define MARGIN_L     64.0    /* px: room for the level names */
 #define MARGIN_R     24.0
 #define MARGIN_T     26.0
@@ -40,6 +42,7 @@ typedef struct lv {
     uint32_t *level;         /* per switch */
     uint32_t *order;         /* per switch: position within its level */
     uint32_t *count;         /* per level */
+    uint32_t *aoff, *alink;  /* each switch's outgoing switch links (CSR) */
     const char *names;       /* "level" or "tier" */
 } lv;
 
@@ -112,7 +115,48 @@ static int levels_scene(const lv *v, const hs__vz_layout_opts *o, hs__vz_scene *
                 sx[s] = sum[s] / nodes_of[s];
     }
 #define Y(s) (MARGIN_T + (h - v->level[s]) * LEVEL_GAP)
-    for (uint32_t l = 1; l <= m->L; l++) {
+    uint32_t nsw = 0;
+    for (uint32_t l = 1; l <= m->L; l++)
+        nsw += m->lk[l].kind == HS__VZ_SW;
+    int bundle_sw = o->detail == HS_VIZ_DETAIL_AGGREGATE ||
+                    (o->detail == HS_VIZ_DETAIL_AUTO &&
+                     nsw > (o->compact ? SWLINKS_COMPACT : SWLINKS_DETAIL));
+    if (bundle_sw) {
+        /* each switch: a stub up bundling its links to higher levels, one
+         * down for those to lower levels, one sideways within its level */
+        static const char *dirs[3] = { "up", "down", "within the level" };
+        for (uint32_t s = 0; s < S; s++)
+            for (int w = 0; w < 3; w++) {
+                double y = Y(s), stub = LEVEL_GAP * 0.32;
+                double x1 = w == 2 ? sx[s] + sw_w / 2 + 8 : sx[s];
+                double y0 = w == 0 ? y - SW_H / 2 : w == 1 ? y + SW_H / 2 : y;
+                double y1 = w == 0 ? y0 - stub : w == 1 ? y0 + stub : y;
+                float p[4] = { (float)(w == 2 ? sx[s] + sw_w / 2 : sx[s]), (float)y0, (float)x1,
+                               (float)y1 };
+                int have = 0;
+                for (int pass = 0; pass < 2; pass++) {
+                    for (uint32_t q = v->aoff[s]; q < v->aoff[s + 1]; q++) {
+                        uint32_t l = v->alink[q], t = m->lk[l].to - N;
+                        int cls = v->level[t] > v->level[s]   ? 0
+                                  : v->level[t] < v->level[s] ? 1
+                                                              : 2;
+                        if (cls != w)
+                            continue;
+                        if (pass == 0)
+                            have = 1;
+                        else
+                            hs__vz_member(sc, l);
+                    }
+                    if (!have) /* no such links: no stub */
+                        break;
+                    if (pass == 0) {
+                        hs__vz_item_add(sc, HS__VZ_G_LINE, p, 4);
+                        hs__vz_item_label(sc, "links of %s %s", m->name[N + s], dirs[w]);
+                    }
+                }
+            }
+    }
+    for (uint32_t l = 1; l <= m->L && !bundle_sw; l++) {
         const hs__vz_link *k = &m->lk[l];
         if (k->kind != HS__VZ_SW)
             continue;
@@ -166,10 +210,16 @@ static int levels_scene(const lv *v, const hs__vz_layout_opts *o, hs__vz_scene *
                         v->names, l);
     hs__vz_text_add(sc, 8, y_nodes + 4, HS__VZ_T_START, 10, 1, "nodes");
 #undef Y
-    if (!detail && asprintf(&sc->note, "the nodes of each switch drawn as one box, their links "
-                                       "as one bundle each way (%u nodes)", N) < 0) {
-        sc->note = NULL;
-        sc->oom = 1;
+    if (bundle_sw || !detail) {
+        int k = asprintf(&sc->note, "%s%s%s", !detail ? "the nodes of each switch drawn as one box, "
+                                                        "their links as one bundle each way" : "",
+                         !detail && bundle_sw ? ";\n" : "",
+                         bundle_sw ? "the cables of each switch drawn as stubs: up, down and "
+                                     "within its level, each bundling that direction" : "");
+        if (k < 0) {
+            sc->note = NULL;
+            sc->oom = 1;
+        }
     }
     rc = 0;
 out:
@@ -189,6 +239,8 @@ static void lv_free(lv *v)
     free(v->level);
     free(v->order);
     free(v->count);
+    free(v->aoff);
+    free(v->alink);
 }
 
 static int lv_alloc(lv *v, const hs_viz_model *m, uint32_t h)
@@ -198,10 +250,24 @@ static int lv_alloc(lv *v, const hs_viz_model *m, uint32_t h)
     v->level = calloc(m->S, sizeof *v->level);
     v->order = calloc(m->S, sizeof *v->order);
     v->count = calloc((size_t)h + 2, sizeof *v->count);
-    if (!v->level || !v->order || !v->count) {
+    v->aoff = calloc((size_t)m->S + 1, sizeof *v->aoff);
+    v->alink = malloc(((size_t)m->L + 1) * sizeof *v->alink);
+    uint32_t *fill = malloc(((size_t)m->S + 1) * sizeof *fill);
+    if (!v->level || !v->order || !v->count || !v->aoff || !v->alink || !fill) {
+        free(fill);
         lv_free(v);
         return HS_ENOMEM;
     }
+    for (uint32_t l = 1; l <= m->L; l++)
+        if (m->lk[l].kind == HS__VZ_SW)
+            v->aoff[m->lk[l].from - m->N + 1]++;
+    for (uint32_t s = 0; s < m->S; s++)
+        v->aoff[s + 1] += v->aoff[s];
+    memcpy(fill, v->aoff, ((size_t)m->S + 1) * sizeof *fill);
+    for (uint32_t l = 1; l <= m->L; l++)
+        if (m->lk[l].kind == HS__VZ_SW)
+            v->alink[fill[m->lk[l].from - m->N]++] = l;
+    free(fill);
     return 0;
 }
 

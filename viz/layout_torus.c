@@ -9,9 +9,9 @@
  * are short diagonal stubs, up-right and up-left of the switch; the
  * node(s) of a switch hang below-right of it.
  *
- * Up to PLANES_ALL planes are all drawn with the projections in one
- * picture; beyond that the picture is the projections, with the zoom
- * most congested planes as details. */
+ * Up to PLANES_ALL planes and SWITCHES_ALL switches are all drawn with
+ * the projections in one picture; beyond that the picture is the
+ * projections, with the zoom most congested planes as details. */
 #include "vz.h"
 
 #include <math.h>
@@ -20,6 +20,7 @@
 #include <string.h>
 
 #define PLANES_ALL 16      /* planes drawn in the main picture up to this many */
+#define SWITCHES_ALL 1024  /* ... and switches */
 #define PANEL_T    22.0    /* px above a grid: its title */
 
 static double clamp(double x, double lo, double hi) { return x < lo ? lo : x > hi ? hi : x; }
@@ -261,7 +262,7 @@ int hs__vz_layout_torus(const hs_viz_model *m, const hs__vz_layout_opts *o,
     /* small multiples show the projections only, when there are some */
     int all = t.D < 3 || (!o->compact && (o->detail == HS_VIZ_DETAIL_FULL ||
                                           (o->detail == HS_VIZ_DETAIL_AUTO &&
-                                           planes <= PLANES_ALL)));
+                                           planes <= PLANES_ALL && m->S <= SWITCHES_ALL)));
     double row_max = o->max_w > 0 ? o->max_w : 1400;
     uint32_t b = t.D > 1 ? 1 : t.D; /* b == D: a ring */
     double pw0 = panel_w(&t, 0), ph0 = panel_h(&t, b);

@@ -373,17 +373,31 @@ static void test_fattree(void **state)
         if (k->kind == HS__VZ_SW)
             assert_true(k->sub == HS__VZ_SUB_UP ? it->p[1] > it->p[3] : it->p[1] < it->p[3]);
     }
-    /* aggregated: a box per leaf, one bundle each way holding its nodes' links */
+    /* aggregated: a box per leaf with one bundle each way holding its
+     * nodes' links; each switch's cables as stubs, up (leaves) and down
+     * (spines), each bundling the 4 cables of that direction */
     hs__vz_scene *ag;
     size_t na;
     layout(m, HS_VIZ_DETAIL_AGGREGATE, 3, &ag, &na);
-    size_t bundles = 0;
-    for (size_t i = 0; i < ag[0].nit; i++)
-        if (ag[0].it[i].n > 1) {
-            assert_int_equal(ag[0].it[i].n, 4);
-            bundles++;
+    assert_int_equal(ag[0].nit, 2 * 4 + 4 + 4);
+    uint32_t *seen = calloc((size_t)m->L + 1, sizeof *seen);
+    assert_non_null(seen);
+    for (size_t i = 0; i < ag[0].nit; i++) {
+        const hs__vz_item *it = &ag[0].it[i];
+        assert_int_equal(it->n, 4);
+        const hs__vz_link *k0 = &m->lk[ag[0].mem[it->first]];
+        for (uint32_t j = 0; j < it->n; j++) {
+            const hs__vz_link *k = &m->lk[ag[0].mem[it->first + j]];
+            seen[ag[0].mem[it->first + j]]++;
+            assert_true(k->kind == k0->kind && k->sub == k0->sub);
+            if (k->kind == HS__VZ_SW)
+                assert_int_equal(k->from, k0->from);
         }
-    assert_int_equal(bundles, 2 * 4);
+    }
+    for (uint32_t l = 1; l <= m->L; l++)
+        assert_int_equal(seen[l], 1);
+    free(seen);
+    inside(&ag[0]);
     assert_non_null(ag[0].note);
     /* the same input, the same scene */
     hs__vz_scene *again;
