@@ -23,6 +23,7 @@
 
 #define NODES_DETAIL 512     /* nodes drawn one by one up to this many */
 #define NODES_COMPACT 128    /* the same in small multiples */
+#define MIN_NODE_SP  4.0     /* px per node at least, in pictures of a given width */
 #define SWLINKS_DETAIL  8192 /* switch-to-switch links drawn one by one up to this many */
 #define SWLINKS_COMPACT 2048
 #define MARGIN_L     64.0    /* px: room for the level names */
@@ -61,10 +62,13 @@ static int levels_scene(const lv *v, const hs__vz_layout_opts *o, hs__vz_scene *
 {
     const hs_viz_model *m = v->m;
     uint32_t N = m->N, S = m->S, h = v->h;
+    double target = fmin(1100, (o->max_w > 0 ? o->max_w : 1400) - MARGIN_L - MARGIN_R);
+    /* a picture asked to fit a width (comparisons, small multiples) draws
+     * nodes one by one only where each gets MIN_NODE_SP px */
     int detail = o->detail == HS_VIZ_DETAIL_FULL ||
                  (o->detail == HS_VIZ_DETAIL_AUTO &&
-                  N <= (o->compact ? NODES_COMPACT : NODES_DETAIL));
-    double target = fmin(1100, (o->max_w > 0 ? o->max_w : 1400) - MARGIN_L - MARGIN_R);
+                  N <= (o->compact ? NODES_COMPACT : NODES_DETAIL) &&
+                  !(o->max_w > 0 && N * MIN_NODE_SP > target));
     int rc = HS_ENOMEM;
     double *sx = calloc(S, sizeof *sx), *nx = calloc(N, sizeof *nx), *sum = calloc(S, sizeof *sum);
     uint32_t *nodes_of = calloc(S, sizeof *nodes_of), *seen = calloc(S, sizeof *seen);
