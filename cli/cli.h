@@ -22,12 +22,17 @@ int hs__cmd_whatif(int argc, char **argv);
 int hs__cmd_trace(int argc, char **argv);
 int hs__cmd_record(int argc, char **argv);
 int hs__cmd_gen(int argc, char **argv);
+int hs__cmd_render(int argc, char **argv);
 /* Help texts that live beside their subcommand. */
 extern const char hs__help_trace[];
 extern const char hs__help_record[];
 extern const char hs__help_gen[];
+extern const char hs__help_render[];
 
 const hs__cmd *hs__cmd_find(const char *name);
+/* "hopscope ARGV...": the command line as reports record it (call before
+ * getopt permutes argv).  Caller frees; NULL on out of memory. */
+char *hs__cmd_line(int argc, char **argv);
 /* Prints the subcommand's help to stdout. */
 void hs__cmd_help(const hs__cmd *c);
 /* True if argv holds -h or --help before a "--". */

@@ -9,23 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The command line, for the record in analysis.json. */
-static char *join_args(int argc, char **argv)
-{
-    size_t n = strlen("hopscope") + 1;
-    for (int i = 0; i < argc; i++)
-        n += strlen(argv[i]) + 3;
-    char *s = malloc(n);
-    if (!s)
-        return NULL;
-    strcpy(s, "hopscope");
-    for (int i = 0; i < argc; i++) {
-        strcat(s, " ");
-        strcat(s, argv[i]);
-    }
-    return s;
-}
-
 static int parse_num(const char *opt, const char *v, double lo, double hi, double *out)
 {
     double x;
@@ -107,7 +90,7 @@ int hs__cmd_analyze(int argc, char **argv)
         return hs__usage_error("analyze", "--load-low %g is above --load-high %g", p.load_low,
                                p.load_high);
     const char *run = argv[optind];
-    char *cmd = join_args(argc, argv);
+    char *cmd = hs__cmd_line(argc, argv);
     p.command = cmd;
     hs_error err;
     hs_error_clear(&err);

@@ -5,6 +5,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int cmd_version(int argc, char **argv)
@@ -248,6 +249,8 @@ static const hs__cmd commands[] = {
       hs__help_trace },
     { "gen", hs__cmd_gen, "write a synthetic trace of a standard pattern (halo3d, pf3d, canary, incast, pingpong)",
       hs__help_gen },
+    { "render", hs__cmd_render, "SVG pictures and an HTML report of the congestion (report.html)",
+      hs__help_render },
     { "version", cmd_version, "print the version (same as --version)",
       "usage: hopscope version\n"
       "       hopscope --version\n" },
@@ -270,6 +273,22 @@ static void usage(FILE *f)
         fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
     fprintf(f, "\n'hopscope help <command>' or 'hopscope <command> --help' for details.\n"
                "Documentation: README.md and docs/ in the source tree.\n");
+}
+
+char *hs__cmd_line(int argc, char **argv)
+{
+    size_t n = strlen("hopscope") + 1;
+    for (int i = 0; i < argc; i++)
+        n += strlen(argv[i]) + 1;
+    char *s = malloc(n);
+    if (!s)
+        return NULL;
+    strcpy(s, "hopscope");
+    for (int i = 0; i < argc; i++) {
+        strcat(s, " ");
+        strcat(s, argv[i]);
+    }
+    return s;
 }
 
 const hs__cmd *hs__cmd_find(const char *name)
