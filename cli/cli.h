@@ -3,6 +3,8 @@
 #ifndef HOPSCOPE_CLI_H
 #define HOPSCOPE_CLI_H
 
+#include "hopscope/common.h"
+
 typedef struct hs__cmd {
     const char *name;
     int (*run)(int argc, char **argv); /* argv[0] is the subcommand name */
@@ -15,6 +17,8 @@ enum { HS_EXIT_OK = 0, HS_EXIT_FAIL = 1, HS_EXIT_USAGE = 2 };
 
 /* Subcommands, one per cli/cmd_<name>.c, listed in the table in main.c. */
 int hs__cmd_demo(int argc, char **argv);
+int hs__cmd_run(int argc, char **argv);
+extern const char hs__help_run[];
 int hs__cmd_topo(int argc, char **argv);
 int hs__cmd_simulate(int argc, char **argv);
 int hs__cmd_analyze(int argc, char **argv);
@@ -28,6 +32,31 @@ extern const char hs__help_trace[];
 extern const char hs__help_record[];
 extern const char hs__help_gen[];
 extern const char hs__help_render[];
+
+/* cmd_analyze.c: analysis.json and, for a mapping finding, suggested.map. */
+struct hs_analysis;
+int hs__analysis_save(const struct hs_analysis *a, const char *run, const char *out,
+                      const char *map_out, hs_error *err);
+
+/* pipeline.c: record -> simulate -> analyze -> render, for run and demo. */
+typedef struct hs__pipe {
+    const char *dir;          /* work directory: DIR/trace and DIR/run */
+    const char *mpi;          /* record --mpi, or NULL */
+    unsigned nodes;           /* HOPSCOPE_NODES for the recording; 0: real hosts */
+    const char *topo;         /* NULL: the smallest full fat-tree holding the job */
+    const char *map, *ppn, *background, *bits, *seed, *compute_scale, *phases;
+    int congestion_impact;    /* with a background: replay with and without it */
+    int auto_compute_scale;   /* scale computation by cores/ranks when the
+                                 recording was oversubscribed */
+    char **launcher;
+    int nlauncher;
+} hs__pipe;
+typedef struct hs__pipe_out {
+    char run[4096];           /* the run directory */
+    char report[4200];        /* RUN/report.html */
+} hs__pipe_out;
+int hs__pipe_run(const hs__pipe *p, hs__pipe_out *out);
+void hs__print_findings(const struct hs_analysis *an, size_t max);
 
 const hs__cmd *hs__cmd_find(const char *name);
 /* "hopscope ARGV...": the command line as reports record it (call before

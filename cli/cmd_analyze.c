@@ -18,6 +18,29 @@ static int parse_num(const char *opt, const char *v, double lo, double hi, doubl
     return 0;
 }
 
+/* Writes analysis.json to `out` and, when a finding is a mapping problem,
+ * the analyzer's suggested mapping to map_out (default RUN/suggested.map),
+ * in the replay's mapping-file format. */
+int hs__analysis_save(const hs_analysis *a, const char *run, const char *out,
+                      const char *map_out, hs_error *err)
+{
+    int rc = hs_an_write_json(a, out, err);
+    for (size_t i = 0; !rc && i < hs_an_nfindings(a); i++) {
+        if (hs_an_finding_kind(a, i) != HS_AN_MAPPING)
+            continue;
+        uint32_t *map = NULL, nr = 0;
+        hs_error e2;
+        if (hs_an_suggest_mapping(a, &map, &nr, &e2) == 0) {
+            char mp[4200];
+            snprintf(mp, sizeof mp, "%s/suggested.map", run);
+            rc = hs_an_mapping_write(map_out ? map_out : mp, map, nr, err);
+        }
+        free(map);
+        break;
+    }
+    return rc;
+}
+
 int hs__cmd_analyze(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -106,21 +129,7 @@ int hs__cmd_analyze(int argc, char **argv)
         snprintf(path, sizeof path, "%s/analysis.json", run);
         out = path;
     }
-    rc = hs_an_write_json(a, out, &err);
-    if (!rc) {
-        /* a mapping problem comes with a mapping file to try */
-        uint32_t *map = NULL, nr = 0;
-        for (size_t i = 0; i < hs_an_nfindings(a); i++)
-            if (hs_an_finding_kind(a, i) == HS_AN_MAPPING && !map) {
-                hs_error e2;
-                if (hs_an_suggest_mapping(a, &map, &nr, &e2) == 0) {
-                    char mp[4200];
-                    snprintf(mp, sizeof mp, "%s/suggested.map", run);
-                    rc = hs_an_mapping_write(map_out ? map_out : mp, map, nr, &err);
-                }
-            }
-        free(map);
-    }
+    rc = hs__analysis_save(a, run, out, map_out, &err);
     if (rc) {
         fprintf(stderr, "hopscope analyze: %s\n", hs_error_str(&err, rc));
         hs_an_free(a);

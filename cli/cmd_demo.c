@@ -1,5 +1,7 @@
-/* hopscope demo: the in-band scheme end to end on a built-in path set.
+/* hopscope demo: the whole pipeline on the example application, and
+ * (--codec) the in-band scheme alone on a built-in path set.
  *
+ * The codec demo:
  * A two-level fat-tree (8 leaf switches of 8 nodes, 4 spines, 192 directed
  * links) carries a background permutation plus an incast of 16 senders into
  * node 0.  Packets are marked hop by hop with the 6-bit field (c=4, b=1);
@@ -8,12 +10,12 @@
  * with the blind fast decoder and the route-aware decoder and compared with
  * the true per-link counts; the naive decoder is timed on the same data.
  *
- * The full demo (record an MPI app, replay on the packet-level model,
- * analyze, render) replaces this as those modules land. */
+ */
 #include "cli.h"
 #include "hopscope/hash.h"
 
 #include <getopt.h>
+#include <unistd.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,7 +75,7 @@ static double now(void)
     return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-int hs__cmd_demo(int argc, char **argv)
+static int demo_codec(int argc, char **argv)
 {
     uint64_t seed = 1, npackets = 200000;
     static const struct option opts[] = {
@@ -231,13 +233,179 @@ int hs__cmd_demo(int argc, char **argv)
     printf("decode:   fast (histogram + Walsh-Hadamard) %.2f ms, naive %.1f ms: %.0fx faster, "
            "results %s\n", t_fast * 1e3, t_naive * 1e3, t_naive / t_fast,
            equal ? "identical" : "DIFFERENT (bug)");
-    printf("\nThis demo exercises the in-band codec only; the full pipeline (record an MPI "
-           "application,\nreplay it on the packet-level model, analyze, render) grows here as "
-           "it lands.\n");
+    printf("\nThis shows the in-band codec alone; 'hopscope demo' runs the whole pipeline.\n");
     hs_counters_free(&ct);
     free(smp);
     free(off);
     free(cand);
     hs_scheme_free(&s);
     return equal ? HS_EXIT_OK : HS_EXIT_FAIL;
+}
+
+/* ---- the whole pipeline ------------------------------------------------------- */
+
+/* Directory of the running hopscope executable. */
+static int exe_dir(char *buf, size_t n)
+{
+    ssize_t len = readlink("/proc/self/exe", buf, n - 1);
+    if (len <= 0)
+        return -1;
+    buf[len] = '\0';
+    char *slash = strrchr(buf, '/');
+    if (!slash)
+        return -1;
+    *slash = '\0';
+    return 0;
+}
+
+static int have_program(const char *name)
+{
+    const char *path = getenv("PATH");
+    char buf[4096];
+    for (const char *p = path ? path : "/usr/bin:/bin"; *p;) {
+        const char *e = strchr(p, ':');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (len && snprintf(buf, sizeof buf, "%.*s/%s", (int)len, p, name) < (int)sizeof buf &&
+            access(buf, X_OK) == 0)
+            return 1;
+        p += len + (e != NULL);
+    }
+    return 0;
+}
+
+/* The example application for `mpi`: built beside hopscope in the build tree
+ * (build/examples/<mpi>/halo3d), or compiled from the installed source
+ * (share/hopscope/examples) into the work directory with mpicc.<mpi>. */
+static int find_example(const char *mpi, const char *dir, char *app, size_t n)
+{
+    char ed[4096], src[4300], cmd[9000];
+    if (exe_dir(ed, sizeof ed))
+        return -1;
+    snprintf(app, n, "%s/../examples/%s/halo3d", ed, mpi);
+    if (access(app, X_OK) == 0) {
+        printf("      example application: %s (built by make)\n", app);
+        return 0;
+    }
+    const char *srcs[] = {"%s/../share/hopscope/examples/halo3d/halo3d.c",
+                          "%s/../../examples/halo3d/halo3d.c"};
+    for (size_t i = 0; i < 2; i++) {
+        snprintf(src, sizeof src, srcs[i], ed);
+        if (access(src, R_OK) != 0)
+            continue;
+        snprintf(app, n, "%s/halo3d", dir);
+        snprintf(cmd, sizeof cmd, "mpicc.%s -O2 -o '%s' '%s'", mpi, app, src);
+        printf("      building the example application: %s\n", cmd);
+        fflush(stdout);
+        if (system(cmd) != 0) {
+            fprintf(stderr, "hopscope demo: building %s failed\n", src);
+            return -1;
+        }
+        return 0;
+    }
+    fprintf(stderr, "hopscope demo: the example application halo3d is neither built nor "
+                    "installed beside %s (run 'make' in the source tree)\n", ed);
+    return -1;
+}
+
+enum { DEMO_RANKS = 32, DEMO_RANKS_PER_NODE = 4 };
+
+int hs__cmd_demo(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--codec") == 0) {
+            for (int j = i; j + 1 < argc; j++)
+                argv[j] = argv[j + 1];
+            return demo_codec(argc - 1, argv);
+        }
+    static const struct option opts[] = {
+        {"dir", required_argument, NULL, 'd'},
+        {"mpi", required_argument, NULL, 'm'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *dir = "hopscope-demo", *mpi = NULL;
+    int o;
+    opterr = 0;
+    optind = 1;
+    while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        if (o == 'd')
+            dir = optarg;
+        else if (o == 'm' && (strcmp(optarg, "openmpi") == 0 || strcmp(optarg, "mpich") == 0))
+            mpi = optarg;
+        else if (o == 'm')
+            return hs__usage_error("demo", "--mpi %s: openmpi or mpich", optarg);
+        else
+            return hs__usage_error("demo", "unknown option '%s'", argv[optind - 1]);
+    }
+    if (optind < argc)
+        return hs__usage_error("demo", "unexpected argument '%s'", argv[optind]);
+    if (!mpi)
+        mpi = have_program("mpirun.openmpi") ? "openmpi"
+            : have_program("mpirun.mpich")   ? "mpich" : NULL;
+    if (!mpi) {
+        fprintf(stderr, "hopscope demo: no MPI launcher found (mpirun.openmpi or mpirun.mpich); "
+                        "'make deps' installs Open MPI and MPICH\n");
+        return HS_EXIT_FAIL;
+    }
+    hs_error err;
+    if (hs_mkdir_p(dir, &err)) {
+        fprintf(stderr, "hopscope demo: %s\n", err.msg);
+        return HS_EXIT_FAIL;
+    }
+    printf("hopscope demo: a 3D halo exchange of %d ranks, recorded for real, replayed on a\n"
+           "64-node fat-tree tapered 2:1, placed badly and sharing the machine with other jobs;\n"
+           "what hopscope finds, and what a better placement would give.  Work directory: %s\n\n",
+           DEMO_RANKS, dir);
+    char app[4400];
+    if (find_example(mpi, dir, app, sizeof app))
+        return HS_EXIT_FAIL;
+    if (strcmp(mpi, "openmpi") == 0 && geteuid() == 0) {
+        /* Open MPI refuses root unless told; the demo is often run by root
+         * on a fresh machine. */
+        setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
+        setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
+    }
+    /* Phase names for the example's tags (examples/halo3d/halo3d.c). */
+    char phases[4200];
+    snprintf(phases, sizeof phases, "%s/phases.txt", dir);
+    FILE *f = fopen(phases, "w");
+    if (!f || fputs("# halo3d: one MPI tag per direction\ntag 1 +x\ntag 2 -x\ntag 3 +y\n"
+                    "tag 4 -y\ntag 5 +z\ntag 6 -z\n", f) < 0 || fclose(f) != 0) {
+        fprintf(stderr, "hopscope demo: cannot write %s\n", phases);
+        return HS_EXIT_FAIL;
+    }
+    char np[16];
+    snprintf(np, sizeof np, "%d", DEMO_RANKS);
+    char *launcher_ompi[] = {"mpirun.openmpi", "--oversubscribe", "-np", np, app,
+                             "-n", "48", "-i", "20", "-q"};
+    char *launcher_mpich[] = {"mpirun.mpich", "-np", np, app, "-n", "48", "-i", "20", "-q"};
+    hs__pipe p;
+    memset(&p, 0, sizeof p);
+    p.dir = dir;
+    p.mpi = mpi;
+    p.nodes = DEMO_RANKS / DEMO_RANKS_PER_NODE;
+    p.topo = "fattree:k=8,n=2,taper=2";
+    p.map = "random";       /* scattered over the machine: a poor placement */
+    p.background = "mixed:frac=0.8"; /* GPCNeT's congestors on most free nodes */
+    p.phases = phases;
+    p.auto_compute_scale = 1;
+    if (strcmp(mpi, "openmpi") == 0) {
+        p.launcher = launcher_ompi;
+        p.nlauncher = (int)(sizeof launcher_ompi / sizeof launcher_ompi[0]);
+    } else {
+        p.launcher = launcher_mpich;
+        p.nlauncher = (int)(sizeof launcher_mpich / sizeof launcher_mpich[0]);
+    }
+    hs__pipe_out out;
+    int rc = hs__pipe_run(&p, &out);
+    if (rc)
+        return rc;
+
+    printf("\nWhat if the job were placed compactly (linear: 8 consecutive nodes, one leaf\n"
+           "switch), and what if it had the machine to itself?\n");
+    char *w[] = {"whatif", out.run, "--map", "linear", "--no-background", "-q", NULL};
+    rc = hs__cmd_whatif(6, w);
+    if (rc)
+        return rc;
+    printf("\nreport     %s  (open it in a browser)\n", out.report);
+    return HS_EXIT_OK;
 }

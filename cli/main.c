@@ -17,88 +17,32 @@ static int cmd_version(int argc, char **argv)
 }
 
 static const hs__cmd commands[] = {
-    { "analyze", hs__cmd_analyze, "where, when and why the application met congestion (analysis.json)",
-      "usage: hopscope analyze RUN [--phases FILE] [--decoder auto|blind|route] [options]\n"
-      "\n"
-      "Decodes the in-band counters and sampled records of the run directory RUN\n"
-      "(written by 'hopscope simulate' or the MPI replay): per link the application's\n"
-      "traffic, its congested packets and the congested fraction (CF), each with a\n"
-      "standard error, or 'insufficient data'; the same per phase and per time\n"
-      "window; congestion trees joined by 'feeds into' and their roots; and a\n"
-      "diagnosis: a communication-pattern problem (root at a link into a node),\n"
-      "a mapping/bisection problem (root inside the network carrying the\n"
-      "application's own load; a suggested mapping is written to RUN/suggested.map)\n"
-      "or interference from outside the job (congested links carrying little of\n"
-      "the application's own traffic).  Writes RUN/analysis.json (docs/formats.md)\n"
-      "and prints the findings.  Method and thresholds: docs/analysis.md.\n"
-      "\n"
-      "  --phases FILE       name phases: lines 'tag N NAME', 'tag A-B NAME',\n"
-      "                      'collective KIND NAME', 'phase ID NAME'; first match\n"
-      "                      wins, phases with one name are analysed together\n"
-      "  --decoder D         auto (default: route-aware where the forwarding tables\n"
-      "                      determine the paths, else blind), blind, route\n"
-      "  --no-windows        no per-window views\n"
-      "  -o, --output FILE   write the analysis there (default RUN/analysis.json)\n"
-      "  --map-out FILE      where to write a suggested mapping (RUN/suggested.map)\n"
-      "  -q, --quiet         print nothing but errors\n"
-      "  --accuracy          print the accuracy against ground truth in full (all link\n"
-      "                      kinds, both decoders; markdown), when the run has truth\n"
-      "\n"
-      "thresholds (defaults justified in docs/analysis.md):\n"
-      "  --cf-threshold X    a link is congested when CF - z*SE >= X (0.25)\n"
-      "  --z Z               one-sided confidence multiplier (2)\n"
-      "  --max-cf-se X       insufficient data when the CF's SE exceeds X (0.1)\n"
-      "  --min-packets N     insufficient data below N estimated packets (100)\n"
-      "  --max-traffic-cv X  ... or when the traffic estimate's standard error is\n"
-      "                      above X times the estimate (0.1)\n"
-      "  --sig-share X       d' is a significant downstream of d when at least this\n"
-      "                      share of d's sampled packets next crossed d' (0.05)\n"
-      "  --sig-packets N     ... and at least N of them (10)\n"
-      "  --load-high X       a root whose application load (share of capacity, as its\n"
-      "                      packets see it) is >= X is the application's doing (0.5)\n"
-      "  --load-low X        congested links with application load <= X are\n"
-      "                      'dark and thin': interference (0.2)\n"
-      "  --load-bin T        time bins in which the application's load is measured as\n"
-      "                      its packets see it (10us)\n"
-      "\n"
-      "examples:\n"
-      "  hopscope simulate --topo fattree:k=8,n=2 --traffic incast:target=0,senders=16 \\\n"
-      "                    --load 0.5 -o RUN && hopscope analyze RUN\n"
-      "  hopscope analyze RUN --phases phases.txt --cf-threshold 0.3\n" },
-    { "whatif", hs__cmd_whatif, "re-simulate a replayed run with another mapping or without background",
-      "usage: hopscope whatif RUN --map MAP|suggested [--no-background] [-o DIR]\n"
-      "\n"
-      "Replays the trace behind RUN (a run of 'hopscope simulate -i TRACE') again on\n"
-      "the same machine with the same network, in-band and replay parameters\n"
-      "(from RUN/manifest.json and RUN/app.json), changing only what is asked;\n"
-      "analyses every new run and prints a table: predicted time and its change,\n"
-      "message latency, congested links (and the change), roots, top finding.\n"
-      "\n"
-      "  --map MAP          the new mapping: 'suggested' (the analyzer's: ranks that\n"
-      "                     talk most kept under one switch, docs/analysis.md),\n"
-      "                     or linear, roundrobin, random[:SEED], shift:S, file:PATH\n"
-      "  --no-background    also replay without the run's background jobs (with the\n"
-      "                     current mapping, and with the new one when --map is given)\n"
-      "  --trace PATH       the trace, when app.json's path is not valid from here\n"
-      "  -o, --output DIR   where the new runs go (default RUN.whatif): DIR/map,\n"
-      "                     DIR/nobg, DIR/map-nobg, and the mapping files\n"
-      "  -q, --quiet        no progress lines\n"
-      "\n"
-      "example:\n"
-      "  hopscope gen pf3d --ranks 256 -o T && hopscope simulate \\\n"
-      "      --topo fattree:k=16,n=2,taper=4 -i T --map roundrobin -o RUN\n"
-      "  hopscope analyze RUN && hopscope whatif RUN --map suggested\n" },
     { "demo", hs__cmd_demo,
-      "show the whole idea working on built-in data (no arguments)",
-      "usage: hopscope demo [--seed N] [--packets N]\n"
+      "see the whole idea work: record, simulate, analyze, render (no arguments)",
+      "usage: hopscope demo [--dir DIR] [--mpi openmpi|mpich]\n"
+      "       hopscope demo --codec [--seed N] [--packets N]\n"
       "\n"
-      "Runs the in-band scheme end to end on a built-in path set: packets are\n"
-      "marked hop by hop with the 6-bit field, NIC counters are decoded with the\n"
-      "blind fast and route-aware decoders, and the estimates are compared with\n"
-      "the true per-link counts.\n"
+      "Builds (or finds) the example application, a 3D halo exchange with one MPI\n"
+      "tag per direction (examples/halo3d), runs it on 32 ranks with libhopscope.so\n"
+      "preloaded (8 virtual nodes of 4 ranks), replays it on a 64-node fat-tree\n"
+      "tapered 2:1 with the ranks scattered at random and GPCNeT-style congestors on\n"
+      "80% of the other nodes, analyzes and renders it, prints the diagnosis, and\n"
+      "compares a compact placement and an empty machine ('hopscope whatif').\n"
+      "Everything goes to DIR (default ./hopscope-demo); open DIR/run/report.html.\n"
       "\n"
-      "  --seed N      seed for the simulated packets (default 1)\n"
-      "  --packets N   number of monitored packets (default 200000)\n" },
+      "  --dir DIR     work directory (default hopscope-demo)\n"
+      "  --mpi NAME    openmpi or mpich (default: Open MPI when installed)\n"
+      "  --codec       instead, only the in-band codec on a built-in path set:\n"
+      "                packets marked with the 6-bit field, decoded by the blind\n"
+      "                and route-aware decoders, compared with the true counts\n"
+      "  --seed N      (--codec) seed for the simulated packets (default 1)\n"
+      "  --packets N   (--codec) monitored packets (default 200000)\n" },
+    { "run", hs__cmd_run,
+      "record, simulate, analyze and render an MPI application in one go",
+      hs__help_run },
+    { "record", hs__cmd_record,
+      "run an MPI launcher with libhopscope.so preloaded into every rank",
+      hs__help_record },
     { "simulate", hs__cmd_simulate,
       "run the network model with synthetic traffic, or replay an MPI trace on it (-i)",
       "usage: hopscope simulate --topo SPEC [--traffic PATTERN] [--load L]\n"
@@ -207,6 +151,83 @@ static const hs__cmd commands[] = {
       "                    -i halo.trace -o RUN\n"
       "  hopscope simulate --topo fattree:k=16,n=2 -i canary.trace --map random \\\n"
       "                    --background mixed:frac=0.5 --congestion-impact -o RUN\n" },
+    { "analyze", hs__cmd_analyze, "where, when and why the application met congestion (analysis.json)",
+      "usage: hopscope analyze RUN [--phases FILE] [--decoder auto|blind|route] [options]\n"
+      "\n"
+      "Decodes the in-band counters and sampled records of the run directory RUN\n"
+      "(written by 'hopscope simulate' or the MPI replay): per link the application's\n"
+      "traffic, its congested packets and the congested fraction (CF), each with a\n"
+      "standard error, or 'insufficient data'; the same per phase and per time\n"
+      "window; congestion trees joined by 'feeds into' and their roots; and a\n"
+      "diagnosis: a communication-pattern problem (root at a link into a node),\n"
+      "a mapping/bisection problem (root inside the network carrying the\n"
+      "application's own load; a suggested mapping is written to RUN/suggested.map)\n"
+      "or interference from outside the job (congested links carrying little of\n"
+      "the application's own traffic).  Writes RUN/analysis.json (docs/formats.md)\n"
+      "and prints the findings.  Method and thresholds: docs/analysis.md.\n"
+      "\n"
+      "  --phases FILE       name phases: lines 'tag N NAME', 'tag A-B NAME',\n"
+      "                      'collective KIND NAME', 'phase ID NAME'; first match\n"
+      "                      wins, phases with one name are analysed together\n"
+      "  --decoder D         auto (default: route-aware where the forwarding tables\n"
+      "                      determine the paths, else blind), blind, route\n"
+      "  --no-windows        no per-window views\n"
+      "  -o, --output FILE   write the analysis there (default RUN/analysis.json)\n"
+      "  --map-out FILE      where to write a suggested mapping (RUN/suggested.map)\n"
+      "  -q, --quiet         print nothing but errors\n"
+      "  --accuracy          print the accuracy against ground truth in full (all link\n"
+      "                      kinds, both decoders; markdown), when the run has truth\n"
+      "\n"
+      "thresholds (defaults justified in docs/analysis.md):\n"
+      "  --cf-threshold X    a link is congested when CF - z*SE >= X (0.25)\n"
+      "  --z Z               one-sided confidence multiplier (2)\n"
+      "  --max-cf-se X       insufficient data when the CF's SE exceeds X (0.1)\n"
+      "  --min-packets N     insufficient data below N estimated packets (100)\n"
+      "  --max-traffic-cv X  ... or when the traffic estimate's standard error is\n"
+      "                      above X times the estimate (0.1)\n"
+      "  --sig-share X       d' is a significant downstream of d when at least this\n"
+      "                      share of d's sampled packets next crossed d' (0.05)\n"
+      "  --sig-packets N     ... and at least N of them (10)\n"
+      "  --load-high X       a root whose application load (share of capacity, as its\n"
+      "                      packets see it) is >= X is the application's doing (0.5)\n"
+      "  --load-low X        congested links with application load <= X are\n"
+      "                      'dark and thin': interference (0.2)\n"
+      "  --load-bin T        time bins in which the application's load is measured as\n"
+      "                      its packets see it (10us)\n"
+      "\n"
+      "examples:\n"
+      "  hopscope simulate --topo fattree:k=8,n=2 --traffic incast:target=0,senders=16 \\\n"
+      "                    --load 0.5 -o RUN && hopscope analyze RUN\n"
+      "  hopscope analyze RUN --phases phases.txt --cf-threshold 0.3\n" },
+    { "render", hs__cmd_render, "SVG pictures and an HTML report of the congestion (report.html)",
+      hs__help_render },
+    { "whatif", hs__cmd_whatif, "re-simulate a replayed run with another mapping or without background",
+      "usage: hopscope whatif RUN --map MAP|suggested [--no-background] [-o DIR]\n"
+      "\n"
+      "Replays the trace behind RUN (a run of 'hopscope simulate -i TRACE') again on\n"
+      "the same machine with the same network, in-band and replay parameters\n"
+      "(from RUN/manifest.json and RUN/app.json), changing only what is asked;\n"
+      "analyses every new run and prints a table: predicted time and its change,\n"
+      "message latency, congested links (and the change), roots, top finding.\n"
+      "\n"
+      "  --map MAP          the new mapping: 'suggested' (the analyzer's: ranks that\n"
+      "                     talk most kept under one switch, docs/analysis.md),\n"
+      "                     or linear, roundrobin, random[:SEED], shift:S, file:PATH\n"
+      "  --no-background    also replay without the run's background jobs (with the\n"
+      "                     current mapping, and with the new one when --map is given)\n"
+      "  --trace PATH       the trace, when app.json's path is not valid from here\n"
+      "  -o, --output DIR   where the new runs go (default RUN.whatif): DIR/map,\n"
+      "                     DIR/nobg, DIR/map-nobg, and the mapping files\n"
+      "  -q, --quiet        no progress lines\n"
+      "\n"
+      "example:\n"
+      "  hopscope gen pf3d --ranks 256 -o T && hopscope simulate \\\n"
+      "      --topo fattree:k=16,n=2,taper=4 -i T --map roundrobin -o RUN\n"
+      "  hopscope analyze RUN && hopscope whatif RUN --map suggested\n" },
+    { "gen", hs__cmd_gen, "write a synthetic trace of a standard pattern (halo3d, pf3d, canary, incast, pingpong)",
+      hs__help_gen },
+    { "trace", hs__cmd_trace, "summarise, list or check a recorded trace (stats|dump|check)",
+      hs__help_trace },
     { "topo", hs__cmd_topo, "describe a modelled network (size, diameter, bisection)",
       "usage: hopscope topo SPEC [--links | --path SRC:DST]\n"
       "\n"
@@ -242,18 +263,10 @@ static const hs__cmd commands[] = {
       "  hopscope topo fattree:k=16,n=2,taper=2\n"
       "  hopscope topo dragonfly:a=16,p=8,h=8,g=129,routing=ugal\n"
       "  hopscope topo torus:8x8x8 --path 0:511\n" },
-    { "record", hs__cmd_record,
-      "run an MPI launcher with libhopscope.so preloaded into every rank",
-      hs__help_record },
-    { "trace", hs__cmd_trace, "summarise, list or check a recorded trace (stats|dump|check)",
-      hs__help_trace },
-    { "gen", hs__cmd_gen, "write a synthetic trace of a standard pattern (halo3d, pf3d, canary, incast, pingpong)",
-      hs__help_gen },
-    { "render", hs__cmd_render, "SVG pictures and an HTML report of the congestion (report.html)",
-      hs__help_render },
     { "version", cmd_version, "print the version (same as --version)",
       "usage: hopscope version\n"
       "       hopscope --version\n" },
+
 };
 static const size_t ncommands = sizeof commands / sizeof commands[0];
 

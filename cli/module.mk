@@ -1,6 +1,6 @@
 # cli/: the hopscope command.
 CLI_SRCS += cli/main.c
-CLI_SRCS += cli/cmd_demo.c
+CLI_SRCS += cli/cmd_demo.c cli/cmd_run.c cli/pipeline.c
 CLI_SRCS += cli/cmd_topo.c
 CLI_SRCS += cli/cmd_simulate.c
 CLI_SRCS += cli/cmd_analyze.c cli/cmd_whatif.c

@@ -19,6 +19,7 @@
 #include "engine.h"
 
 #include <errno.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -569,6 +570,20 @@ int hs_fabric_write_rundir(hs_fabric *F, const char *dir,
     int rc = hs_mkdir_p(dir, err);
     if (rc)
         return rc;
+    /* Rewriting a run directory: drop what was derived from its previous
+     * contents, so that nothing downstream reads a stale analysis or picture
+     * beside new data (the manifest goes first: until it is rewritten, last,
+     * the directory is incomplete). */
+    static const char *const stale[] = {
+        "manifest.json", "analysis.json", "suggested.map", "report.html", "network.svg",
+        "network-detail.svg", "compare.svg", "phases.svg", "latency.svg", "phase-times.svg",
+        "windows.svg",
+    };
+    for (size_t i = 0; i < sizeof stale / sizeof stale[0]; i++) {
+        char p[4096];
+        if ((size_t)snprintf(p, sizeof p, "%s/%s", dir, stale[i]) < sizeof p)
+            unlink(p);
+    }
     uint32_t nclass = 0, nsets = 0, nwin = 0;
     uint64_t nent = 0;
     if ((rc = write_links(F, dir, err)) || (rc = write_nodes(F, dir, err)) ||
