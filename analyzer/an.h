@@ -376,6 +376,10 @@ struct hs_analysis {
     double   *load, *load_busy;         /* application's load: run average; as its packets
                                            see it (window loads weighted by its packets) */
     double   *lw_packets, *lw_load;     /* accumulators for load_busy */
+    hs_linksum *quiet;                  /* route-aware sums over the application's
+                                           "quiet" packets: those with fewer than
+                                           tau's worth of its others in their bin
+                                           on the link (NULL without records) */
     double   *t_packets, *t_congested, *t_all, *t_busy, *t_stall;  /* NULL without truth */
     /* views */
     hs__group *groups;

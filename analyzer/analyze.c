@@ -31,10 +31,10 @@ void hs_analyze_params_default(hs_analyze_params *p)
     p->sig_share = 0.05;
     p->sig_packets = 10;
     p->load_high = 0.5;
-    p->load_low = 0.2;
+    p->load_low = -1; /* auto: tau / load bin (0.25 for the defaults) */
     p->decoder = HS_AN_DECODER_AUTO;
     p->windows = 1;
-    p->load_bin_ps = 10000000;
+    p->load_bin_ps = 0; /* auto: 8 full-packet times of the link class */
     p->max_report = 16;
 }
 
@@ -50,10 +50,11 @@ static int check_params(const hs_analyze_params *p, hs_error *err)
     NEED(p->max_traffic_cv > 0 && p->max_traffic_cv <= 1, "max traffic CV must be in (0, 1]");
     NEED(p->sig_share >= 0 && p->sig_share < 1, "significance share must be in [0, 1)");
     NEED(p->sig_packets >= 0 && p->sig_packets < 1e15, "significance packets must be >= 0");
-    NEED(p->load_low >= 0 && p->load_high <= 10 && p->load_low <= p->load_high,
-         "load thresholds: need 0 <= low <= high");
-    NEED(p->load_bin_ps >= 1000 && p->load_bin_ps <= 1000000000000ull,
-         "load bin must be between 1 ns and 1 s");
+    NEED((p->load_low >= 0 || p->load_low == -1) && p->load_high <= 10 &&
+             p->load_low <= p->load_high,
+         "load thresholds: need 0 <= low <= high (low -1: auto)");
+    NEED(p->load_bin_ps == 0 || (p->load_bin_ps >= 1000 && p->load_bin_ps <= 1000000000000ull),
+         "load bin must be 0 (auto) or between 1 ns and 1 s");
     NEED(p->decoder >= HS_AN_DECODER_AUTO && p->decoder <= HS_AN_DECODER_ROUTE, "unknown decoder");
 #undef NEED
     return 0;
@@ -276,9 +277,29 @@ static void window_loads(hs_analysis *a, const hs_linksum *ls, int exact, double
  * the counters' window (a long run merges windows, and a coarse window
  * averages a burst away): per bin, the application's packets on each link
  * whose path is certain (every link with deterministic routing; the
- * injection and ejection links with candidate sets).  Records are in
- * delivery order, so a bin is a run of records.  Returns the number of
- * links covered (their lw_* are replaced). */
+ * injection and ejection links with candidate sets).  Each packet sees the
+ * application's OTHER packets of its bin: what could have queued it (a
+ * packet alone sees 0, so short bins carry no one-packet floor).
+ *
+ * The same pass decodes, route-aware, the application's "quiet" packets
+ * on each link into a->quiet: those with fewer than tau's worth of its own
+ * other packets in their bin there.  The application cannot have queued
+ * them; if they are congested all the same, someone else's traffic did
+ * (the diagnosis, "interference").  Choosing them by time, not by their
+ * in-band bits, keeps the estimate unbiased.
+ *
+ * Records are in delivery order, so a bin is a run of records. */
+typedef struct quiet_ctx {
+    const uint32_t *cnt;
+    const double *ahead;
+} quiet_ctx;
+
+static int quiet_keep(void *ctx, uint32_t l)
+{
+    const quiet_ctx *q = ctx;
+    return q->cnt[l] >= 1 && q->cnt[l] <= q->ahead[l];
+}
+
 static int record_loads(hs_analysis *a, hs_error *err)
 {
     const hs__run *r = a->r;
@@ -286,16 +307,34 @@ static int record_loads(hs_analysis *a, hs_error *err)
     size_t nl = (size_t)r->L + 1;
     uint32_t *cnt = calloc(nl, sizeof *cnt), *touched = malloc(nl * sizeof *touched);
     double *w1 = calloc(nl, sizeof *w1), *w2 = calloc(nl, sizeof *w2);
-    if (!cnt || !touched || !w1 || !w2) {
+    double *ahead = malloc(nl * sizeof *ahead);
+    hs__decoder d;
+    int rc = hs__an_decoder_init(&d, p, err);
+    a->quiet = calloc(nl, sizeof *a->quiet);
+    if (rc || !cnt || !touched || !w1 || !w2 || !ahead || !a->quiet) {
+        if (!rc)
+            hs__an_decoder_free(&d);
         free(cnt);
         free(touched);
         free(w1);
         free(w2);
-        return hs_error_set(err, HS_ENOMEM, "out of memory");
+        free(ahead);
+        free(a->quiet);
+        a->quiet = NULL;
+        return rc ? rc : hs_error_set(err, HS_ENOMEM, "out of memory");
     }
+    /* What fits in each link's tau, in full packets: a packet flagged
+     * congested waited at least that long, behind at least that much. */
+    for (uint32_t l = 1; l <= r->L; l++) {
+        double full = ((double)r->mtu + r->header) / hs__an_link_capacity(r, l) * 1e12;
+        double k = full > 0 ? (double)r->lk[l].tau / full : 1;
+        ahead[l] = (k < 1 ? 1 : k) * a->monitor; /* in monitored packets */
+    }
+    quiet_ctx qc = { cnt, ahead };
+    hs_totals qtot;
+    memset(&qtot, 0, sizeof qtot);
     uint32_t nt = 0;
-    uint64_t bin = UINT64_MAX;
-    int rc = 0;
+    uint64_t bin = UINT64_MAX, first = 0;
     for (uint64_t i = 0; i <= r->R && !rc; i++) {
         hs__rec rec;
         memset(&rec, 0, sizeof rec);
@@ -305,16 +344,21 @@ static int record_loads(hs_analysis *a, hs_error *err)
             b = rec.t / a->p.load_bin_ps;
         }
         if (b != bin) {
+            /* the bin's records, with their quiet links as candidates */
+            for (uint64_t k = first; k < i && !rc; k++)
+                rc = hs__an_route_add(&d, k, quiet_keep, &qc, a->quiet, &qtot, NULL);
+            /* each of the cnt packets sees the cnt - 1 others of its bin */
             for (uint32_t k = 0; k < nt; k++) {
                 uint32_t l = touched[k];
                 w1[l] += cnt[l];
-                w2[l] += (double)cnt[l] * cnt[l];
+                w2[l] += (double)cnt[l] * (cnt[l] - 1.0);
                 cnt[l] = 0;
             }
             nt = 0;
             bin = b;
+            first = i;
         }
-        if (i == r->R)
+        if (i == r->R || rc)
             break;
         hs__pentry *e;
         if ((rc = hs__an_paths_get(p, r->nd[rec.src].sw, hs__node_class(r, rec.dst), &e))) {
@@ -329,16 +373,26 @@ static int record_loads(hs_analysis *a, hs_error *err)
                 touched[nt++] = l;
         }
     }
+    if (!rc)
+        rc = hs__an_route_flush(&d, a->quiet, &qtot);
     for (uint32_t l = 1; !rc && l <= r->L; l++) {
         if (w1[l] <= 0)
             continue;
         a->lw_packets[l] = w1[l];
         a->lw_load[l] = w1[l] * load_share(a, l, w2[l] / w1[l], (double)a->p.load_bin_ps);
     }
+    hs__an_decoder_free(&d);
     free(cnt);
     free(touched);
     free(w1);
     free(w2);
+    free(ahead);
+    if (rc) {
+        free(a->quiet);
+        a->quiet = NULL;
+        if (rc == HS_ENOMEM)
+            rc = hs_error_set(err, rc, "out of memory");
+    }
     return rc;
 }
 
@@ -740,6 +794,7 @@ void hs_an_free(hs_analysis *a)
     free(a->load_busy);
     free(a->lw_packets);
     free(a->lw_load);
+    free(a->quiet);
     free(a->t_packets);
     free(a->t_congested);
     free(a->t_all);
@@ -821,6 +876,22 @@ int hs_analyze_run(const char *run, const hs_analyze_params *prm, hs_analysis **
         goto fail;
     if (prm->phases_file && (rc = hs__an_phase_rules_read(prm->phases_file, &a->rules, err)))
         goto fail;
+    if (a->p.load_bin_ps == 0) {
+        /* A packet is flagged after waiting two packet times; the traffic
+         * that queued it passed within a few packet times of it: 8 full
+         * packets of the run's link class (link 1, an injection link). */
+        double cap = hs__an_link_capacity(r, 1);
+        double ps = 8.0 * ((double)r->mtu + r->header) / cap * 1e12;
+        a->p.load_bin_ps = ps < 1000 ? 1000 : (uint64_t)ps;
+    }
+    if (a->p.load_low < 0) {
+        /* A congested packet waited at least tau, so at least tau's worth
+         * of traffic was ahead of it: if the application's other packets
+         * in its bin fill at most tau of it, its own traffic cannot have
+         * queued it, and the load came from elsewhere ("dark and thin"). */
+        double low = (double)r->lk[1].tau / (double)a->p.load_bin_ps;
+        a->p.load_low = low < a->p.load_high ? low : a->p.load_high;
+    }
 
     size_t nl = (size_t)r->L + 1;
     a->est_route = calloc(nl, sizeof *a->est_route);
@@ -833,11 +904,13 @@ int hs_analyze_run(const char *run, const hs_analyze_params *prm, hs_analysis **
     a->load_busy = calloc(nl, sizeof *a->load_busy);
     a->lw_packets = calloc(nl, sizeof *a->lw_packets);
     a->lw_load = calloc(nl, sizeof *a->lw_load);
+
     per_phase = calloc(r->nph ? r->nph : 1, sizeof *per_phase);
     has_data = calloc(r->nph ? r->nph : 1, 1);
     is_app = calloc(r->nph ? r->nph : 1, 1);
     if (!a->est_route || !a->est_blind || !a->status || !a->congested || !a->is_root || !a->explained ||
-        !a->load || !a->load_busy || !a->lw_packets || !a->lw_load || !per_phase || !has_data || !is_app) {
+        !a->load || !a->load_busy || !a->lw_packets || !a->lw_load || !per_phase || !has_data ||
+        !is_app) {
         rc = hs_error_set(err, HS_ENOMEM, "out of memory for %u links", r->L);
         goto fail;
     }

@@ -1,17 +1,22 @@
 /* The diagnosis: from roots to findings a user can act on.
  *
- *   pattern       a root at a link into (or out of) a node, carrying at least
- *                 load_high of its capacity in the application's own traffic:
- *                 the application sends more to that node than it can take
- *                 (an incast), a code change is likely needed;
- *   mapping       roots inside the network carrying at least load_high of
- *                 the application's own traffic: its communication crosses
- *                 a bottleneck of the machine (mapping or bisection), with a
- *                 suggested mapping;
- *   interference  roots carrying less than load_high of it, and congested
- *                 links carrying at most load_low ("dark and thin") that no
- *                 heavy tree explains: the load comes from outside the job;
+ *   pattern       a root at a link into (or out of) a node whose congestion
+ *                 the application's own traffic explains: the application
+ *                 sends more to that node than it can take (an incast), a
+ *                 code change is likely needed;
+ *   mapping       roots inside the network whose congestion its own traffic
+ *                 explains: its communication crosses a bottleneck of the
+ *                 machine (mapping or bisection), with a suggested mapping;
+ *   interference  roots, and congested links that no heavy tree explains,
+ *                 whose congestion the application's own traffic cannot
+ *                 explain ("dark and thin"): the load comes from outside;
  *   none          nothing congested.
+ * "Explains" (app_explains): by the application's own load as its packets
+ * see it, and between the thresholds by whether its quiet packets on the
+ * link are congested too: a job alone congests links at moderate average
+ * load with its own bursts (D-mod-K funnels, all-to-all rounds), and then
+ * its packets between bursts pass freely; beside someone else's flood they
+ * do not.
  *
  * Evidence: the links (congested fraction with its standard error, the
  * application's own load), the phases, nodes and ranks whose sampled
@@ -385,12 +390,14 @@ static void describe_mapping(hs_analysis *a, hs__finding *f, sbuf *b)
     const hs__run *r = a->r;
     char lb[160], gb[200];
     uint32_t nr = f->nlinks_root;
-    sb_printf(b, "%u link%s inside the network %s congestion-tree root%s carrying mostly the "
+    int mostly = f->load >= a->p.load_high;
+    sb_printf(b, "%u link%s inside the network %s congestion-tree root%s carrying %s the "
               "application's own traffic (worst: %s, congested for %.0f%% +- %.0f%% of its "
-              "packets, application load %.0f%% of capacity)", nr, nr > 1 ? "s" : "",
-              nr > 1 ? "are" : "is a", nr > 1 ? "s" : "",
+              "packets, application load %.0f%% of capacity%s)", nr, nr > 1 ? "s" : "",
+              nr > 1 ? "are" : "is a", nr > 1 ? "s" : "", mostly ? "mostly" : "much of",
               hs__an_link_desc(r, f->links[0], lb, sizeof lb), pct(f->cf), pct(f->cf_se),
-              pct(f->load));
+              pct(f->load), mostly ? "" : " as its packets see it: enough for its own bursts "
+              "to queue, though other traffic may add to it");
     if (f->nnodes) {
         sb_printf(b, "; %u node%s send or receive across them (", f->nnodes,
                   f->nnodes > 1 ? "s" : "");
@@ -562,6 +569,30 @@ static int fill_evidence(hs_analysis *a, hs__finding *f, uint32_t fi, const ev *
     return rc;
 }
 
+/* Whether link l's congestion is the application's own doing.  Its load
+ * as its packets see it decides at the ends: at load_high or more it can
+ * congest the link alone (bursts, head-of-line blocking); at load_low or
+ * less its own packets cannot have filled a congested packet's wait ("dark
+ * and thin").  Between, the records decide when they can: if the
+ * application's quiet packets on l (fewer than tau's worth of its others
+ * in their bin) are congested all the same, at z standard errors, someone
+ * else's traffic is there. */
+static int app_explains(const hs_analysis *a, uint32_t l)
+{
+    if (a->load_busy[l] >= a->p.load_high)
+        return 1;
+    if (a->load_busy[l] <= a->p.load_low)
+        return 0;
+    if (a->quiet) {
+        hs_estimate e;
+        hs_estimate_from_sums(&a->r->scheme, &a->quiet[l], a->paths_exact, &e);
+        if (e.cf_valid && e.traffic >= a->p.min_packets &&
+            e.cf - a->p.z * e.cf_se >= a->p.cf_threshold)
+            return 0;
+    }
+    return 1;
+}
+
 int hs__an_diagnose(hs_analysis *a, hs_error *err)
 {
     const hs__run *r = a->r;
@@ -574,7 +605,8 @@ int hs__an_diagnose(hs_analysis *a, hs_error *err)
         const hs__root *R = &a->roots[q];
         if (R->victim_of >= 0)
             continue;
-        if (R->heavy && R->endpoint) {
+        int own = app_explains(a, R->links[0]);
+        if (own && R->endpoint) {
             /* one finding for all endpoints: a halo exchange saturates every
              * node's ejection link at once, and that is one pattern */
             if (pattern_idx == HS__NIL) {
@@ -584,7 +616,7 @@ int hs__an_diagnose(hs_analysis *a, hs_error *err)
             }
             if (!rc)
                 rc = add_root(&a->findings[pattern_idx], a, q);
-        } else if (R->heavy) {
+        } else if (own) {
             if (mapping_idx == HS__NIL) {
                 if (!new_finding(a, HS_AN_MAPPING))
                     rc = HS_ENOMEM;
@@ -607,7 +639,7 @@ int hs__an_diagnose(hs_analysis *a, hs_error *err)
     /* dark and thin links no heavy cluster explains join the interference */
     uint8_t *explained = a->explained;
     for (uint32_t l = 1; l <= r->L && !rc; l++) {
-        if (!a->congested[l] || explained[l] || a->load_busy[l] > a->p.load_low)
+        if (!a->congested[l] || explained[l] || app_explains(a, l))
             continue;
         if (interf_idx == HS__NIL) {
             if (!new_finding(a, HS_AN_INTERFERENCE)) {

@@ -230,6 +230,8 @@ int hs__an_decoder_init(hs__decoder *d, hs__paths *p, hs_error *err)
     d->cand_off = malloc((CHUNK_RECORDS + 1) * sizeof *d->cand_off);
     d->cand = malloc(CHUNK_CANDS * sizeof *d->cand);
     d->tmp = malloc(((size_t)p->r->L + 1) * sizeof *d->tmp);
+    if (d->cand_off)
+        d->cand_off[0] = 0;
     if (!d->smp || !d->cand_off || !d->cand || !d->tmp) {
         hs__an_decoder_free(d);
         return hs_error_set(err, HS_ENOMEM, "out of memory for the route-aware decoder");
@@ -269,8 +271,11 @@ void hs__an_tot_add(hs_totals *a, const hs_totals *b)
     a->sum_h2_flag += b->sum_h2_flag;
 }
 
-static int flush(hs__decoder *d, uint32_t n, hs_linksum *acc, hs_totals *tot)
+int hs__an_route_flush(hs__decoder *d, hs_linksum *acc, hs_totals *tot)
 {
+    uint32_t n = d->n;
+    d->n = d->nc = 0;
+    d->cand_off[0] = 0;
     if (!n)
         return 0;
     const hs__run *r = d->p->r;
@@ -284,39 +289,57 @@ static int flush(hs__decoder *d, uint32_t n, hs_linksum *acc, hs_totals *tot)
     return 0;
 }
 
+int hs__an_route_add(hs__decoder *d, uint64_t i, int (*keep)(void *ctx, uint32_t link),
+                     void *ctx, hs_linksum *acc, hs_totals *tot, hs__pentry **out)
+{
+    hs__paths *p = d->p;
+    const hs__run *r = p->r;
+    hs__rec rec;
+    hs__rec_get(r, i, &rec);
+    hs__pentry *e;
+    int rc = hs__an_paths_get(p, r->nd[rec.src].sw, hs__node_class(r, rec.dst), &e);
+    if (rc)
+        return rc;
+    if (d->nc + e->n + 2 > CHUNK_CANDS || d->n == CHUNK_RECORDS) {
+        /* the flush may not move e: the table only grows in get */
+        if ((rc = hs__an_route_flush(d, acc, tot)))
+            return rc;
+    }
+    uint64_t key = hs_packet_key(r->scheme.salt, rec.src, rec.dst, rec.seq);
+    d->smp[d->n].pid = hs_pid(&r->scheme, key);
+    hs_field_unpack(&r->scheme, rec.field, &d->smp[d->n].f);  /* validated before */
+    uint32_t inj = r->nd[rec.src].inj, ej = r->nd[rec.dst].ej;
+    uint32_t nc = d->nc;
+    if (!keep || keep(ctx, inj))
+        d->cand[nc++] = inj;
+    for (uint32_t j = 0; j < e->n; j++) {  /* pool may be empty (same-switch pairs) */
+        uint32_t l = p->pool[e->off + j];
+        if (!keep || keep(ctx, l))
+            d->cand[nc++] = l;
+    }
+    if (!keep || keep(ctx, ej))
+        d->cand[nc++] = ej;
+    d->nc = nc;
+    d->cand_off[++d->n] = nc;
+    if (out)
+        *out = e;
+    return 0;
+}
+
 int hs__an_route_decode(hs__decoder *d, const uint32_t *idx, uint64_t lo, uint64_t hi,
                      hs_linksum *acc, hs_totals *tot, int count_flows)
 {
     hs__paths *p = d->p;
-    const hs__run *r = p->r;
-    uint32_t n = 0, nc = 0;
-    d->cand_off[0] = 0;
     for (uint64_t k = lo; k < hi; k++) {
-        uint64_t i = idx ? idx[k] : k;
-        hs__rec rec;
-        hs__rec_get(r, i, &rec);
-        uint32_t ssw = r->nd[rec.src].sw;
         hs__pentry *e;
-        int rc = hs__an_paths_get(p, ssw, hs__node_class(r, rec.dst), &e);
+        int rc = hs__an_route_add(d, idx ? idx[k] : k, NULL, NULL, acc, tot, &e);
         if (rc)
             return rc;
-        if (nc + e->n + 2 > CHUNK_CANDS || n == CHUNK_RECORDS) {
-            if ((rc = flush(d, n, acc, tot)))
-                return rc;
-            n = nc = 0;
-            /* the flush may not move e: the table only grows in get */
-        }
-        uint64_t key = hs_packet_key(r->scheme.salt, rec.src, rec.dst, rec.seq);
-        d->smp[n].pid = hs_pid(&r->scheme, key);
-        hs_field_unpack(&r->scheme, rec.field, &d->smp[n].f);  /* validated before */
-        uint32_t inj = r->nd[rec.src].inj, ej = r->nd[rec.dst].ej;
-        d->cand[nc++] = inj;
-        for (uint32_t j = 0; j < e->n; j++)   /* pool may be empty (same-switch pairs) */
-            d->cand[nc + j] = p->pool[e->off + j];
-        nc += e->n;
-        d->cand[nc++] = ej;
-        d->cand_off[++n] = nc;
         if (count_flows) {
+            const hs__run *r = p->r;
+            hs__rec rec;
+            hs__rec_get(r, idx ? idx[k] : k, &rec);
+            uint32_t inj = r->nd[rec.src].inj, ej = r->nd[rec.dst].ej;
             if (!e->n) {
                 flow_add(p, inj, ej, 1);
             } else {
@@ -329,7 +352,7 @@ int hs__an_route_decode(hs__decoder *d, const uint32_t *idx, uint64_t lo, uint64
             }
         }
     }
-    return flush(d, n, acc, tot);
+    return hs__an_route_flush(d, acc, tot);
 }
 
 int hs__an_path_has(const hs__paths *p, const hs__pentry *e, uint32_t link)

@@ -50,6 +50,7 @@ typedef struct hs__decoder {
     hs__paths *p;
     hs_sample *smp;
     uint32_t *cand_off, *cand;
+    uint32_t n, nc;          /* records and candidates pending */
     hs_linksum *tmp;
 } hs__decoder;
 
@@ -60,5 +61,12 @@ void hs__an_decoder_free(hs__decoder *d);
  * records must have been validated (hs__records_check).  HS_ENOMEM. */
 int hs__an_route_decode(hs__decoder *d, const uint32_t *idx, uint64_t lo, uint64_t hi,
                      hs_linksum *acc, hs_totals *tot, int count_flows);
+/* Appends record i with the links of its path for which keep(ctx, link)
+ * holds (all when keep is NULL), decoding the pending chunk into acc/tot
+ * first when it is full; *out (if non-NULL) is the record's path entry.
+ * hs__an_route_flush decodes what is pending.  HS_ENOMEM. */
+int hs__an_route_add(hs__decoder *d, uint64_t i, int (*keep)(void *ctx, uint32_t link),
+                     void *ctx, hs_linksum *acc, hs_totals *tot, hs__pentry **out);
+int hs__an_route_flush(hs__decoder *d, hs_linksum *acc, hs_totals *tot);
 
 #endif

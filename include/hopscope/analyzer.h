@@ -51,11 +51,13 @@ typedef struct hs_analyze_params {
     double sig_packets;   /* ... and at least this many sampled packets did (10) */
     double load_high;     /* application's own load share (as its packets see it) at or above
                              which a root is its own doing (0.5) */
-    double load_low;      /* at or below which congested links are "dark and thin":
-                             interference (0.2) */
+    double load_low;      /* at or below which congested links (and roots) are "dark and
+                             thin": interference; -1 = auto: tau / load bin, the
+                             share of the bin the wait of a congested packet fills
+                             (0.25 for the defaults) */
     uint64_t load_bin_ps; /* time bins for the application's load as its packets see
-                             it (10 us: a burst of MPI traffic, ~60 full packets of a
-                             25 GB/s link) */
+                             it; 0 = auto: 8 full-packet times of the run's link
+                             class (1.31 us at 25 GB/s and 4 KiB packets) */
     hs_an_decoder decoder;
     const char *phases_file;   /* --phases FILE, or NULL */
     int    windows;       /* per-window views (1) */

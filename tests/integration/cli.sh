@@ -11,15 +11,15 @@ t_grep "unknown command named" "unknown command 'nosuchcmd'" "$T_TMP/err"
 t_grep "suggests near command" "did you mean 'demo'" "$T_TMP/err"
 "$HOPSCOPE" demo --help > "$T_TMP/dh"; t_grep "demo --help" '^usage: hopscope demo' "$T_TMP/dh"
 "$HOPSCOPE" help demo > "$T_TMP/dh2"; t_check "help demo equals demo --help" cmp "$T_TMP/dh" "$T_TMP/dh2"
-"$HOPSCOPE" demo --packets abc 2> "$T_TMP/err"; rc=$?
+"$HOPSCOPE" demo --codec --packets abc 2> "$T_TMP/err"; rc=$?
 t_eq "bad option value exits 2" 2 "$rc"
 t_grep "bad value named" "bad value 'abc' for --packets" "$T_TMP/err"
 
 # The demo is deterministic and its decoders agree.
-"$HOPSCOPE" demo --packets 20000 --seed 3 | grep -v '^decode:' > "$T_TMP/d1"
-"$HOPSCOPE" demo --packets 20000 --seed 3 | grep -v '^decode:' > "$T_TMP/d2"
+"$HOPSCOPE" demo --codec --packets 20000 --seed 3 | grep -v '^decode:' > "$T_TMP/d1"
+"$HOPSCOPE" demo --codec --packets 20000 --seed 3 | grep -v '^decode:' > "$T_TMP/d2"
 t_check "demo deterministic (timings aside)" cmp "$T_TMP/d1" "$T_TMP/d2"
-"$HOPSCOPE" demo --packets 20000 > "$T_TMP/d3"
+"$HOPSCOPE" demo --codec --packets 20000 > "$T_TMP/d3"
 t_grep "demo decoders identical" 'results identical' "$T_TMP/d3"
 
 # make install puts the command, library, headers and a working pkg-config file.
