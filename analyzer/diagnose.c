@@ -420,12 +420,28 @@ static void describe_interference(hs_analysis *a, hs__finding *f, sbuf *b)
 {
     const hs__run *r = a->r;
     char lb[160], gb[200];
-    sb_printf(b, "%u congested link%s carr%s little of the application's own traffic (dark and "
-              "thin; worst: %s, congested for %.0f%% +- %.0f%% of the application's packets "
-              "that cross it, while its own load there is %.0f%% of capacity)", f->nlinks,
-              f->nlinks > 1 ? "s" : "", f->nlinks > 1 ? "y" : "ies",
-              hs__an_link_desc(r, f->links[0], lb, sizeof lb), pct(f->cf), pct(f->cf_se),
-              pct(f->load));
+    uint32_t w = f->links[0];
+    hs_estimate q;
+    memset(&q, 0, sizeof q);
+    if (a->quiet)
+        hs_estimate_from_sums(&r->scheme, &a->quiet[w], a->paths_exact, &q);
+    if (f->load > a->p.load_low && q.cf_valid)
+        /* decided by the quiet packets (app_explains) */
+        sb_printf(b, "%u link%s %s congested even where the application itself is quiet on "
+                  "them (worst: %s, congested for %.0f%% +- %.0f%% of the application's packets "
+                  "that cross it, and for %.0f%% +- %.0f%% of those that met few of its own "
+                  "there, whom its own traffic cannot have delayed; its load there is %.0f%% of "
+                  "capacity over the run, %.0f%% in its bursts)", f->nlinks,
+                  f->nlinks > 1 ? "s" : "", f->nlinks > 1 ? "are" : "is",
+                  hs__an_link_desc(r, w, lb, sizeof lb), pct(f->cf), pct(f->cf_se), pct(q.cf),
+                  pct(q.cf_se), pct(a->load[w]), pct(f->load));
+    else
+        sb_printf(b, "%u congested link%s carr%s little of the application's own traffic (dark "
+                  "and thin; worst: %s, congested for %.0f%% +- %.0f%% of the application's "
+                  "packets that cross it, while its own load there is %.0f%% of capacity)",
+                  f->nlinks, f->nlinks > 1 ? "s" : "", f->nlinks > 1 ? "y" : "ies",
+                  hs__an_link_desc(r, w, lb, sizeof lb), pct(f->cf), pct(f->cf_se),
+                  pct(f->load));
     if (f->nnodes) {
         sb_printf(b, "; the application's packets through them come from or go to %u node%s (",
                   f->nnodes, f->nnodes > 1 ? "s" : "");

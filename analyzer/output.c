@@ -749,6 +749,66 @@ static int cmp_cf_desc(const void *x, const void *y, void *ctx)
     return u < v ? -1 : u > v;
 }
 
+/* "ej 64, up1-2 32, down2-1 32": a view's congested links by kind:
+ * injection, ejection, then switch links by subkind, fat-tree up and down
+ * links by the levels they join (1 = leaf switches). */
+static void congested_where(const hs_analysis *a, const hs__view *vw, char *buf, size_t n)
+{
+    enum { MAXCLS = 64 };
+    typedef struct { unsigned key; char name[16]; uint32_t count; } where_cls;
+    where_cls cls[MAXCLS];
+    uint32_t ncls = 0;
+    for (uint32_t i = 0; i < vw->n; i++) {
+        if (!vw->lk[i].congested)
+            continue;
+        const hs__link *k = &a->r->lk[vw->lk[i].link];
+        unsigned key;
+        char name[16];
+        if (k->kind == HS__LK_INJECTION) {
+            key = 0;
+            snprintf(name, sizeof name, "inj");
+        } else if (k->kind == HS__LK_EJECTION) {
+            key = 1;
+            snprintf(name, sizeof name, "ej");
+        } else if (k->sub == HS__SUB_UP || k->sub == HS__SUB_DOWN) {
+            int up = k->sub == HS__SUB_UP;
+            key = 2 + 2 * (unsigned)k->level + !up;
+            snprintf(name, sizeof name, up ? "up%u-%u" : "down%u-%u", up ? k->level : k->level + 1,
+                     up ? k->level + 1 : k->level);
+        } else {
+            key = 1024 + k->sub;
+            snprintf(name, sizeof name, "%s", hs__an_link_sub_name(k));
+        }
+        uint32_t c = 0;
+        while (c < ncls && cls[c].key != key)
+            c++;
+        if (c == ncls) {
+            if (ncls == MAXCLS)
+                continue;
+            cls[ncls].key = key;
+            memcpy(cls[ncls].name, name, sizeof name);
+            cls[ncls++].count = 0;
+        }
+        cls[c].count++;
+    }
+    for (uint32_t x = 1; x < ncls; x++) /* a handful of classes: insertion sort */
+        for (uint32_t y = x; y > 0 && cls[y - 1].key > cls[y].key; y--) {
+            where_cls t = cls[y];
+            cls[y] = cls[y - 1];
+            cls[y - 1] = t;
+        }
+    size_t used = 0;
+    buf[0] = '\0';
+    for (uint32_t c = 0; c < ncls; c++) {
+        int w = snprintf(buf + used, n - used, "%s%s %u", c ? ", " : "", cls[c].name, cls[c].count);
+        if (w < 0 || (size_t)w >= n - used)
+            break;
+        used += (size_t)w;
+    }
+    if (!used)
+        snprintf(buf, n, "-");
+}
+
 void hs_an_print(const hs_analysis *a, FILE *f)
 {
     const hs__run *r = a->r;
@@ -803,14 +863,16 @@ void hs_an_print(const hs_analysis *a, FILE *f)
     for (uint32_t g = 0; g < a->ngroups; g++)
         shown += a->gviews[g].n > 0;
     if (shown > 1 || (shown == 1 && a->ngroups > 1)) {
-        fprintf(f, "\nPhases:\n  %-28s %10s %9s %10s %6s\n", "phase", "packets", "links ok",
-                "congested", "roots");
+        fprintf(f, "\nPhases:\n  %-28s %10s %9s %10s %6s  %s\n", "phase", "packets", "links ok",
+                "congested", "roots", "where (congested links by kind)");
         for (uint32_t g = 0; g < a->ngroups; g++) {
             const hs__view *vw = &a->gviews[g];
             if (!vw->n && !vw->tot.packets)
                 continue;
-            fprintf(f, "  %-28.28s %10llu %9u %10u %6u\n", a->groups[g].name,
-                    (unsigned long long)vw->tot.packets, vw->n, vw->ncongested, vw->nroots);
+            char where[256];
+            congested_where(a, vw, where, sizeof where);
+            fprintf(f, "  %-28.28s %10llu %9u %10u %6u  %s\n", a->groups[g].name,
+                    (unsigned long long)vw->tot.packets, vw->n, vw->ncongested, vw->nroots, where);
         }
     }
     if (a->nwviews) {
