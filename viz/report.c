@@ -191,14 +191,16 @@ static void detail_svg(ctx *x)
 }
 
 /* Phases drawn: the application's phases with data first, then the
- * others, at most max_phases, in their order in analysis.json. */
+ * others, at most max_phases, in their order in analysis.json.  Phases of
+ * other jobs without data are left out: their packets are never monitored,
+ * so their panels could only ever be empty (the phase table lists them). */
 static size_t pick_phases(const hs_viz_model *m, unsigned max, uint32_t *out)
 {
     size_t n = 0;
     for (int pass = 0; pass < 3 && n < max; pass++)
         for (uint32_t i = 0; i < m->nphases && n < max; i++) {
             const hs__vz_view *v = &m->phases[i];
-            int cls = v->app && v->nrows ? 0 : v->nrows ? 1 : 2;
+            int cls = v->app && v->nrows ? 0 : v->nrows ? 1 : v->app ? 2 : -1;
             if (cls == pass)
                 out[n++] = i;
         }
