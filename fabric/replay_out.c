@@ -560,6 +560,7 @@ int hs__rp_write_app_json(rp *R, const char *dir, const hs_replay_result *res,
         hs_json_key(&j, buf);
         hs_json_obj_begin(&j);
         lat_obj(&j, &l);
+        lat_hist(&j, &l);
         hs_json_obj_end(&j);
     }
     hs_json_obj_end(&j);
