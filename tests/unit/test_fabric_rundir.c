@@ -14,24 +14,8 @@
 #include <unistd.h>
 #include "hopscope/fabric.h"
 #include "../../fabric/engine.h"
+#include "test_util.h"
 
-static unsigned char *slurp(const char *dir, const char *name, size_t *n)
-{
-    char path[512];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        fail_msg("cannot open %s", path);
-    fseek(f, 0, SEEK_END);
-    long len = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    unsigned char *b = malloc((size_t)len + 1);
-    assert_int_equal(fread(b, 1, (size_t)len, f), (size_t)len);
-    fclose(f);
-    b[len] = 0;
-    *n = (size_t)len;
-    return b;
-}
 
 static uint32_t u32(const unsigned char *p)
 {
