@@ -5,19 +5,14 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#define TEST_RNG_SEED 7
+#include "test_util.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "hopscope/hash.h"
 
-static uint64_t rng_state = 7;
-static uint64_t rnd(void)
-{
-    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
 
 static void test_wht_direct(void **state)
 {

@@ -4,18 +4,13 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#define TEST_RNG_SEED 42
+#include "test_util.h"
+
 #include <math.h>
 #include <string.h>
 #include "hopscope/hash.h"
 
-static uint64_t rng_state = 42;
-static uint64_t rnd(void)
-{
-    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
 
 static int make(hs_scheme *s, unsigned k, uint64_t nlinks, unsigned c, unsigned b, int exact)
 {

@@ -5,17 +5,12 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#define TEST_RNG_SEED 0x1234567887654321ull
+#include "test_util.h"
+
 #include <stdio.h>
 #include "hopscope/hash.h"
 
-static uint64_t rng_state = 0x1234567887654321ull;
-static uint64_t rnd(void) /* splitmix64 */
-{
-    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
 
 /* Independent polynomial arithmetic over GF(2), 128-bit, for the proof. */
 typedef unsigned __int128 u128;

@@ -14,20 +14,15 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#define TEST_RNG_SEED 0
+#include "test_util.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "hopscope/hash.h"
 
-static uint64_t rng_state;
-static uint64_t rnd(void)
-{
-    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
 static double unif(void) { return (rnd() >> 11) * (1.0 / 9007199254740992.0); }
 
 static void test_h_balanced(void **state)

@@ -2,8 +2,24 @@
 #ifndef HOPSCOPE_TEST_UTIL_H
 #define HOPSCOPE_TEST_UTIL_H
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+
+/* splitmix64: a test's reproducible random numbers.  A test file defines
+ * TEST_RNG_SEED before including this header to pick its sequence (tests
+ * may also set rng_state directly). */
+#ifndef TEST_RNG_SEED
+#define TEST_RNG_SEED 0
+#endif
+static uint64_t rng_state = TEST_RNG_SEED;
+static inline uint64_t rnd(void)
+{
+    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
 
 /* The whole of DIR/NAME, NUL-terminated, its length in *n; fails the test
  * when it cannot be read.  The caller frees it. */
