@@ -38,13 +38,13 @@ static void add_opt(argvb *a, const char *opt, const char *value)
     }
 }
 
-static void show(const char *step, const argvb *a)
+/* Prints the step's command line, as a user would type it. */
+static void show(const argvb *a)
 {
     printf("      $ hopscope");
     for (int i = 0; i < a->n; i++)
         printf(" %s", a->v[i]);
     printf("\n");
-    (void)step;
     fflush(stdout);
 }
 
@@ -138,7 +138,7 @@ int hs__pipe_run(const hs__pipe *p, hs__pipe_out *out)
     add(&a, "--");
     for (int i = 0; i < p->nlauncher; i++)
         add(&a, p->launcher[i]);
-    show("record", &a);
+    show(&a);
     int rc = hs__cmd_record(a.n, a.v);
     if (rc) {
         fprintf(stderr, "hopscope: the recorded run failed (status %d); stopping\n", rc);
@@ -181,7 +181,7 @@ int hs__pipe_run(const hs__pipe *p, hs__pipe_out *out)
     add_opt(&a, "--bits", p->bits);
     add_opt(&a, "--seed", p->seed);
     add_opt(&a, "--compute-scale", scale);
-    show("simulate", &a);
+    show(&a);
     rc = hs__cmd_simulate(a.n, a.v);
     if (rc) {
         fprintf(stderr, "hopscope: the replay failed; stopping (run directory: %s)\n", run);
@@ -197,7 +197,7 @@ int hs__pipe_run(const hs__pipe *p, hs__pipe_out *out)
     add(&a, "analyze");
     add_opt(&a, "--phases", p->phases);
     add(&a, run);
-    show("analyze", &a);
+    show(&a);
     char *cmd = hs__cmd_line(a.n, a.v);
     ap.command = cmd;
     hs_analysis *an = NULL;
@@ -220,7 +220,7 @@ int hs__pipe_run(const hs__pipe *p, hs__pipe_out *out)
     add(&a, "render");
     add(&a, "-q");
     add(&a, run);
-    show("render", &a);
+    show(&a);
     rc = hs__cmd_render(a.n, a.v);
     if (!rc) {
         printf("      %s\n", out->report);
