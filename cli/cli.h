@@ -62,6 +62,11 @@ const hs__cmd *hs__cmd_find(const char *name);
 /* "hopscope ARGV...": the command line as reports record it (call before
  * getopt permutes argv).  Caller frees; NULL on out of memory. */
 char *hs__cmd_line(int argc, char **argv);
+/* Full path of an executable into out: name itself when it has a '/', else
+ * the first regular executable file of that name in PATH.  0 or -1. */
+int hs__find_exe(const char *name, char *out, size_t n);
+/* Directory of the running hopscope executable (/proc/self/exe).  0 or -1. */
+int hs__exe_dir(char *buf, size_t n);
 /* Prints the subcommand's help to stdout. */
 void hs__cmd_help(const hs__cmd *c);
 /* True if argv holds -h or --help before a "--". */

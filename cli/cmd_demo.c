@@ -244,42 +244,13 @@ static int demo_codec(int argc, char **argv)
 
 /* ---- the whole pipeline ------------------------------------------------------- */
 
-/* Directory of the running hopscope executable. */
-static int exe_dir(char *buf, size_t n)
-{
-    ssize_t len = readlink("/proc/self/exe", buf, n - 1);
-    if (len <= 0)
-        return -1;
-    buf[len] = '\0';
-    char *slash = strrchr(buf, '/');
-    if (!slash)
-        return -1;
-    *slash = '\0';
-    return 0;
-}
-
-static int have_program(const char *name)
-{
-    const char *path = getenv("PATH");
-    char buf[4096];
-    for (const char *p = path ? path : "/usr/bin:/bin"; *p;) {
-        const char *e = strchr(p, ':');
-        size_t len = e ? (size_t)(e - p) : strlen(p);
-        if (len && snprintf(buf, sizeof buf, "%.*s/%s", (int)len, p, name) < (int)sizeof buf &&
-            access(buf, X_OK) == 0)
-            return 1;
-        p += len + (e != NULL);
-    }
-    return 0;
-}
-
 /* The example application for `mpi`: built beside hopscope in the build tree
  * (build/examples/<mpi>/halo3d), or compiled from the installed source
  * (share/hopscope/examples) into the work directory with mpicc.<mpi>. */
 static int find_example(const char *mpi, const char *dir, char *app, size_t n)
 {
     char ed[4096], src[4300], cmd[9000];
-    if (exe_dir(ed, sizeof ed))
+    if (hs__exe_dir(ed, sizeof ed))
         return -1;
     snprintf(app, n, "%s/../examples/%s/halo3d", ed, mpi);
     if (access(app, X_OK) == 0) {
@@ -338,9 +309,10 @@ int hs__cmd_demo(int argc, char **argv)
     }
     if (optind < argc)
         return hs__usage_error("demo", "unexpected argument '%s'", argv[optind]);
+    char launcher[4096];
     if (!mpi)
-        mpi = have_program("mpirun.openmpi") ? "openmpi"
-            : have_program("mpirun.mpich")   ? "mpich" : NULL;
+        mpi = hs__find_exe("mpirun.openmpi", launcher, sizeof launcher) == 0 ? "openmpi"
+            : hs__find_exe("mpirun.mpich", launcher, sizeof launcher) == 0   ? "mpich" : NULL;
     if (!mpi) {
         fprintf(stderr, "hopscope demo: no MPI launcher found (mpirun.openmpi or mpirun.mpich); "
                         "'make deps' installs Open MPI and MPICH\n");

@@ -77,32 +77,6 @@ const char hs__help_record[] =
 
 enum launcher { L_UNKNOWN, L_OPENMPI, L_MPICH, L_SRUN };
 
-/* Full path of an executable name, searched in PATH when it has no '/'. */
-static int find_exe(const char *name, char *out, size_t n)
-{
-    if (strchr(name, '/')) {
-        if (access(name, X_OK) != 0)
-            return -1;
-        snprintf(out, n, "%s", name);
-        return 0;
-    }
-    const char *path = getenv("PATH");
-    if (!path)
-        path = "/usr/local/bin:/usr/bin:/bin";
-    while (*path) {
-        const char *colon = strchr(path, ':');
-        size_t len = colon ? (size_t)(colon - path) : strlen(path);
-        if ((size_t)snprintf(out, n, "%.*s/%s", (int)len, len ? path : ".", name) < n &&
-            access(out, X_OK) == 0) {
-            struct stat st;
-            if (stat(out, &st) == 0 && S_ISREG(st.st_mode))
-                return 0;
-        }
-        path += len + (colon ? 1 : 0);
-    }
-    return -1;
-}
-
 static const char *base(const char *p)
 {
     const char *s = strrchr(p, '/');
@@ -114,7 +88,7 @@ static enum launcher classify(const char *exe, char *resolved, size_t n)
 {
     char path[PATH_MAX];
     snprintf(resolved, n, "%s", exe);
-    if (find_exe(exe, path, sizeof path) == 0 && realpath(path, resolved) == NULL)
+    if (hs__find_exe(exe, path, sizeof path) == 0 && realpath(path, resolved) == NULL)
         snprintf(resolved, n, "%s", path);
     const char *b = base(resolved), *b0 = base(exe);
     if (strstr(b, "openmpi") || strcmp(b, "orterun") == 0 || strcmp(b, "prterun") == 0 ||
@@ -133,7 +107,7 @@ static const char *mpi_of_app(char **args, int n, char *app, size_t appn)
 {
     for (int i = 1; i < n; i++) {
         char path[PATH_MAX];
-        if (args[i][0] == '-' || find_exe(args[i], path, sizeof path) != 0)
+        if (args[i][0] == '-' || hs__find_exe(args[i], path, sizeof path) != 0)
             continue;
         FILE *f = fopen(path, "rb");
         unsigned char magic[4] = { 0 };
@@ -175,14 +149,8 @@ static int find_lib(const char *mpi, char *out, size_t n)
         return 0;
     }
     char self[PATH_MAX];
-    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (len <= 0)
+    if (hs__exe_dir(self, sizeof self))
         return -1;
-    self[len] = 0;
-    char *slash = strrchr(self, '/');
-    if (!slash)
-        return -1;
-    *slash = 0;
     char cand[PATH_MAX + 64];
     snprintf(cand, sizeof cand, "%s/../lib/%s/libhopscope.so", self, mpi);
     if (realpath(cand, out) == NULL)

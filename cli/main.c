@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static int cmd_version(int argc, char **argv)
 {
@@ -388,4 +390,45 @@ int main(int argc, char **argv)
         return HS_EXIT_OK;
     }
     return c->run(argc - 1, argv + 1);
+}
+
+/* Full path of an executable name, searched in PATH when it has no '/'. */
+int hs__find_exe(const char *name, char *out, size_t n)
+{
+    if (strchr(name, '/')) {
+        if (access(name, X_OK) != 0)
+            return -1;
+        snprintf(out, n, "%s", name);
+        return 0;
+    }
+    const char *path = getenv("PATH");
+    if (!path)
+        path = "/usr/local/bin:/usr/bin:/bin";
+    while (*path) {
+        const char *colon = strchr(path, ':');
+        size_t len = colon ? (size_t)(colon - path) : strlen(path);
+        if ((size_t)snprintf(out, n, "%.*s/%s", (int)len, len ? path : ".", name) < n &&
+            access(out, X_OK) == 0) {
+            struct stat st;
+            if (stat(out, &st) == 0 && S_ISREG(st.st_mode))
+                return 0;
+        }
+        path += len + (colon ? 1 : 0);
+    }
+    return -1;
+}
+
+int hs__exe_dir(char *buf, size_t n)
+{
+    if (n < 2)
+        return -1;
+    ssize_t len = readlink("/proc/self/exe", buf, n - 1);
+    if (len <= 0)
+        return -1;
+    buf[len] = '\0';
+    char *slash = strrchr(buf, '/');
+    if (!slash)
+        return -1;
+    *slash = '\0';
+    return 0;
 }
