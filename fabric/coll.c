@@ -249,10 +249,7 @@ static uint64_t rel_blocks(const hs__coll_req *q, int64_t lo, int64_t hi)
 {
     if (hi > q->n)
         hi = q->n;
-    uint64_t s = 0;
-    for (int64_t i = lo; i < hi; i++)
-        s += block(q, mod(i + q->root, q->n));
-    return s;
+    return lo < hi ? blocks_mod(q, mod(lo + q->root, q->n), (int32_t)(hi - lo)) : 0;
 }
 
 static void gen_gather_binomial(hs__coll_iter *it)
