@@ -6,6 +6,7 @@
  *     DIR/run     the run directory, analysis.json, report.html, *.svg */
 #include "cli.h"
 #include "hopscope/analyzer.h"
+#include "hopscope/fabric.h"
 #include "hopscope/trace.h"
 
 #include <stdarg.h>
@@ -64,13 +65,9 @@ static int auto_topology(const char *trace, const char *ppn, char *spec, size_t 
         fprintf(stderr, "hopscope: %s\n", hs_error_str(&err, rc));
         return rc;
     }
-    uint64_t per = 1;
-    if (ppn) {
-        if (hs_parse_u64(ppn, &per) || per == 0)
-            per = 1;
-    } else if (strcmp(m.node_mode, "host") != 0 && m.nnodes > 0) {
-        per = (m.nranks + m.nnodes - 1) / m.nnodes;
-    }
+    uint64_t per;
+    if (!ppn || hs_parse_u64(ppn, &per) || per == 0)
+        per = hs_replay_default_ppn(&m);   /* simulate's rule */
     uint64_t nodes = (m.nranks + per - 1) / per;
     *ranks_out = m.nranks;
     /* real hosts the ranks ran on (virtual nodes aside) */

@@ -211,10 +211,9 @@ static int check_params(const hs_replay_params *p, hs_error *err)
 /* Ranks per node when none is given: the trace's virtual nodes, or one
  * rank per node when it was recorded on real hosts (their placement on one
  * workstation says nothing about the modelled machine). */
-static uint32_t default_ppn(const rp *R)
+uint32_t hs_replay_default_ppn(const hs_trace_manifest *m)
 {
-    const hs_trace_manifest *m = &R->man;
-    if (!R->have_man || !m->node_mode || strcmp(m->node_mode, "host") == 0 || !m->nnodes)
+    if (!m || !m->node_mode || strcmp(m->node_mode, "host") == 0 || !m->nnodes)
         return 1;
     uint32_t *cnt = calloc(m->nnodes, sizeof *cnt), best = 1;
     if (!cnt)
@@ -324,7 +323,7 @@ static void manifest_extra(void *ctx, hs_json *j)
 static int place_app(rp *R, hs_mapping_cfg *map, hs_error *err)
 {
     const hs_replay_params *p = R->prm;
-    uint32_t ppn = p->ppn ? p->ppn : default_ppn(R);
+    uint32_t ppn = p->ppn ? p->ppn : hs_replay_default_ppn(R->have_man ? &R->man : NULL);
     map->ppn = ppn;
     const rp_job *J0 = &R->jobs[0];
     if (p->node_of_rank) {

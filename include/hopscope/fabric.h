@@ -36,6 +36,7 @@
 #include <stdint.h>
 #include "hopscope/common.h"
 #include "hopscope/hash.h"
+#include "hopscope/trace.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -436,6 +437,11 @@ typedef struct hs_replay_progress {
     double   wall;             /* seconds since the replay started */
     const char *stage;         /* "isolated" or "congested" with --congestion-impact, else "" */
 } hs_replay_progress;
+
+/* Ranks per node when none is given: the most ranks on one of the trace's
+ * virtual nodes, or 1 when it was recorded on real hosts (or m is NULL):
+ * their placement on a workstation says nothing about the modelled machine. */
+uint32_t hs_replay_default_ppn(const hs_trace_manifest *m);
 
 typedef struct hs_replay_params {
     const char *trace;         /* trace directory (required) */
