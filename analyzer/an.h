@@ -227,6 +227,10 @@ typedef struct hs__app {
     char    *bg_spec;
     uint32_t *bg_nodes;
     uint32_t nbg_nodes;
+    /* replay.status: "ok", or why the replay did not complete ("deadlock",
+     * "incomplete", ...); NULL when app.json does not say */
+    char    *replay_status;
+    uint64_t unmatched_sends, unmatched_recvs;
     /* kept to re-emit as-is */
     hs_jdoc *doc;
     const hs_jv *latency, *congestion_impact;

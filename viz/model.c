@@ -207,6 +207,11 @@ static void read_head(rd *r, hs_viz_model *m, const hs_jv *root)
     m->command = str(r, root, "command", "analysis", NUL);
     m->run = str(r, root, "run", "analysis", NUL);
     m->hopscope = str(r, root, "hopscope", "analysis", NUL);
+    const hs_jv *rp = get(r, root, "replay", "analysis", HS_JV_OBJ, NUL);
+    if (rp && !boolean(r, rp, "complete", "replay", 0)) {
+        m->replay_status = str(r, rp, "status", "replay", NUL);
+        m->replay_caveat = str(r, rp, "caveat", "replay", NUL);
+    }
     const hs_jv *dec = get(r, root, "decoder", "analysis", HS_JV_OBJ, NUL);
     m->decoder = str(r, dec, "used", "decoder", NUL);
     m->decoder_note = str(r, dec, "note", "decoder", NUL);
@@ -941,6 +946,8 @@ void hs_viz_free(hs_viz_model *m)
     free(m->command);
     free(m->run);
     free(m->hopscope);
+    free(m->replay_status);
+    free(m->replay_caveat);
     free(m->topo_kind);
     free(m->spec);
     free(m->routing);

@@ -101,6 +101,16 @@ t_grep "deadlock: reported" "the replay cannot go on" "$T_TMP/e"
 t_grep "deadlock: names a blocked rank and its call" "rank [0-9]+: MPI_waitall \(event [0-9]+ of the rank\) on 12 requests" "$T_TMP/e"
 t_grep "deadlock: names receives that never matched" "rank [0-9]+ posted a receive from rank [0-9]+, tag 10[0-5]" "$T_TMP/e"
 t_eq "deadlock: app.json says so" deadlock "$(rp_field "$T_TMP/rd" status)"
+# The analysis and the report say at the top that the replay did not complete.
+"$HOPSCOPE" analyze "$T_TMP/rd" > "$T_TMP/an" 2>&1
+t_eq "deadlock: analyze still runs" 0 $?
+sed -n 2p "$T_TMP/an" > "$T_TMP/an2"
+t_grep "deadlock: analyze says so first" "^REPLAY     deadlock: the replay did not complete" "$T_TMP/an2"
+t_grep "deadlock: analysis.json says so" '"replay":\{"status":"deadlock","complete":false' \
+    "$T_TMP/rd/analysis.json"
+"$HOPSCOPE" render "$T_TMP/rd" > /dev/null 2>&1
+t_grep "deadlock: the report says so" 'class="warn"><b>The replay did not complete \(deadlock\)' \
+    "$T_TMP/rd/report.html"
 
 # ---- mapping experiment (reduced; docs/validation.md) ------------------------------
 # 256 ranks, 4 per node, on a 2:1 tapered 64-node fat-tree.  Linear keeps a
