@@ -363,6 +363,7 @@ typedef struct hs__accuracy {
 struct hs_analysis {
     hs_analyze_params p;
     char    *command;
+    char    *phases_file;               /* --phases FILE as given, or NULL */
     hs__run *r;
     hs__app *app;
     hs__phase_rules rules;

@@ -676,6 +676,7 @@ int hs_an_write_json(const hs_analysis *a, const char *path, hs_error *err)
     kv_num(&w, "load_high", a->p.load_high);
     kv_num(&w, "load_low", a->p.load_low);
     kv_uint(&w, "load_bin_ps", a->p.load_bin_ps);
+    kv_str(&w, "phases_file", a->phases_file);
     hs_json_obj_end(&w);
 
     hs_json_key(&w, "topology");
