@@ -211,7 +211,7 @@ typedef struct hs__app_comm {
 } hs__app_comm;
 
 typedef struct hs__app {
-    char    *trace, *command, *map_policy, *map_param;
+    char    *trace, *command, *sim_command, *map_policy, *map_param;
     uint32_t ranks, ranks_per_node;
     uint32_t *node_of_rank;
     hs__app_phase *ph;

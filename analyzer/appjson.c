@@ -93,6 +93,7 @@ void hs__an_app_free(hs__app *a)
         return;
     free(a->trace);
     free(a->command);
+    free(a->sim_command);
     free(a->map_policy);
     free(a->map_param);
     free(a->node_of_rank);
@@ -335,6 +336,7 @@ int hs__an_app_read(const char *dir, uint32_t nodes, hs__app **out, hs_error *er
                             (unsigned long long)ver);
     a->trace = get_str(&c, root, "trace", 0);
     a->command = get_str(&c, root, "command", 0);
+    a->sim_command = get_str(&c, root, "simulate_command", 0);
     a->ranks = (uint32_t)get_u64(&c, root, "ranks", 1, 1u << 30);
     if (!c.rc && a->ranks == 0)
         afail(&c, root, "ranks", "must be positive");

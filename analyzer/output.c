@@ -541,6 +541,7 @@ static void w_app(hs_json *w, const hs_analysis *a)
     hs_json_obj_begin(w);
     kv_str(w, "trace", p->trace);
     kv_str(w, "command", p->command);
+    kv_str(w, "simulate_command", p->sim_command);
     kv_uint(w, "ranks", p->ranks);
     hs_json_key(w, "mapping");
     hs_json_obj_begin(w);

@@ -432,6 +432,8 @@ static int replay(sim_opts *o)
     return ret;
 }
 
+static int sim_main(sim_opts *op, const char *cmd, int argc, char **argv);
+
 int hs__cmd_simulate(int argc, char **argv)
 {
     sim_opts o;
@@ -439,6 +441,16 @@ int hs__cmd_simulate(int argc, char **argv)
     hs_fabric_params_default(&o.prm);
     hs_traffic_cfg_default(&o.tc);
     hs_replay_params_default(&o.rp);
+    char *cmd = hs__cmd_line(argc, argv); /* before getopt permutes argv */
+    int rc = sim_main(&o, cmd, argc, argv);
+    free(cmd);
+    return rc;
+}
+
+static int sim_main(sim_opts *op, const char *cmd, int argc, char **argv)
+{
+    sim_opts o = *op;
+    o.rp.command = cmd;
     int c;
     opterr = 0;
     optind = 1;

@@ -216,6 +216,12 @@ int hs__cmd_whatif(int argc, char **argv)
     };
     const char *mapspec = NULL, *trace = NULL, *out = NULL, *phases = NULL;
     int nobg = 0, quiet = 0, c;
+    /* the command line, before getopt permutes argv: each new run's app.json
+     * records it as the command that replayed it */
+    char cmd[8192];
+    size_t o = (size_t)snprintf(cmd, sizeof cmd, "hopscope");
+    for (int i = 0; i < argc && o < sizeof cmd; i++)
+        o += (size_t)snprintf(cmd + o, sizeof cmd - o, " %s", argv[i]);
     opterr = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, "o:q", opts, NULL)) != -1) {
@@ -283,6 +289,7 @@ int hs__cmd_whatif(int argc, char **argv)
     int ret = load_params(run, &rp, &man, &app, coll, sizeof coll);
     if (trace)
         rp.trace = trace;
+    rp.command = cmd;
     int have_bg = rp.background && *rp.background;
     sc[0].background = have_bg;
     if (!ret && nobg && !have_bg) {

@@ -477,6 +477,11 @@ int hs__rp_write_app_json(rp *R, const char *dir, const hs_replay_result *res,
     hs_json_str(&j, p->trace);
     hs_json_key(&j, "command");
     hs_json_str(&j, R->have_man && R->man.command ? R->man.command : "");
+    hs_json_key(&j, "simulate_command");
+    if (p->command)
+        hs_json_str(&j, p->command);
+    else
+        hs_json_null(&j);
     hs_json_key(&j, "ranks");
     hs_json_uint(&j, J->nranks);
 

@@ -786,6 +786,7 @@ static void read_app(rd *r, hs_viz_model *m, const hs_jv *root)
     p->have = 1;
     p->trace = str(r, a, "trace", "app", NUL);
     p->command = str(r, a, "command", "app", NUL);
+    p->sim_command = str(r, a, "simulate_command", "app", NUL);
     p->ranks = uint_(r, a, "ranks", "app", 0, UINT32_MAX, 0);
     const hs_jv *mp = get(r, a, "mapping", "app", HS_JV_OBJ, NUL);
     p->map_policy = str(r, mp, "policy", "app.mapping", NUL);
@@ -1003,6 +1004,7 @@ void hs_viz_free(hs_viz_model *m)
     hs__vz_app *p = &m->app;
     free(p->trace);
     free(p->command);
+    free(p->sim_command);
     free(p->map_policy);
     free(p->map_param);
     free(p->background);

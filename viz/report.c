@@ -749,19 +749,25 @@ static void report_html(ctx *x)
         inline_doc(&b, x, "compare.svg", "A and B side by side");
     }
     accuracy(&b, m);
+    /* every step in the order it ran; a step this run does not know of is
+     * said so, not left out */
     hs__vz_puts(&b, "<h2 id=\"commands\">How this report was made</h2>\n<pre>");
-    if (x->o->command) {
-        hs__vz_esc(&b, x->o->command);
+    if (m->app.have) {
+        hs__vz_puts(&b, "# the application, as its trace's manifest records it\n");
+        hs__vz_esc(&b, m->app.command && *m->app.command ? m->app.command : "(not recorded)");
+        hs__vz_puts(&b, "\n# the replay: machine, mapping, background\n");
+        hs__vz_esc(&b, m->app.sim_command ? m->app.sim_command
+                                          : "(not recorded: app.json from an older hopscope "
+                                            "or the library)");
         hs__vz_puts(&b, "\n");
+    } else {
+        hs__vz_puts(&b, "# synthetic traffic, no application: see the run's manifest.json\n");
     }
-    if (m->command) {
-        hs__vz_esc(&b, m->command);
-        hs__vz_puts(&b, "\n");
-    }
-    if (m->app.command) {
-        hs__vz_esc(&b, m->app.command);
-        hs__vz_puts(&b, "\n");
-    }
+    hs__vz_puts(&b, "# the analysis\n");
+    hs__vz_esc(&b, m->command ? m->command : "(not recorded: analysed by the library)");
+    hs__vz_puts(&b, "\n# the pictures and this report\n");
+    hs__vz_esc(&b, x->o->command ? x->o->command : "(not recorded)");
+    hs__vz_puts(&b, "\n");
     hs__vz_puts(&b, "</pre>\n<p class=\"small\">hopscope ");
     hs__vz_esc(&b, HS_VERSION);
     hs__vz_puts(&b, "; analysis by hopscope ");

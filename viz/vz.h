@@ -136,7 +136,7 @@ typedef struct hs__vz_phase_lat {
 
 typedef struct hs__vz_app {
     int       have;
-    char     *trace, *command, *map_policy, *map_param;
+    char     *trace, *command, *sim_command, *map_policy, *map_param;
     uint64_t  ranks, ranks_per_node;
     int       have_time;
     double    total_ps, compute_ps, comm_ps;

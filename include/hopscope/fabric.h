@@ -467,6 +467,8 @@ typedef struct hs_replay_params {
     const char *background;    /* background jobs (NULL: none); docs/replay.md */
     int      congestion_impact;/* also run without the background; report CI */
     const char *out;           /* run directory to write (NULL: none) */
+    const char *command;       /* the command line that asked for the replay,
+                                  recorded in app.json (NULL: none) */
     unsigned max_tag_phases;   /* distinct tags with a phase of their own (256);
                                   the rest share "other tags" */
     uint64_t latency_cap;      /* latency samples kept exactly (16M); beyond:

@@ -64,10 +64,16 @@ case "$comm" in *"[0,1,61440,3]"*) t_ok "comm matrix: 0 -> 1, 3 messages of 20 K
 t_grep "manifest names app.json" '"file": "app.json"' "$T_TMP/r1/manifest.json"
 "$HOPSCOPE" simulate --topo $T -i "$T_TMP/h64" -o "$T_TMP/r2" --quiet
 same=1
-for f in app.json manifest.json truth.bin counters.bin records.bin phases.tsv; do
+for f in manifest.json truth.bin counters.bin records.bin phases.tsv; do
     cmp -s "$T_TMP/r1/$f" "$T_TMP/r2/$f" || same=0
 done
+# app.json records the command line, which names the output directory
+grep -v '"simulate_command"' "$T_TMP/r1/app.json" > "$T_TMP/a1"
+grep -v '"simulate_command"' "$T_TMP/r2/app.json" > "$T_TMP/a2"
+cmp -s "$T_TMP/a1" "$T_TMP/a2" || same=0
 t_eq "same trace and seed, byte-identical run directories" 1 "$same"
+t_eq "app.json records the replay's command" 1 \
+    "$(grep -c "\"simulate_command\": \"hopscope simulate --topo $T -i $T_TMP/h64 -o $T_TMP/r2 --quiet\"" "$T_TMP/r2/app.json")"
 "$HOPSCOPE" simulate --topo $T -i "$T_TMP/h64" --compute-scale 0 --quiet -o "$T_TMP/r3"
 t_eq "--compute-scale 0: no computation" 0 "$(rp_field "$T_TMP/r3" compute_ps)"
 "$HOPSCOPE" simulate --topo $T -i "$T_TMP/h64" --bits 5 --quiet -o "$T_TMP/r4"
