@@ -402,12 +402,12 @@ static int replay(sim_opts *o)
         printf("\n");
         print_lat("latency", &r.lat);
         printf("phases      %-4s %-22s %-10s %12s %14s %12s %12s\n", "id", "name", "kind",
-               "messages", "bytes", "time in MPI", "p99 latency");
+               "messages", "bytes", "MPI per rank", "p99 latency");
         for (uint32_t i = 0; i < r.nphases; i++) {
             const hs_replay_phase *ph = &r.phases[i];
             printf("            %-4u %-22.22s %-10s %12llu %14llu %12s %12s\n", ph->id, ph->name,
                    ph->kind, (unsigned long long)ph->messages, (unsigned long long)ph->bytes,
-                   ph->app ? tstr(ph->time, a, sizeof a) : "-",
+                   ph->app ? tstr(r.ranks ? ph->time / r.ranks : 0, a, sizeof a) : "-",
                    ph->lat.messages ? tstr(ph->lat.p99, b, sizeof b) : "-");
         }
         if (r.ci) {

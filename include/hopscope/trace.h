@@ -317,7 +317,11 @@ typedef struct hs_trace_rankstat {
     uint64_t monitored;            /* sent messages carrying the in-band field */
     uint64_t coll_calls, coll_bytes_sent, coll_bytes_recv;
     uint64_t rma_ops, rma_bytes;
-    double   mpi_seconds;          /* time inside recorded MPI calls */
+    double   mpi_seconds;          /* time inside recorded MPI calls, less
+                                      MPI_Init and MPI_Finalize */
+    double   init_seconds;         /* time inside MPI_Init(_thread) and
+                                      MPI_Finalize: start-up and tear-down, not
+                                      the application's communication */
     int64_t  t_first, t_last;
 } hs_trace_rankstat;
 
