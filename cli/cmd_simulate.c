@@ -140,8 +140,10 @@ static int apply(sim_opts *o, int c, const char *v)
         o->prm.scheme.hash_bits = u == 5 ? 1 : (unsigned)u - 5;
         break;
     case O_SCALE:
-        if (hs_parse_double(v, &d) || !(d >= 0) || d > 1e6)
-            return bad("compute-scale", v, "a factor >= 0 on the recorded computation");
+        if (strcmp(v, "auto") == 0)
+            d = HS_REPLAY_SCALE_AUTO;
+        else if (hs_parse_double(v, &d) || !(d >= 0) || d > 1e6)
+            return bad("compute-scale", v, "auto, or a factor >= 0 on the recorded computation");
         o->rp.compute_scale = d;
         break;
     case O_EAGER:

@@ -223,7 +223,14 @@ typedef struct hs_trace_manifest {
     uint32_t *rank_pid;     /* [nranks] */
     size_t   nsettings;
     char   **settings;      /* "HOPSCOPE_X=value" as the job saw them */
+    uint32_t nhosts;        /* real hosts whose cores are known (0: none) */
+    char   **host_name;     /* [nhosts] as in rank_host */
+    uint32_t *host_cores;   /* [nhosts] cores online there when recorded */
 } hs_trace_manifest;
+
+/* The index into host_name/host_cores of rank r's real host, or -1 when
+ * the manifest does not say (traces from gen, or from an older libhopscope). */
+int32_t hs_trace_manifest_host_of(const hs_trace_manifest *m, uint32_t r);
 
 /* Writes DIR/manifest.txt atomically (temporary file + rename).
  * HS_EINVAL for an inconsistent manifest, HS_EIO. */
