@@ -477,6 +477,10 @@ static void rewrite_hosts(uint32_t n, const char *const *rank_host, uint32_t nh,
         free(m.rank_host[r]);
         m.rank_host[r] = strdup(rank_host[r]);
     }
+    for (uint32_t h = 0; h < m.nhosts; h++)
+        free(m.host_name[h]);
+    free(m.host_name);
+    free(m.host_cores);
     m.nhosts = nh;
     m.host_name = malloc(nh * sizeof *m.host_name);
     m.host_cores = malloc(nh * sizeof *m.host_cores);
