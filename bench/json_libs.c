@@ -2,6 +2,7 @@
  * Debian's jansson and cJSON on one document.
  *
  *   json_libs hs|jansson|cjson FILE [REPEAT]
+ *   json_libs hs-write|jansson-write|cjson-write FILE [REPEAT]
  *   json_libs conform
  *
  * Reads FILE into memory, then REPEAT times (1): parses it into each
@@ -14,6 +15,12 @@
  * The parsers run with their strictest settings: hopscope's reader is
  * always strict; jansson with JSON_REJECT_DUPLICATES; cJSON has no options
  * (it accepts duplicate keys and keeps numbers as doubles only).
+ *
+ * The -write modes parse FILE with the library (not timed) and time writing
+ * the tree back as compact JSON into memory (hopscope: the hs_json writer
+ * driven by a walk of the tree, as analyzer/output.c copies values; jansson:
+ * json_dumps; cJSON: cJSON_PrintUnformatted); they print the seconds and
+ * the bytes written.
  *
  * `conform` feeds the three the same small documents at the edges of RFC
  * 8259 and of 64-bit integers, and prints a markdown table of what each
@@ -110,6 +117,102 @@ static void walk_cjson(const cJSON *v, sum *s)
             walk_cjson(c, s);
         }
     }
+}
+
+/* ---- writing ---------------------------------------------------------------- */
+
+static void emit_hs(const hs_jdoc *d, const hs_jv *v, hs_json *w)
+{
+    switch (hs_jv_kind(v)) {
+    case HS_JV_NULL: hs_json_null(w); break;
+    case HS_JV_BOOL: {
+        int b = 0;
+        hs_jv_bool(v, &b);
+        hs_json_bool(w, b);
+        break;
+    }
+    case HS_JV_NUM: {
+        int64_t i;
+        uint64_t u;
+        double x = 0;
+        if (hs_jv_i64(v, &i) == 0)
+            hs_json_int(w, i);
+        else if (hs_jv_u64(v, &u) == 0)
+            hs_json_uint(w, u);
+        else {
+            hs_jv_double(v, &x);
+            hs_json_num(w, x);
+        }
+        break;
+    }
+    case HS_JV_STR: hs_json_str(w, hs_jv_str(d, v)); break;
+    case HS_JV_ARR:
+        hs_json_arr_begin(w);
+        for (size_t i = 0, n = hs_jv_len(v); i < n; i++)
+            emit_hs(d, hs_jv_at(d, v, i), w);
+        hs_json_arr_end(w);
+        break;
+    case HS_JV_OBJ:
+        hs_json_obj_begin(w);
+        for (size_t i = 0, n = hs_jv_len(v); i < n; i++) {
+            hs_json_key(w, hs_jv_key_at(d, v, i));
+            emit_hs(d, hs_jv_at(d, v, i), w);
+        }
+        hs_json_obj_end(w);
+        break;
+    default:
+        break;
+    }
+}
+
+/* Seconds to write the parsed document back with the library; *bytes out. */
+static double write_with(const char *lib, const char *text, size_t len, size_t *bytes)
+{
+    double t = -1;
+    if (!strcmp(lib, "hs")) {
+        hs_jdoc *d;
+        if (hs_jdoc_parse(text, len, "in", &d, NULL))
+            return -1;
+        char *buf = NULL;
+        size_t n = 0;
+        double t0 = now();
+        FILE *f = open_memstream(&buf, &n);
+        hs_json w;
+        hs_json_init(&w, f, 0);
+        emit_hs(d, hs_jdoc_root(d), &w);
+        if (hs_json_finish(&w) == 0 && fclose(f) == 0) {
+            t = now() - t0;
+            *bytes = n;
+        }
+        free(buf);
+        hs_jdoc_free(d);
+    } else if (!strcmp(lib, "jansson")) {
+        json_error_t e;
+        json_t *j = json_loadb(text, len, JSON_REJECT_DUPLICATES, &e);
+        if (!j)
+            return -1;
+        double t0 = now();
+        char *out = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
+        if (out) {
+            t = now() - t0;
+            *bytes = strlen(out);
+        }
+        free(out);
+        json_decref(j);
+    } else if (!strcmp(lib, "cjson")) {
+        cJSON *j = cJSON_ParseWithLength(text, len);
+        if (!j)
+            return -1;
+        double t0 = now();
+        char *out = cJSON_PrintUnformatted(j);
+        if (out) {
+            t = now() - t0;
+            *bytes = strlen(out);
+        }
+        cJSON_free(out);
+        cJSON_Delete(j);
+    }
+    return t;
 }
 
 /* ---- conformance probe -------------------------------------------------- */
@@ -220,6 +323,24 @@ int main(int argc, char **argv)
     fclose(f);
 
     double best = 1e30;
+    const char *dash = strchr(lib, '-');
+    if (dash && !strcmp(dash, "-write")) {
+        char base[16];
+        snprintf(base, sizeof base, "%.*s", (int)(dash - lib), lib);
+        size_t bytes = 0;
+        for (int r = 0; r < repeat; r++) {
+            double t = write_with(base, text, (size_t)len, &bytes);
+            if (t < 0) {
+                fprintf(stderr, "json_libs: %s failed\n", lib);
+                return 1;
+            }
+            if (t < best)
+                best = t;
+        }
+        printf("%s %.4f bytes=%zu\n", lib, best, bytes);
+        free(text);
+        return 0;
+    }
     sum s = {0, 0, 0};
     for (int r = 0; r < repeat; r++) {
         memset(&s, 0, sizeof s);
