@@ -8,6 +8,7 @@
  * replay's only -i. */
 #include "cli.h"
 #include "hopscope/fabric.h"
+#include "hopscope/replay.h"
 
 #include <getopt.h>
 #include <stdio.h>

@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "hopscope/analyzer.h"
 #include "hopscope/fabric.h"
+#include "hopscope/replay.h"
 
 #include <getopt.h>
 #include <stdio.h>

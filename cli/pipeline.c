@@ -7,6 +7,7 @@
 #include "cli.h"
 #include "hopscope/analyzer.h"
 #include "hopscope/fabric.h"
+#include "hopscope/replay.h"
 #include "hopscope/trace.h"
 
 #include <stdarg.h>

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "hopscope/fabric.h"
+#include "hopscope/replay.h"
 #include "hopscope/trace.h"
 
 #define TOPO "fattree:k=4,n=2"   /* nodes 0..3 share leaf switch 0 */
