@@ -17,9 +17,11 @@
  *   - A switch input FIFO offers only its head packet to the crossbar
  *     (head-of-line blocking).  The head is routed when it becomes head,
  *     after the routing delay has passed since its header arrived.  An
- *     output port, when idle, grants round-robin among the heads requesting
- *     it whose input port is free and whose next VC has credit; an input
- *     port sends one packet at a time (crossbar speedup 1).
+ *     output port, when idle, grants the oldest of the heads requesting it
+ *     whose input port is free and whose next VC has credit, never
+ *     overtaking an older head of the same VC that waits for credit (ties:
+ *     round-robin); an input port sends one packet at a time (crossbar
+ *     speedup 1).
  *   - Cut-through: a packet may leave as soon as it is routed, but its
  *     transmission cannot end before its tail has arrived: start >=
  *     tail_arrival - ser_out.
@@ -164,6 +166,7 @@ typedef struct hs__iport {
 
 /* What the head packet of an input FIFO asks of its output. */
 typedef struct hs__req {
+    hs_time  ready;        /* eligible since (its age decides arbitration) */
     uint32_t need;         /* bytes (credits) */
     uint8_t  ovc;          /* VC on the output */
 } hs__req;
@@ -266,6 +269,10 @@ struct hs_fabric {
     hs__record  *rec;
     size_t       nrec, caprec;
     uint64_t     rec_dropped;
+
+    /* deadlock detection scratch (deadlock.c), [(L+1) * nvc], on first use */
+    uint32_t *dl_next, *dl_mark;
+    int64_t  *dl_pend;
 
     hs_fabric_callbacks cb;
     void *cb_ctx;

@@ -7,7 +7,7 @@ CORE_SRCS += fabric/units.c fabric/topo.c fabric/topo_fattree.c \
              fabric/engine.c fabric/fabric.c fabric/link.c fabric/switch.c \
              fabric/nic.c fabric/route.c fabric/route_fattree.c \
              fabric/route_dragonfly.c fabric/route_torus.c fabric/truth.c \
-             fabric/traffic.c fabric/rundir.c
+             fabric/traffic.c fabric/rundir.c fabric/deadlock.c
 CORE_SRCS += fabric/coll.c fabric/mapping.c fabric/gen.c fabric/replay.c fabric/replay_load.c \
              fabric/replay_actor.c fabric/replay_out.c fabric/mpi_p2p.c fabric/mpi_coll.c \
              fabric/mpi_rma.c fabric/background.c

@@ -28,6 +28,7 @@ static void request(hs_fabric *F, const hs__pkt *p)
     uint32_t gp = F->gp_in[p->in];
     unsigned nvc = F->nvc;
     hs__req *q = &F->rq[(size_t)gp * nvc + p->vc];
+    q->ready = p->ready;
     q->need = p->bytes;
     q->ovc = p->out_vc;
     uint32_t r = F->lk[p->in].to_port * nvc + p->vc;
@@ -76,6 +77,26 @@ static void start_tx(hs_fabric *F, uint32_t o, uint32_t pi, uint32_t r, uint32_t
     }
 }
 
+/* Visits the requesters of output o in round-robin order from its pointer
+ * (the order that breaks ties between equally old heads). */
+#define FOR_REQUESTERS(r)                                                          \
+    for (int pass_ = 0; pass_ < 2; pass_++)                                        \
+        for (uint32_t lo_ = pass_ ? 0 : start, hi_ = pass_ ? start : n, w_ = lo_ >> 6; \
+             lo_ < hi_ && w_ <= (hi_ - 1) >> 6; w_++)                                \
+            for (uint64_t bits_ = base[w_] &                                        \
+                                  (w_ == lo_ >> 6 && (lo_ & 63) ? ~0ull << (lo_ & 63) : ~0ull) & \
+                                  (w_ == (hi_ - 1) >> 6 && (hi_ & 63) ? ~0ull >> (64 - (hi_ & 63)) : ~0ull); \
+                 bits_; bits_ &= bits_ - 1)                                          \
+                for (uint32_t r = (w_ << 6) | (uint32_t)__builtin_ctzll(bits_), once_ = 1; once_; once_ = 0)
+
+/* Oldest-first: the head that has waited longest wins, so no packet can be
+ * passed over forever.  (Round-robin whose turn skips a head short of
+ * credit starves it when credit returns in step with the pointer: an
+ * incast's credits come back at the pace of one ejection link, every
+ * round the same requester found its VC empty at its turn and the
+ * pointer moved past it; docs/fabric.md, "Arbitration".)  A head short of
+ * credit on VC w also holds back younger heads for w, so smaller packets
+ * cannot take every returned credit before it fits. */
 void hs__switch_arbitrate(hs_fabric *F, uint32_t o)
 {
     hs__oport *op = &F->op[o];
@@ -89,39 +110,39 @@ void hs__switch_arbitrate(hs_fabric *F, uint32_t o)
     uint32_t gp0 = F->topo->port_off[s];
     const hs__req *rq = F->rq + (size_t)gp0 * nvc;
     const int64_t *cr = &F->credits[(size_t)o * nvc];
+    hs_time wait_t[HS_FABRIC_MAX_VCS];
+    for (unsigned v = 0; v < nvc; v++)
+        wait_t[v] = HS_TIME_NEVER;
+    uint32_t start = op->rr < n ? op->rr : 0;
     int starved = 0;
     uint32_t starved_r = 0;
-    uint32_t start = op->rr < n ? op->rr : 0;
-    for (int pass = 0; pass < 2; pass++) {
-        uint32_t lo = pass ? 0 : start, hi = pass ? start : n;
-        if (lo >= hi)
-            continue;
-        for (uint32_t w = lo >> 6; w <= (hi - 1) >> 6; w++) {
-            uint64_t bits = base[w];
-            if (w == lo >> 6 && (lo & 63))
-                bits &= ~0ull << (lo & 63);
-            if (w == (hi - 1) >> 6 && (hi & 63))
-                bits &= ~0ull >> (64 - (hi & 63));
-            while (bits) {
-                uint32_t r = (w << 6) | (uint32_t)__builtin_ctzll(bits);
-                bits &= bits - 1;
-                if (cr[rq[r].ovc] < (int64_t)rq[r].need) {
-                    if (!starved) {
-                        starved = 1;
-                        starved_r = r;
-                    }
-                    continue;
-                }
-                uint32_t port = nvc == 1 ? r : r / nvc;
-                if (F->ip[gp0 + port].busy)
-                    continue;
-                unsigned v = nvc == 1 ? 0 : r % nvc;
-                uint32_t i = F->topo->port_in[gp0 + port];
-                op->rr = r + 1 < n ? r + 1 : 0;
-                start_tx(F, o, F->qhead[(size_t)i * nvc + v], r, gp0 + port);
-                return;
-            }
+    FOR_REQUESTERS(r) {
+        unsigned w = rq[r].ovc;
+        if (cr[w] < (int64_t)rq[r].need && rq[r].ready < wait_t[w]) {
+            wait_t[w] = rq[r].ready;
+            if (!starved || rq[r].ready < rq[starved_r].ready)
+                starved_r = r;
+            starved = 1;
         }
+    }
+    uint32_t best = UINT32_MAX;
+    FOR_REQUESTERS(r) {
+        unsigned w = rq[r].ovc;
+        if (cr[w] < (int64_t)rq[r].need || rq[r].ready > wait_t[w])
+            continue;
+        uint32_t port = nvc == 1 ? r : r / nvc;
+        if (F->ip[gp0 + port].busy)
+            continue;
+        if (best == UINT32_MAX || rq[r].ready < rq[best].ready)
+            best = r;
+    }
+    if (best != UINT32_MAX) {
+        uint32_t port = nvc == 1 ? best : best / nvc;
+        unsigned v = nvc == 1 ? 0 : best % nvc;
+        uint32_t i = F->topo->port_in[gp0 + port];
+        op->rr = best + 1 < n ? best + 1 : 0;
+        start_tx(F, o, F->qhead[(size_t)i * nvc + v], best, gp0 + port);
+        return;
     }
     if (starved) {
         uint32_t port = nvc == 1 ? starved_r : starved_r / nvc;

@@ -4,7 +4,7 @@
  * topology file), their routing, and a discrete-event engine that moves
  * packets through NICs and switches with finite input buffers per port and
  * virtual channel, credit-based link-level flow control, virtual cut-through
- * and round-robin crossbar arbitration.  Monitored packets are marked in band
+ * and oldest-first crossbar arbitration.  Monitored packets are marked in band
  * at every transmission through hash/ (DESIGN.md, "The in-band scheme");
  * destination NICs count them; ground truth is kept per link so every
  * estimate can be checked.  A run directory holds all of it
@@ -181,7 +181,7 @@ unsigned hs_topo_route_set(const hs_topo *t, uint32_t sw, uint32_t dst,
 
 /* ---- network parameters ------------------------------------------------- */
 
-typedef enum hs_arbiter { HS_ARB_RR = 1 } hs_arbiter;
+typedef enum hs_arbiter { HS_ARB_OLDEST = 1 } hs_arbiter;
 
 #define HS_FABRIC_MIN_PACKET 64   /* bytes on the wire, for 0-byte messages */
 #define HS_FABRIC_MAX_MTU    (1u << 20)
@@ -197,7 +197,8 @@ typedef struct hs_fabric_params {
     uint64_t rx_rate;        /* NIC receive processing, bytes/s (0 = the
                                 ejection link's rate) */
     unsigned nic_queues;     /* injection queues per NIC (8) */
-    hs_arbiter arbiter;      /* HS_ARB_RR: round-robin (the only one so far) */
+    hs_arbiter arbiter;      /* HS_ARB_OLDEST: oldest head first, ties round-robin
+                                (the only one; docs/fabric.md) */
     double   tau_factor;     /* tau = factor * ser(full packet) (2.0) */
     hs_time  tau;            /* if nonzero: absolute tau for every link */
     hs_time  window;         /* counter / truth window width (10 us) */
@@ -271,6 +272,38 @@ void hs_fabric_stop(hs_fabric *f);
 hs_time hs_fabric_now(const hs_fabric *f);
 /* Messages posted and not yet delivered. */
 uint64_t hs_fabric_pending(const hs_fabric *f);
+
+/* A network (routing) deadlock: a cycle of switch input buffers, each of
+ * whose head packets waits for credit that only the next buffer of the
+ * cycle can return (docs/fabric.md, "Deadlock detection").  Hops are in
+ * cycle order, starting at the buffer of the smallest (link, VC). */
+#define HS_DEADLOCK_MAX_HOPS 64
+typedef struct hs_deadlock_hop {
+    uint32_t link;          /* the buffer: link `link`'s input FIFO at switch `sw` */
+    uint8_t  vc;
+    uint32_t sw;
+    uint32_t packets;       /* queued in it */
+    uint64_t bytes;
+    uint32_t need;          /* bytes of its head packet */
+    uint32_t wait_link;     /* the buffer the head waits for (the next hop) */
+    uint8_t  wait_vc;
+    int64_t  credit;        /* credit the transmitter holds for that buffer */
+} hs_deadlock_hop;
+typedef struct hs_fabric_deadlock {
+    hs_time  t;             /* when found */
+    unsigned total;         /* buffers on the cycle (0: no deadlock) */
+    unsigned n;             /* of them in hop[] (the first HS_DEADLOCK_MAX_HOPS) */
+    hs_deadlock_hop hop[HS_DEADLOCK_MAX_HOPS];
+} hs_fabric_deadlock;
+/* Looks for a deadlocked cycle now (between runs, not from a callback):
+ * 1 and d filled if there is one, 0 if none (d->total = 0), HS_ESTATE
+ * inside hs_fabric_run, HS_ENOMEM.  Costs O(links x VCs); never changes the
+ * simulation. */
+int hs_fabric_find_deadlock(hs_fabric *f, hs_fabric_deadlock *d);
+/* Describes the cycle, one line per buffer (switch names, link kind, VC,
+ * queued packets, credit); returns the length it needed (like snprintf). */
+size_t hs_fabric_deadlock_str(const hs_fabric *f, const hs_fabric_deadlock *d, char *buf,
+                              size_t n);
 
 /* Ground truth of one link so far, over all phases and windows. */
 typedef struct hs_link_truth {
