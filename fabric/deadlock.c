@@ -130,8 +130,8 @@ static int find_cycle(hs_fabric *F, const int64_t *pend, hs_fabric_deadlock *d)
 int hs_fabric_find_deadlock(hs_fabric *F, hs_fabric_deadlock *d)
 {
     memset(d, 0, sizeof *d);
-    if (F->prm.unbounded || F->in_run)
-        return F->in_run ? HS_ESTATE : 0;
+    if (F->prm.unbounded)
+        return 0;
     size_t nb = ((size_t)F->L + 1) * F->nvc;
     if (!F->dl_next) {
         F->dl_next = malloc(nb * sizeof *F->dl_next);

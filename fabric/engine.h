@@ -251,6 +251,7 @@ struct hs_fabric {
     unsigned  nphase;
 
     /* ground truth */
+    hs_time    *ph_last;    /* [nphase] last packet delivery (HS_TIME_NEVER: none) */
     hs__truth  *truth;      /* [L+1] totals, filled by hs__truth_sum */
     hs__truth **truth_ph;   /* [nphase][L+1] */
     hs__truth **truth_win;  /* [nwin][L+1], NULL where untouched */

@@ -295,15 +295,25 @@ typedef struct hs_fabric_deadlock {
     unsigned n;             /* of them in hop[] (the first HS_DEADLOCK_MAX_HOPS) */
     hs_deadlock_hop hop[HS_DEADLOCK_MAX_HOPS];
 } hs_fabric_deadlock;
-/* Looks for a deadlocked cycle now (between runs, not from a callback):
- * 1 and d filled if there is one, 0 if none (d->total = 0), HS_ESTATE
- * inside hs_fabric_run, HS_ENOMEM.  Costs O(links x VCs); never changes the
- * simulation. */
+/* Looks for a deadlocked cycle now (between runs or from a callback):
+ * 1 and d filled if there is one, 0 if none (d->total = 0), HS_ENOMEM.
+ * Costs O(links x VCs); never changes the simulation. */
 int hs_fabric_find_deadlock(hs_fabric *f, hs_fabric_deadlock *d);
 /* Describes the cycle, one line per buffer (switch names, link kind, VC,
  * queued packets, credit); returns the length it needed (like snprintf). */
 size_t hs_fabric_deadlock_str(const hs_fabric *f, const hs_fabric_deadlock *d, char *buf,
                               size_t n);
+
+/* When the last packet of a phase was delivered (processed by its
+ * destination NIC), or HS_TIME_NEVER if none yet: progress at packet
+ * granularity, for watchdogs that cannot wait for a long message's end. */
+hs_time hs_fabric_phase_last_delivery(const hs_fabric *f, uint16_t phase);
+/* Time to drain every buffer of the network (switch input buffers of all
+ * VCs and NIC receive buffers, their configured capacities even with
+ * unbounded buffers) through the slowest receiving NIC: an upper bound on
+ * how long a packet can wait behind others when all of them converge on
+ * one endpoint. */
+hs_time hs_fabric_drain_time(const hs_fabric *f);
 
 /* Ground truth of one link so far, over all phases and windows. */
 typedef struct hs_link_truth {
@@ -476,6 +486,10 @@ typedef struct hs_replay_progress {
  * their placement on a workstation says nothing about the modelled machine. */
 uint32_t hs_replay_default_ppn(const hs_trace_manifest *m);
 
+/* Why a replay stopped before the application ended (hs_replay_result.stop);
+ * app.json replay.status "deadlock", "network_deadlock", "stalled". */
+enum { HS_REPLAY_DEADLOCK = 1, HS_REPLAY_NET_DEADLOCK = 2, HS_REPLAY_STALLED = 3 };
+
 typedef struct hs_replay_params {
     const char *trace;         /* trace directory (required) */
     const char *topo;          /* topology spec (required; hs_topo_create) */
@@ -504,6 +518,14 @@ typedef struct hs_replay_params {
                                   the rest share "other tags" */
     uint64_t latency_cap;      /* latency samples kept exactly (16M); beyond:
                                   a seeded reservoir of that size */
+    hs_time  watchdog;         /* stop when the application has made no progress
+                                  (no packet delivered, no call or computation
+                                  ended) for this long while it computes
+                                  nothing; 0: 10 x hs_fabric_drain_time
+                                  (docs/replay.md, "When the replay cannot go on") */
+    uint32_t bg_eager_credits; /* background jobs: eager messages a sender may have
+                                  unmatched at one receiver; beyond, rendezvous
+                                  (64; bounds their memory) */
     void   (*progress)(void *ctx, const hs_replay_progress *p);
     void    *progress_ctx;
     double   progress_every;   /* seconds between progress calls (2) */
@@ -539,8 +561,12 @@ typedef struct hs_replay_phase {
 } hs_replay_phase;
 
 typedef struct hs_replay_result {
-    int      status;           /* 0; HS_EDEADLOCK (stuck ranks); HS_ESTATE (the
-                                  trace ended with operations left over) */
+    int      status;           /* 0; HS_EDEADLOCK (stuck ranks, see stop); HS_ESTATE
+                                  (the trace ended with operations left over) */
+    int      stop;             /* with HS_EDEADLOCK: HS_REPLAY_DEADLOCK (ranks wait
+                                  for each other), HS_REPLAY_NET_DEADLOCK (a cycle
+                                  of full buffers), HS_REPLAY_STALLED (the watchdog) */
+    hs_time  watchdog;         /* the watchdog period used */
     uint32_t ranks, actors;
     hs_time  total;            /* predicted run time: the last rank's end */
     hs_time *rank_time;        /* [ranks] end of each rank (owned) */
@@ -585,6 +611,9 @@ typedef struct hs_replay_result {
  * says which), HS_ENOMEM, HS_EIO. */
 int  hs_replay_run(const hs_replay_params *p, hs_replay_result *r, hs_error *err);
 void hs_replay_result_free(hs_replay_result *r);
+/* The replay.status word of a result: "ok", "incomplete", "deadlock",
+ * "network_deadlock" or "stalled". */
+const char *hs_replay_status_name(const hs_replay_result *r);
 
 /* ---- synthetic traces (hopscope gen) ---------------------------------------- */
 
