@@ -77,18 +77,6 @@ static void start_tx(hs_fabric *F, uint32_t o, uint32_t pi, uint32_t r, uint32_t
     }
 }
 
-/* Visits the requesters of output o in round-robin order from its pointer
- * (the order that breaks ties between equally old heads). */
-#define FOR_REQUESTERS(r)                                                          \
-    for (int pass_ = 0; pass_ < 2; pass_++)                                        \
-        for (uint32_t lo_ = pass_ ? 0 : start, hi_ = pass_ ? start : n, w_ = lo_ >> 6; \
-             lo_ < hi_ && w_ <= (hi_ - 1) >> 6; w_++)                                \
-            for (uint64_t bits_ = base[w_] &                                        \
-                                  (w_ == lo_ >> 6 && (lo_ & 63) ? ~0ull << (lo_ & 63) : ~0ull) & \
-                                  (w_ == (hi_ - 1) >> 6 && (hi_ & 63) ? ~0ull >> (64 - (hi_ & 63)) : ~0ull); \
-                 bits_; bits_ &= bits_ - 1)                                          \
-                for (uint32_t r = (w_ << 6) | (uint32_t)__builtin_ctzll(bits_), once_ = 1; once_; once_ = 0)
-
 /* Oldest-first: the head that has waited longest wins, so no packet can be
  * passed over forever.  (Round-robin whose turn skips a head short of
  * credit starves it when credit returns in step with the pointer: an
@@ -96,7 +84,12 @@ static void start_tx(hs_fabric *F, uint32_t o, uint32_t pi, uint32_t r, uint32_t
  * round the same requester found its VC empty at its turn and the
  * pointer moved past it; docs/fabric.md, "Arbitration".)  A head short of
  * credit on VC w also holds back younger heads for w, so smaller packets
- * cannot take every returned credit before it fits. */
+ * cannot take every returned credit before it fits.
+ *
+ * One pass over the requesters in round-robin order from the pointer
+ * (which breaks ties between equally old heads): per output VC, the
+ * oldest head short of credit and the oldest grantable one; a VC's
+ * candidate stands unless a head of that VC short of credit is older. */
 void hs__switch_arbitrate(hs_fabric *F, uint32_t o)
 {
     hs__oport *op = &F->op[o];
@@ -110,31 +103,51 @@ void hs__switch_arbitrate(hs_fabric *F, uint32_t o)
     uint32_t gp0 = F->topo->port_off[s];
     const hs__req *rq = F->rq + (size_t)gp0 * nvc;
     const int64_t *cr = &F->credits[(size_t)o * nvc];
-    hs_time wait_t[HS_FABRIC_MAX_VCS];
+    uint32_t starved[HS_FABRIC_MAX_VCS], cand[HS_FABRIC_MAX_VCS];
+    uint32_t cand_at[HS_FABRIC_MAX_VCS];   /* scan position, for ties across VCs */
     for (unsigned v = 0; v < nvc; v++)
-        wait_t[v] = HS_TIME_NEVER;
-    uint32_t start = op->rr < n ? op->rr : 0;
-    int starved = 0;
-    uint32_t starved_r = 0;
-    FOR_REQUESTERS(r) {
-        unsigned w = rq[r].ovc;
-        if (cr[w] < (int64_t)rq[r].need && rq[r].ready < wait_t[w]) {
-            wait_t[w] = rq[r].ready;
-            if (!starved || rq[r].ready < rq[starved_r].ready)
-                starved_r = r;
-            starved = 1;
+        starved[v] = cand[v] = UINT32_MAX;
+    uint32_t start = op->rr < n ? op->rr : 0, pos = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        uint32_t lo = pass ? 0 : start, hi = pass ? start : n;
+        if (lo >= hi)
+            continue;
+        for (uint32_t w = lo >> 6; w <= (hi - 1) >> 6; w++) {
+            uint64_t bits = base[w];
+            if (w == lo >> 6 && (lo & 63))
+                bits &= ~0ull << (lo & 63);
+            if (w == (hi - 1) >> 6 && (hi & 63))
+                bits &= ~0ull >> (64 - (hi & 63));
+            for (; bits; bits &= bits - 1, pos++) {
+                uint32_t r = (w << 6) | (uint32_t)__builtin_ctzll(bits);
+                unsigned v = rq[r].ovc;
+                if (cr[v] < (int64_t)rq[r].need) {
+                    if (starved[v] == UINT32_MAX || rq[r].ready < rq[starved[v]].ready)
+                        starved[v] = r;
+                    continue;
+                }
+                if (F->ip[gp0 + (nvc == 1 ? r : r / nvc)].busy)
+                    continue;
+                if (cand[v] == UINT32_MAX || rq[r].ready < rq[cand[v]].ready) {
+                    cand[v] = r;
+                    cand_at[v] = pos;
+                }
+            }
         }
     }
-    uint32_t best = UINT32_MAX;
-    FOR_REQUESTERS(r) {
-        unsigned w = rq[r].ovc;
-        if (cr[w] < (int64_t)rq[r].need || rq[r].ready > wait_t[w])
+    uint32_t best = UINT32_MAX, best_at = 0, stall_r = UINT32_MAX;
+    for (unsigned v = 0; v < nvc; v++) {
+        if (starved[v] != UINT32_MAX &&
+            (stall_r == UINT32_MAX || rq[starved[v]].ready < rq[stall_r].ready))
+            stall_r = starved[v];
+        uint32_t c = cand[v];
+        if (c == UINT32_MAX || (starved[v] != UINT32_MAX && rq[starved[v]].ready < rq[c].ready))
             continue;
-        uint32_t port = nvc == 1 ? r : r / nvc;
-        if (F->ip[gp0 + port].busy)
-            continue;
-        if (best == UINT32_MAX || rq[r].ready < rq[best].ready)
-            best = r;
+        if (best == UINT32_MAX || rq[c].ready < rq[best].ready ||
+            (rq[c].ready == rq[best].ready && cand_at[v] < best_at)) {
+            best = c;
+            best_at = cand_at[v];
+        }
     }
     if (best != UINT32_MAX) {
         uint32_t port = nvc == 1 ? best : best / nvc;
@@ -144,9 +157,9 @@ void hs__switch_arbitrate(hs_fabric *F, uint32_t o)
         start_tx(F, o, F->qhead[(size_t)i * nvc + v], best, gp0 + port);
         return;
     }
-    if (starved) {
-        uint32_t port = nvc == 1 ? starved_r : starved_r / nvc;
-        unsigned v = nvc == 1 ? 0 : starved_r % nvc;
+    if (stall_r != UINT32_MAX) {
+        uint32_t port = nvc == 1 ? stall_r : stall_r / nvc;
+        unsigned v = nvc == 1 ? 0 : stall_r % nvc;
         uint32_t i = F->topo->port_in[gp0 + port];
         hs__stall_begin(F, o, F->pk[F->qhead[(size_t)i * nvc + v]].pidx);
     } else {
