@@ -17,11 +17,11 @@
  *   - A switch input FIFO offers only its head packet to the crossbar
  *     (head-of-line blocking).  The head is routed when it becomes head,
  *     after the routing delay has passed since its header arrived.  An
- *     output port, when idle, grants the oldest of the heads requesting it
- *     whose input port is free and whose next VC has credit, never
- *     overtaking an older head of the same VC that waits for credit (ties:
- *     round-robin); an input port sends one packet at a time (crossbar
- *     speedup 1).
+ *     output port, when idle, grants round-robin per output VC (and over
+ *     VCs) among the heads requesting it whose input port is free and whose
+ *     next VC has credit; the head at a VC's turn keeps the turn while it
+ *     waits for credit (no head is passed over for lack of credit); an
+ *     input port sends one packet at a time (crossbar speedup 1).
  *   - Cut-through: a packet may leave as soon as it is routed, but its
  *     transmission cannot end before its tail has arrived: start >=
  *     tail_arrival - ser_out.
@@ -147,7 +147,8 @@ typedef struct hs__oport {
     uint32_t cur_in;       /* input link being read (switch outputs) */
     uint32_t cur_bytes;
     uint32_t cur_msg;      /* NIC: message whose last packet is on the wire */
-    uint32_t rr;           /* round-robin pointer (requester index) */
+    uint32_t rrv[HS_FABRIC_MAX_VCS]; /* per output VC: requester at its turn */
+    uint8_t  rrvc;         /* VC to serve first */
     uint16_t stall_pidx;   /* phase the stall is charged to */
     uint8_t  busy;
     uint8_t  cur_vc;
@@ -166,7 +167,6 @@ typedef struct hs__iport {
 
 /* What the head packet of an input FIFO asks of its output. */
 typedef struct hs__req {
-    hs_time  ready;        /* eligible since (its age decides arbitration) */
     uint32_t need;         /* bytes (credits) */
     uint8_t  ovc;          /* VC on the output */
 } hs__req;

@@ -20,7 +20,7 @@ void hs_fabric_params_default(hs_fabric_params *p)
     p->route_delay = 100 * HS_PS_PER_NS;
     p->rx_rate = 0;
     p->nic_queues = 8;
-    p->arbiter = HS_ARB_OLDEST;
+    p->arbiter = HS_ARB_RR;
     p->tau_factor = 2.0;
     p->tau = 0;
     p->window = 10 * HS_PS_PER_US;
@@ -54,7 +54,7 @@ static int check_params(const hs_fabric_params *p, hs_error *err)
         return hs_error_set(err, HS_EINVAL, "buffers above 1 TiB: use unbounded buffers");
     if (p->nic_queues == 0 || p->nic_queues > 1024)
         return hs_error_set(err, HS_EINVAL, "NIC queues %u: must be 1..1024", p->nic_queues);
-    if (p->arbiter != HS_ARB_OLDEST)
+    if (p->arbiter != HS_ARB_RR)
         return hs_error_set(err, HS_EINVAL, "unknown arbiter %d", (int)p->arbiter);
     if (!(p->tau_factor > 0) || p->tau_factor > 1e6)
         return hs_error_set(err, HS_EINVAL, "tau factor %g: must be positive", p->tau_factor);

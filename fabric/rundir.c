@@ -655,7 +655,7 @@ int hs_fabric_write_rundir(hs_fabric *F, const char *dir,
     hs_json_key(&j, "nic_queues");
     hs_json_uint(&j, p->nic_queues);
     hs_json_key(&j, "arbiter");
-    hs_json_str(&j, "oldest-first");
+    hs_json_str(&j, "round-robin");
     hs_json_key(&j, "ugal_threshold");
     hs_json_uint(&j, p->ugal_threshold);
     hs_json_key(&j, "seed");

@@ -11,7 +11,9 @@
 #
 # small (tests/integration/reliability.sh): 16 ranks, 3 iterations, one
 # dragonfly routing and one fat-tree routing; large: 36 ranks, 20
-# iterations, every routing and more mappings.  Each run is bounded by
+# iterations, every routing and more mappings.  SIM_EXTRA adds options to
+# every simulate (e.g. "--bg-eager-credits 1000000": the background
+# unbounded, as before issue 11).  Each run is bounded by
 # `timeout` and a 4 GB address-space limit, so a regression shows as
 # "timeout" or "killed" instead of hanging the script.
 set -u
@@ -40,7 +42,7 @@ for t in $TOPOS; do
             s0=$(date +%s.%N)
             ( ulimit -v 4000000
               exec timeout $LIMIT "$H" simulate --topo "$t" -i "$W/job" --map "$m" \
-                  --background "$b" -o "$W/run" > "$W/out" 2>&1 )
+                  --background "$b" ${SIM_EXTRA:-} -o "$W/run" > "$W/out" 2>&1 )
             rc=$?
             s1=$(date +%s.%N)
             case $rc in

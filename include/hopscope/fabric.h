@@ -4,7 +4,7 @@
  * topology file), their routing, and a discrete-event engine that moves
  * packets through NICs and switches with finite input buffers per port and
  * virtual channel, credit-based link-level flow control, virtual cut-through
- * and oldest-first crossbar arbitration.  Monitored packets are marked in band
+ * and round-robin crossbar arbitration.  Monitored packets are marked in band
  * at every transmission through hash/ (DESIGN.md, "The in-band scheme");
  * destination NICs count them; ground truth is kept per link so every
  * estimate can be checked.  A run directory holds all of it
@@ -181,7 +181,7 @@ unsigned hs_topo_route_set(const hs_topo *t, uint32_t sw, uint32_t dst,
 
 /* ---- network parameters ------------------------------------------------- */
 
-typedef enum hs_arbiter { HS_ARB_OLDEST = 1 } hs_arbiter;
+typedef enum hs_arbiter { HS_ARB_RR = 1 } hs_arbiter;
 
 #define HS_FABRIC_MIN_PACKET 64   /* bytes on the wire, for 0-byte messages */
 #define HS_FABRIC_MAX_MTU    (1u << 20)
@@ -197,8 +197,9 @@ typedef struct hs_fabric_params {
     uint64_t rx_rate;        /* NIC receive processing, bytes/s (0 = the
                                 ejection link's rate) */
     unsigned nic_queues;     /* injection queues per NIC (8) */
-    hs_arbiter arbiter;      /* HS_ARB_OLDEST: oldest head first, ties round-robin
-                                (the only one; docs/fabric.md) */
+    hs_arbiter arbiter;      /* HS_ARB_RR: round-robin per output VC, the turn
+                                held while short of credit (the only one;
+                                docs/fabric.md, "Arbitration") */
     double   tau_factor;     /* tau = factor * ser(full packet) (2.0) */
     hs_time  tau;            /* if nonzero: absolute tau for every link */
     hs_time  window;         /* counter / truth window width (10 us) */
