@@ -142,8 +142,10 @@ static int apply(sim_opts *o, int c, const char *v)
         o->prm.scheme.hash_bits = u == 5 ? 1 : (unsigned)u - 5;
         break;
     case O_SCALE:
-        if (hs_parse_double(v, &d) || !(d >= 0) || d > 1e6)
-            return bad("compute-scale", v, "a factor >= 0 on the recorded computation");
+        if (strcmp(v, "auto") == 0)
+            d = HS_REPLAY_SCALE_AUTO;
+        else if (hs_parse_double(v, &d) || !(d >= 0) || d > 1e6)
+            return bad("compute-scale", v, "auto, or a factor >= 0 on the recorded computation");
         o->rp.compute_scale = d;
         break;
     case O_EAGER:
@@ -413,12 +415,12 @@ static int replay(sim_opts *o)
         printf("\n");
         print_lat("latency", &r.lat);
         printf("phases      %-4s %-22s %-10s %12s %14s %12s %12s\n", "id", "name", "kind",
-               "messages", "bytes", "time in MPI", "p99 latency");
+               "messages", "bytes", "MPI per rank", "p99 latency");
         for (uint32_t i = 0; i < r.nphases; i++) {
             const hs_replay_phase *ph = &r.phases[i];
             printf("            %-4u %-22.22s %-10s %12llu %14llu %12s %12s\n", ph->id, ph->name,
                    ph->kind, (unsigned long long)ph->messages, (unsigned long long)ph->bytes,
-                   ph->app ? tstr(ph->time, a, sizeof a) : "-",
+                   ph->app ? tstr(r.ranks ? ph->time / r.ranks : 0, a, sizeof a) : "-",
                    ph->lat.messages ? tstr(ph->lat.p99, b, sizeof b) : "-");
         }
         if (r.ci) {
@@ -443,6 +445,8 @@ static int replay(sim_opts *o)
     return ret;
 }
 
+static int sim_main(sim_opts *op, const char *cmd, int argc, char **argv);
+
 int hs__cmd_simulate(int argc, char **argv)
 {
     sim_opts o;
@@ -450,6 +454,16 @@ int hs__cmd_simulate(int argc, char **argv)
     hs_fabric_params_default(&o.prm);
     hs_traffic_cfg_default(&o.tc);
     hs_replay_params_default(&o.rp);
+    char *cmd = hs__cmd_line(argc, argv); /* before getopt permutes argv */
+    int rc = sim_main(&o, cmd, argc, argv);
+    free(cmd);
+    return rc;
+}
+
+static int sim_main(sim_opts *op, const char *cmd, int argc, char **argv)
+{
+    sim_opts o = *op;
+    o.rp.command = cmd;
     int c;
     opterr = 0;
     optind = 1;

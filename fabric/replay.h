@@ -420,6 +420,11 @@ typedef struct rp {
     uint32_t *node_of;       /* [nranks] global rank -> node */
     hs_trace_manifest man;   /* of the application trace */
     int       have_man;
+    /* computation scale of the application's ranks (hs__rp_compute_scale):
+     * [ranks of the application trace] while it loads, then freed */
+    double   *app_scale;
+    double    scale_min, scale_max;   /* over the application's ranks */
+    char      scale_note[320];        /* why it was scaled; "" when it was not */
     const char *stage;
     /* background */
     uint32_t *bg_nodes;  uint32_t nbg_nodes;

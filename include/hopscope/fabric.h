@@ -491,6 +491,8 @@ uint32_t hs_replay_default_ppn(const hs_trace_manifest *m);
  * app.json replay.status "deadlock", "network_deadlock", "stalled". */
 enum { HS_REPLAY_DEADLOCK = 1, HS_REPLAY_NET_DEADLOCK = 2, HS_REPLAY_STALLED = 3 };
 
+#define HS_REPLAY_SCALE_AUTO (-1.0)
+
 typedef struct hs_replay_params {
     const char *trace;         /* trace directory (required) */
     const char *topo;          /* topology spec (required; hs_topo_create) */
@@ -502,7 +504,10 @@ typedef struct hs_replay_params {
     uint32_t node_of_rank_n;   /* entries in node_of_rank */
     uint32_t ppn;              /* ranks per node; 0: the trace's virtual nodes, or 1 */
     uint64_t seed;             /* random mapping and background placement (1) */
-    double   compute_scale;    /* factor on recorded computation (1.0) */
+    double   compute_scale;    /* factor on recorded computation, or
+                                  HS_REPLAY_SCALE_AUTO (the default): ranks
+                                  recorded on a host with more ranks than cores
+                                  get cores/ranks, the others 1 (docs/replay.md) */
     uint64_t eager_limit;      /* messages up to this many bytes go eager (16 KiB) */
     uint32_t ctrl_bytes;       /* payload of protocol control messages (0: one
                                   minimum-size packet) */
@@ -515,6 +520,8 @@ typedef struct hs_replay_params {
     const char *background;    /* background jobs (NULL: none); docs/replay.md */
     int      congestion_impact;/* also run without the background; report CI */
     const char *out;           /* run directory to write (NULL: none) */
+    const char *command;       /* the command line that asked for the replay,
+                                  recorded in app.json (NULL: none) */
     unsigned max_tag_phases;   /* distinct tags with a phase of their own (256);
                                   the rest share "other tags" */
     uint64_t latency_cap;      /* latency samples kept exactly (16M); beyond:
@@ -580,7 +587,11 @@ typedef struct hs_replay_result {
     uint64_t unmatched_sends;  /* sent, never received */
     uint64_t unmatched_recvs;  /* posted, never matched */
     uint64_t unresolved;       /* wildcard receives the trace never completed */
-    char    *report;           /* what went wrong, first few items (owned; NULL if clean) */
+    char    *report;           /* what went wrong, first few items, and notes such
+                                  as the computation scaling (owned; NULL if
+                                  clean) */
+    double   compute_scale_min, compute_scale_max; /* applied to the application's
+                                  ranks (equal unless hosts differed) */
     uint64_t warnings;         /* calls replayed approximately (report lists kinds) */
     uint64_t bg_messages, bg_bytes;
     uint32_t bg_nodes;

@@ -566,6 +566,7 @@ static void clock_sync(hs__clock_rec *out, int which)
 typedef struct hostinfo {
     char host[HOST_LEN];
     uint32_t pid;
+    uint32_t cores;       /* online there: the replay undoes oversubscription */
 } hostinfo;
 
 /* Virtual placement from HOPSCOPE_NODES / HOPSCOPE_NODE_MAP, decided by
@@ -704,9 +705,27 @@ static void write_manifest(const settings *s, const hostinfo *hi, const uint32_t
     for (char **e = environ; *e; e++)
         if (strncmp(*e, "HOPSCOPE_", 9) == 0)
             set[nset++] = *e;
+    /* distinct real hosts with their cores, in order of first appearance */
+    char **hname = calloc((size_t)hs__g.size, sizeof *hname);
+    uint32_t *hcores = calloc((size_t)hs__g.size, sizeof *hcores);
+    uint32_t nh = 0;
     for (int r = 0; r < hs__g.size; r++) {
         hosts[r] = (char *)hi[r].host;
         pids[r] = hi[r].pid;
+        if (!hname || !hcores || !hi[r].cores)
+            continue;
+        uint32_t h = 0;
+        while (h < nh && strcmp(hname[h], hi[r].host) != 0)
+            h++;
+        if (h == nh) {
+            hname[nh] = (char *)hi[r].host;
+            hcores[nh++] = hi[r].cores;
+        }
+    }
+    if (hname && hcores) {
+        m.nhosts = nh;
+        m.host_name = hname;
+        m.host_cores = hcores;
     }
     m.nranks = (uint32_t)hs__g.size;
     m.nnodes = (uint32_t)nnodes;
@@ -733,6 +752,8 @@ static void write_manifest(const settings *s, const hostinfo *hi, const uint32_t
     free(set);
     free(hosts);
     free(pids);
+    free(hname);
+    free(hcores);
 }
 
 /* ---- end of recording ------------------------------------------------------------ */
@@ -944,6 +965,8 @@ void hs__start(int provided, uint64_t t0, uint64_t t1)
     memset(&mine, 0, sizeof mine);
     gethostname(mine.host, sizeof mine.host - 1);
     mine.pid = (uint32_t)getpid();
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    mine.cores = ncpu > 0 && ncpu < (1L << 24) ? (uint32_t)ncpu : 0;
     HS_PMPI(Allgather)(&mine, sizeof mine, MPI_BYTE, hi, sizeof mine, MPI_BYTE, hs__g.priv);
     char node_mode[4200] = "host";
     int nnodes = virtual_nodes(&s, node, node_mode, sizeof node_mode);
