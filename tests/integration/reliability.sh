@@ -28,11 +28,13 @@ t_grep "issue 11 repro: all 36 ranks end" "^predicted .*ranks end between" "$T_T
 t_grep "issue 11 repro: every message of the job (36 x 6 x 20)" "^messages +4320 " "$T_TMP/o1"
 [ "$secs" -lt 30 ] && t_ok "issue 11 repro: in well under the 60 s bound (${secs}s)" ||
     t_fail "issue 11 repro: in well under the 60 s bound" "took ${secs}s"
+# (the same command, output directory included: app.json records it)
+cp -r "$T_TMP/r1" "$T_TMP/r1first"
 sim "$T_TMP/o2" "$T_TMP/e2" --topo $DF -i "$T_TMP/h36" --map random:4 \
-    --background incast:frac=0.5 -o "$T_TMP/r2"
+    --background incast:frac=0.5 -o "$T_TMP/r1"
 same=1
 for f in app.json truth.bin counters.bin records.bin; do
-    cmp -s "$T_TMP/r1/$f" "$T_TMP/r2/$f" || same=0
+    cmp -s "$T_TMP/r1first/$f" "$T_TMP/r1/$f" || same=0
 done
 t_eq "issue 11 repro: byte-identical when run again" 1 "$same"
 # The same with the background unbounded, as it was when the run never
