@@ -614,6 +614,15 @@ static const char *replay_caveat(const hs_analysis *a)
                "part that was replayed: congestion later in the run is missing, the phase and "
                "run times are not the application's, and 'no congestion' here means none "
                "in that part only.";
+    if (strcmp(p->replay_status, "stalled") == 0)
+        return "the replay was stopped by its watchdog: the application made no progress for "
+               "a long simulated time while only the background ran (app.json "
+               "replay.watchdog_ps; the simulate report names the blocked ranks). The counters "
+               "cover only the part that was replayed, and times are not the application's.";
+    if (strcmp(p->replay_status, "network_deadlock") == 0)
+        return "the replay stopped on a network deadlock (a cycle of full buffers, printed by "
+               "simulate): a routing or topology-file error. The counters cover only the part "
+               "before it, and the congestion around the cycle is an artefact of the deadlock.";
     if (strcmp(p->replay_status, "incomplete") == 0)
         return "the replay ended with messages or receives left unmatched (see app.json "
                "replay.unmatched_*): that traffic never crossed the model, so links it "

@@ -24,7 +24,7 @@ enum {
     O_SALT, O_LINKBITS, O_NORECORDS, O_RECCAP, O_TSV, O_QUIET, O_MONITOR, O_MAXWIN,
     /* replay */
     O_INPUT, O_MAP, O_PPN, O_BACKGROUND, O_CI, O_BITS, O_SCALE, O_EAGER, O_CTRL, O_MEMBW,
-    O_SHMLAT, O_OVERHEAD, O_REDBW, O_COLL, O_TAGPH, O_LATCAP,
+    O_SHMLAT, O_OVERHEAD, O_REDBW, O_COLL, O_TAGPH, O_LATCAP, O_WATCHDOG, O_BGCREDITS,
 };
 
 static const struct option opts[] = {
@@ -78,6 +78,8 @@ static const struct option opts[] = {
     { "coll", required_argument, NULL, O_COLL },
     { "tag-phases", required_argument, NULL, O_TAGPH },
     { "latency-samples", required_argument, NULL, O_LATCAP },
+    { "watchdog", required_argument, NULL, O_WATCHDOG },
+    { "bg-eager-credits", required_argument, NULL, O_BGCREDITS },
     { NULL, 0, NULL, 0 },
 };
 
@@ -184,6 +186,15 @@ static int apply(sim_opts *o, int c, const char *v)
     case O_LATCAP:
         rc = u64_in("latency-samples", v, 1, 1ull << 32, &u, "a number of samples");
         o->rp.latency_cap = u;
+        break;
+    case O_WATCHDOG:
+        if (hs_parse_time(v, &t) || t == 0)
+            return bad("watchdog", v, "a positive time such as 20ms");
+        o->rp.watchdog = t;
+        break;
+    case O_BGCREDITS:
+        rc = u64_in("bg-eager-credits", v, 1, 1u << 20, &u, "1..2^20 messages");
+        o->rp.bg_eager_credits = (uint32_t)u;
         break;
     case O_TRAFFIC: o->traffic = v; break;
     case O_OUT: case 'o': o->out = v; break;

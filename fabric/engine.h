@@ -17,9 +17,11 @@
  *   - A switch input FIFO offers only its head packet to the crossbar
  *     (head-of-line blocking).  The head is routed when it becomes head,
  *     after the routing delay has passed since its header arrived.  An
- *     output port, when idle, grants round-robin among the heads requesting
- *     it whose input port is free and whose next VC has credit; an input
- *     port sends one packet at a time (crossbar speedup 1).
+ *     output port, when idle, grants round-robin per output VC (and over
+ *     VCs) among the heads requesting it whose input port is free and whose
+ *     next VC has credit; the head at a VC's turn keeps the turn while it
+ *     waits for credit (no head is passed over for lack of credit); an
+ *     input port sends one packet at a time (crossbar speedup 1).
  *   - Cut-through: a packet may leave as soon as it is routed, but its
  *     transmission cannot end before its tail has arrived: start >=
  *     tail_arrival - ser_out.
@@ -146,7 +148,8 @@ typedef struct hs__oport {
     uint32_t cur_in;       /* input link being read (switch outputs) */
     uint32_t cur_bytes;
     uint32_t cur_msg;      /* NIC: message whose last packet is on the wire */
-    uint32_t rr;           /* round-robin pointer (requester index) */
+    uint32_t rrv[HS_FABRIC_MAX_VCS]; /* per output VC: requester at its turn */
+    uint8_t  rrvc;         /* VC to serve first */
     uint16_t stall_pidx;   /* phase the stall is charged to */
     uint8_t  busy;
     uint8_t  cur_vc;
@@ -249,6 +252,7 @@ struct hs_fabric {
     unsigned  nphase;
 
     /* ground truth */
+    hs_time    *ph_last;    /* [nphase] last packet delivery (HS_TIME_NEVER: none) */
     hs__truth  *truth;      /* [L+1] totals, filled by hs__truth_sum */
     hs__truth **truth_ph;   /* [nphase][L+1] */
     hs__truth **truth_win;  /* [nwin][L+1], NULL where untouched */
@@ -267,6 +271,10 @@ struct hs_fabric {
     hs__record  *rec;
     size_t       nrec, caprec;
     uint64_t     rec_dropped;
+
+    /* deadlock detection scratch (deadlock.c), [(L+1) * nvc], on first use */
+    uint32_t *dl_next, *dl_mark;
+    int64_t  *dl_pend;
 
     hs_fabric_callbacks cb;
     void *cb_ctx;

@@ -92,6 +92,9 @@ void hs_fabric_destroy(hs_fabric *F)
     free(F->pc);
     free(F->ms);
     free(F->tm);
+    free(F->dl_next);
+    free(F->dl_mark);
+    free(F->dl_pend);
     hs__ev_free(F);
     hs_topo_free(F->topo);
     free(F);
@@ -241,6 +244,28 @@ const hs_fabric_params *hs_fabric_get_params(const hs_fabric *F) { return &F->pr
 const hs_scheme *hs_fabric_scheme(const hs_fabric *F) { return &F->scheme; }
 hs_time hs_fabric_now(const hs_fabric *F) { return F->now; }
 uint64_t hs_fabric_pending(const hs_fabric *F) { return F->ms_live; }
+
+hs_time hs_fabric_phase_last_delivery(const hs_fabric *F, uint16_t phase)
+{
+    uint16_t i = F->phase_idx[phase];
+    return i < F->nphase ? F->ph_last[i] : HS_TIME_NEVER;
+}
+
+hs_time hs_fabric_drain_time(const hs_fabric *F)
+{
+    long double bytes = 0;
+    uint64_t rate = UINT64_MAX;
+    for (uint32_t l = 1; l <= F->L; l++)
+        if (F->lk[l].to_kind == HS_DEV_SWITCH)
+            bytes += (long double)F->nvc * (long double)F->prm.vc_buffer;
+    for (uint32_t n = 0; n < F->N; n++) {
+        bytes += (long double)F->prm.nic_buffer;
+        if (F->rx_rate[n] < rate)
+            rate = F->rx_rate[n];
+    }
+    long double t = rate ? bytes * (long double)HS_PS_PER_S / (long double)rate : 0;
+    return t >= (long double)(HS_TIME_NEVER / 2) ? HS_TIME_NEVER / 2 : (hs_time)(t + 0.5L);
+}
 
 void hs_fabric_set_callbacks(hs_fabric *F, const hs_fabric_callbacks *cb, void *ctx)
 {

@@ -219,6 +219,7 @@ void hs__nic_deliver(hs_fabric *F, uint32_t pi)
     }
     F->st.packets_delivered++;
     F->st.bytes_delivered += pc->payload;
+    F->ph_last[p->pidx] = F->now;
     uint32_t ej = hs_topo_node_ejection(F->topo, node);
     hs__credit_return(F, ej, 0, p->bytes);
     uint32_t m = pc->msg;

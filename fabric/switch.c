@@ -2,17 +2,18 @@
  * round-robin crossbar arbitration.
  *
  * Each output keeps a bitset of its requesters (input port x VC whose head
- * packet is routed to it).  An idle output grants, round-robin from the
- * requester after its last grant, the first head whose input port is free
- * and whose next VC has credit for the whole packet.  An input port that
+ * packet is routed to it).  An idle output grants round-robin per output
+ * VC (each VC its own pointer, the VCs in turn) the first head whose input
+ * port is free and whose next VC has credit for the whole packet; the head
+ * at a VC's turn keeps it while short of credit.  An input port that
  * frees offers its VC heads (round-robin over VCs) to their outputs.  This
  * is output-first separable allocation with one iteration, evaluated at
  * every event that can change its outcome (a packet becomes head, an output
  * or input frees, credit arrives), so an idle output with a grantable
  * request never waits.
  *
- * Stall: an idle output with at least one requester short of credit is
- * stalled; the state can only change at those same events, so the stall
+ * Stall: an idle output with a VC waiting for credit for the head at its
+ * turn is stalled (charged to that head's phase); the state can only change at those same events, so the stall
  * clock is exact. */
 #include "engine.h"
 
@@ -76,6 +77,46 @@ static void start_tx(hs_fabric *F, uint32_t o, uint32_t pi, uint32_t r, uint32_t
     }
 }
 
+/* The first requester of output VC v in cyclic order from `from`, among
+ * the set bits of base (n requesters), or UINT32_MAX; with need_free, only
+ * one with credit for its packet and its input port free. */
+static uint32_t next_of_vc(hs_fabric *F, const uint64_t *base, uint32_t n, uint32_t from,
+                           unsigned v, const hs__req *rq, const int64_t *cr, uint32_t gp0,
+                           int need_free)
+{
+    unsigned nvc = F->nvc;
+    for (int pass = 0; pass < 2; pass++) {
+        uint32_t lo = pass ? 0 : from, hi = pass ? from : n;
+        if (lo >= hi)
+            continue;
+        for (uint32_t w = lo >> 6; w <= (hi - 1) >> 6; w++) {
+            uint64_t bits = base[w];
+            if (w == lo >> 6 && (lo & 63))
+                bits &= ~0ull << (lo & 63);
+            if (w == (hi - 1) >> 6 && (hi & 63))
+                bits &= ~0ull >> (64 - (hi & 63));
+            for (; bits; bits &= bits - 1) {
+                uint32_t r = (w << 6) | (uint32_t)__builtin_ctzll(bits);
+                if (rq[r].ovc != v)
+                    continue;
+                if (need_free && (cr[v] < (int64_t)rq[r].need ||
+                                  F->ip[gp0 + (nvc == 1 ? r : r / nvc)].busy))
+                    continue;
+                return r;
+            }
+        }
+    }
+    return UINT32_MAX;
+}
+
+/* Round-robin per output VC, and over VCs.  The requester at a VC's turn
+ * keeps it until it is granted: when it lacks credit, the VC waits for
+ * credit instead of passing the turn on.  (A single pointer moved past a
+ * head short of credit at its turn, and when credit returned in step with
+ * the pointer the same head was passed over for ever: an incast's credits
+ * come back at the pace of one ejection link; docs/fabric.md,
+ * "Arbitration".)  A head whose input port is busy (sending elsewhere) is
+ * passed over for the next one of its VC. */
 void hs__switch_arbitrate(hs_fabric *F, uint32_t o)
 {
     hs__oport *op = &F->op[o];
@@ -89,43 +130,32 @@ void hs__switch_arbitrate(hs_fabric *F, uint32_t o)
     uint32_t gp0 = F->topo->port_off[s];
     const hs__req *rq = F->rq + (size_t)gp0 * nvc;
     const int64_t *cr = &F->credits[(size_t)o * nvc];
-    int starved = 0;
-    uint32_t starved_r = 0;
-    uint32_t start = op->rr < n ? op->rr : 0;
-    for (int pass = 0; pass < 2; pass++) {
-        uint32_t lo = pass ? 0 : start, hi = pass ? start : n;
-        if (lo >= hi)
+    uint32_t stall_r = UINT32_MAX;
+    for (unsigned k = 0; k < nvc; k++) {
+        unsigned v = (op->rrvc + k) % nvc;
+        uint32_t from = op->rrv[v] < n ? op->rrv[v] : 0;
+        uint32_t turn = next_of_vc(F, base, n, from, v, rq, cr, gp0, 0);
+        if (turn == UINT32_MAX)
             continue;
-        for (uint32_t w = lo >> 6; w <= (hi - 1) >> 6; w++) {
-            uint64_t bits = base[w];
-            if (w == lo >> 6 && (lo & 63))
-                bits &= ~0ull << (lo & 63);
-            if (w == (hi - 1) >> 6 && (hi & 63))
-                bits &= ~0ull >> (64 - (hi & 63));
-            while (bits) {
-                uint32_t r = (w << 6) | (uint32_t)__builtin_ctzll(bits);
-                bits &= bits - 1;
-                if (cr[rq[r].ovc] < (int64_t)rq[r].need) {
-                    if (!starved) {
-                        starved = 1;
-                        starved_r = r;
-                    }
-                    continue;
-                }
-                uint32_t port = nvc == 1 ? r : r / nvc;
-                if (F->ip[gp0 + port].busy)
-                    continue;
-                unsigned v = nvc == 1 ? 0 : r % nvc;
-                uint32_t i = F->topo->port_in[gp0 + port];
-                op->rr = r + 1 < n ? r + 1 : 0;
-                start_tx(F, o, F->qhead[(size_t)i * nvc + v], r, gp0 + port);
-                return;
-            }
+        if (cr[v] < (int64_t)rq[turn].need) {
+            if (stall_r == UINT32_MAX)
+                stall_r = turn;
+            continue;   /* the VC waits for credit for the head at its turn */
         }
+        uint32_t r = next_of_vc(F, base, n, turn, v, rq, cr, gp0, 1);
+        if (r == UINT32_MAX)
+            continue;
+        uint32_t port = nvc == 1 ? r : r / nvc;
+        unsigned iv = nvc == 1 ? 0 : r % nvc;   /* the input FIFO's VC */
+        uint32_t i = F->topo->port_in[gp0 + port];
+        op->rrv[v] = r + 1 < n ? r + 1 : 0;
+        op->rrvc = (uint8_t)((v + 1) % nvc);
+        start_tx(F, o, F->qhead[(size_t)i * nvc + iv], r, gp0 + port);
+        return;
     }
-    if (starved) {
-        uint32_t port = nvc == 1 ? starved_r : starved_r / nvc;
-        unsigned v = nvc == 1 ? 0 : starved_r % nvc;
+    if (stall_r != UINT32_MAX) {
+        uint32_t port = nvc == 1 ? stall_r : stall_r / nvc;
+        unsigned v = nvc == 1 ? 0 : stall_r % nvc;
         uint32_t i = F->topo->port_in[gp0 + port];
         hs__stall_begin(F, o, F->pk[F->qhead[(size_t)i * nvc + v]].pidx);
     } else {

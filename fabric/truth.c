@@ -48,6 +48,7 @@ void hs__truth_free(hs_fabric *F)
             free(F->phase_names[i]);
     free(F->phase_names);
     free(F->truth_ph);
+    free(F->ph_last);
     free(F->truth_win);
     free(F->ct_ph);
     free(F->ct_win);
@@ -74,8 +75,12 @@ uint16_t hs__phase_index(hs_fabric *F, uint16_t phase)
     hs_counters *ct = realloc(F->ct_ph, n * sizeof *ct);
     if (ct)
         F->ct_ph = ct;
-    if (!tp || !ids || !ct)
+    hs_time *last = realloc(F->ph_last, n * sizeof *last);
+    if (last)
+        F->ph_last = last;
+    if (!tp || !ids || !ct || !last)
         return PHASE_NONE;
+    last[F->nphase] = HS_TIME_NEVER;
     tp[F->nphase] = calloc((size_t)F->L + 1, sizeof **tp);
     if (!tp[F->nphase])
         return PHASE_NONE;

@@ -38,8 +38,10 @@ hs_time hs__rp_copy_time(const rp *R, uint64_t bytes)
 
 int hs__rp_timer(rp *R, hs_time t, unsigned type, unsigned leg, uint32_t idx, int app)
 {
-    if (app)
+    if (app) {
         R->app_pending++;
+        R->app_timers++;
+    }
     int rc = hs_fabric_timer(R->F, t, ck_make(type, leg, idx) | (app ? CK_APP : 0));
     if (rc)
         R->error = rc;
@@ -302,6 +304,34 @@ static void recv_done(rp *R, uint32_t m)
 
 #define M_SENT  0x200u   /* the data's last packet has left */
 #define M_ACKED 0x400u   /* ssend: the receiver's acknowledgement is back */
+#define M_CREDIT 0x800u  /* background eager message holding one of its pair's credits */
+
+/* Background jobs loop for ever, so an eager sender whose receiver lags
+ * (an incast root waiting for its slowest sender) would pile up unexpected
+ * messages without limit.  As MPI libraries' eager flow control does (per
+ * connection credits, MVAPICH2/UCX RC), a sender may have at most
+ * bg_eager_credits eager messages unmatched at one receiver; beyond, the
+ * message goes by rendezvous, which waits for the receive.  The
+ * application's trace is finite: it is not limited. */
+static uint64_t *bg_credit(rp *R, uint32_t src, uint32_t dst)
+{
+    uint64_t *v = hs__rp_map_get(&R->bg_credit, ((uint64_t)src << 32 | dst) + 1);
+    if (!v)
+        R->error = HS_ENOMEM;
+    return v;
+}
+
+static void credit_back(rp *R, uint32_t m)
+{
+    rp_msg *M = &R->msg[m];
+    if (!(M->flags & M_CREDIT))
+        return;
+    M->flags &= (uint16_t)~M_CREDIT;
+    R->bg_unexp--;
+    uint64_t *v = bg_credit(R, M->src, M->dst);
+    if (v && *v)
+        --*v;
+}
 
 static void maybe_send_done(rp *R, uint32_t m)
 {
@@ -425,6 +455,19 @@ int hs__rp_send(rp *R, uint32_t src, uint32_t dst, uint32_t comm, int64_t tag, u
     } else {
         if (e == RP_NIL && (e = mt_get(R, dst, src, comm, tag)) == RP_NIL)
             return R->error = HS_ENOMEM;
+        if (!(M->flags & (M_RNDV | M_APP))) {
+            uint64_t *v = bg_credit(R, src, dst);
+            if (!v)
+                return R->error;
+            if (*v >= R->prm->bg_eager_credits) {
+                M->flags = (uint16_t)((M->flags | M_RNDV) & ~M_SYNC);
+            } else {
+                ++*v;
+                M->flags |= M_CREDIT;
+                if (++R->bg_unexp > R->bg_unexp_peak)
+                    R->bg_unexp_peak = R->bg_unexp;
+            }
+        }
         rp_ment *E = &R->mt[e];
         if (E->stail == RP_NIL)
             E->shead = m;
@@ -445,6 +488,7 @@ int hs__rp_recv(rp *R, uint32_t dst, uint32_t src, uint32_t comm, int64_t tag, u
     if (e != RP_NIL && R->mt[e].shead != RP_NIL) {
         uint32_t m = pop_send(R, e);
         mt_tidy(R, e);
+        credit_back(R, m);
         rp_msg *M = &R->msg[m];
         M->r_type = r_type;
         M->r_tgt = r_tgt;
@@ -569,8 +613,9 @@ static void delivered(rp *R, unsigned leg, uint32_t idx)
 void hs__rp_on_sent(void *ctx, hs_fabric *F, uint64_t cookie, hs_time t)
 {
     (void)F;
-    (void)t;
     rp *R = ctx;
+    if (cookie & CK_APP)
+        R->t_progress = t;
     sent(R, CK_LEG(cookie), CK_IDX(cookie));
     hs__rp_drain(R);
 }
@@ -578,10 +623,11 @@ void hs__rp_on_sent(void *ctx, hs_fabric *F, uint64_t cookie, hs_time t)
 void hs__rp_on_delivered(void *ctx, hs_fabric *F, uint64_t cookie, hs_time t)
 {
     (void)F;
-    (void)t;
     rp *R = ctx;
-    if (cookie & CK_APP)
+    if (cookie & CK_APP) {
         R->app_pending--;
+        R->t_progress = t;
+    }
     delivered(R, CK_LEG(cookie), CK_IDX(cookie));
     hs__rp_drain(R);
 }
@@ -589,10 +635,12 @@ void hs__rp_on_delivered(void *ctx, hs_fabric *F, uint64_t cookie, hs_time t)
 void hs__rp_on_timer(void *ctx, hs_fabric *F, uint64_t cookie, hs_time t)
 {
     (void)F;
-    (void)t;
     rp *R = ctx;
-    if (cookie & CK_APP)
+    if (cookie & CK_APP) {
         R->app_pending--;
+        R->app_timers--;
+        R->t_progress = t;
+    }
     unsigned leg = CK_LEG(cookie);
     uint32_t idx = CK_IDX(cookie);
     switch (CK_TYPE(cookie) & 0xfffu) {
@@ -603,6 +651,7 @@ void hs__rp_on_timer(void *ctx, hs_fabric *F, uint64_t cookie, hs_time t)
     case TM_COPY: recv_done(R, idx); break;
     case TM_BSEND: hs__rp_req_done(R, idx); break;
     case TM_REDUCE: hs__rp_coll_reduced(R, idx); break;
+    case TM_WATCHDOG: hs__rp_watchdog(R); break;
     default: break;
     }
     hs__rp_drain(R);

@@ -182,6 +182,8 @@ void hs_replay_params_default(hs_replay_params *p)
     p->max_tag_phases = 256;
     p->latency_cap = 16u << 20;
     p->progress_every = 2.0;
+    p->watchdog = 0;
+    p->bg_eager_credits = 64;
 }
 
 static int check_params(const hs_replay_params *p, hs_error *err)
@@ -269,6 +271,7 @@ static void rp_free(rp *R)
     free(R->mt);
     hs__rp_map_free(&R->coll_seq);
     hs__rp_map_free(&R->pair_seq);
+    hs__rp_map_free(&R->bg_credit);
     free(R->ph);
     hs__rp_map_free(&R->ph_map);
     free(R->lat.v);
@@ -317,8 +320,7 @@ static void manifest_extra(void *ctx, hs_json *j)
     hs_json_key(j, "total_ps");
     hs_json_uint(j, x->res->total);
     hs_json_key(j, "status");
-    hs_json_str(j, x->res->status == HS_EDEADLOCK ? "deadlock"
-                   : x->res->status == HS_ESTATE ? "incomplete" : "ok");
+    hs_json_str(j, hs_replay_status_name(x->res));
     hs_json_obj_end(j);
 }
 
@@ -388,6 +390,7 @@ static int run_once(const hs_replay_params *p, const char *bg, const char *out, 
     int rc = 0;
     if (hs__rp_mt_init(R) || hs__rp_map_init(&R->coll_seq, 1024) ||
         hs__rp_map_init(&R->pair_seq, 64) || hs__rp_map_init(&R->ph_map, 64) ||
+        hs__rp_map_init(&R->bg_credit, 64) ||
         hs__rp_map_init(&R->pairs.map, 1024) || hs__rp_map_init(&R->rpairs.map, 64))
         rc = hs_error_set(err, HS_ENOMEM, "out of memory");
     if (!rc)
@@ -433,6 +436,15 @@ static int run_once(const hs_replay_params *p, const char *bg, const char *out, 
     hs_fabric_set_callbacks(R->F, &cb, R);
 
     double w_loaded = wall_now();
+    /* The watchdog: derived from the network unless given (docs/replay.md) */
+    R->watchdog = p->watchdog ? p->watchdog : 10 * hs_fabric_drain_time(R->F);
+    if (R->watchdog == 0)
+        R->watchdog = 1;
+    res->watchdog = R->watchdog;
+    if ((rc = hs_fabric_timer(R->F, R->watchdog, ck_make(TM_WATCHDOG, 0, 0)))) {
+        rp_free(R);
+        return hs_error_set(err, rc, "out of memory");
+    }
     /* Every actor starts at time 0, the end of MPI_Init. */
     for (uint32_t a = 0; a < R->nactors; a++)
         hs__rp_actor_ready(R, a);
@@ -448,6 +460,8 @@ static int run_once(const hs_replay_params *p, const char *bg, const char *out, 
         double dt = wall_now() - t0;
         if (r == HS_EDEADLOCK) {
             net_deadlock = 1;
+            if (hs_fabric_find_deadlock(R->F, &R->dl) == 1)
+                R->net_deadlock = 1;
             break;
         }
         if (r < 0) {
@@ -476,6 +490,10 @@ static int run_once(const hs_replay_params *p, const char *bg, const char *out, 
             p->progress(p->progress_ctx, &pr);
         }
     }
+    /* a cycle that formed after the application's last watchdog round */
+    if (!R->error && !R->net_deadlock && !net_deadlock &&
+        hs_fabric_find_deadlock(R->F, &R->dl) == 1)
+        R->net_deadlock = 1;
     R->t_end = hs_fabric_now(R->F);
     double w_ran = wall_now();
     res->wall_load += w_loaded - w0;
@@ -523,14 +541,17 @@ static int run_once(const hs_replay_params *p, const char *bg, const char *out, 
     res->bg_nodes = R->nbg_nodes;
     hs__rp_report(R, res);
     hs__rp_phases_result(R, res);
-    if (net_deadlock) {
+    if (net_deadlock || R->net_deadlock) {
         res->status = HS_EDEADLOCK;
-        char *old = res->report;
-        size_t n = (old ? strlen(old) : 0) + 200;
+        res->stop = HS_REPLAY_NET_DEADLOCK;
+        char *old = res->report, cyc[8192] = "";
+        if (R->net_deadlock)
+            hs_fabric_deadlock_str(R->F, &R->dl, cyc, sizeof cyc);
+        size_t n = (old ? strlen(old) : 0) + strlen(cyc) + 200;
         res->report = malloc(n);
         if (res->report)
             snprintf(res->report, n, "the network deadlocked (packets stuck in buffers: a "
-                     "routing deadlock)\n%s", old ? old : "");
+                     "routing deadlock)\n%s%s", cyc, old ? old : "");
         free(old);
     }
     if (iso) {
@@ -583,6 +604,60 @@ int hs_replay_run(const hs_replay_params *p, hs_replay_result *res, hs_error *er
         return rc;
     }
     return run_once(p, p->background, p->out, NULL, NULL, res, err);
+}
+
+const char *hs_replay_status_name(const hs_replay_result *r)
+{
+    if (r->status == HS_EDEADLOCK)
+        return r->stop == HS_REPLAY_NET_DEADLOCK ? "network_deadlock"
+               : r->stop == HS_REPLAY_STALLED ? "stalled" : "deadlock";
+    return r->status == HS_ESTATE ? "incomplete" : "ok";
+}
+
+void hs__rp_watchdog(rp *R)
+{
+    if (R->stop)
+        return;
+    hs_time now = hs_fabric_now(R->F);
+    int rc = hs_fabric_find_deadlock(R->F, &R->dl);
+    if (rc < 0) {
+        R->error = rc;
+        R->stop = 1;
+        hs_fabric_stop(R->F);
+        return;
+    }
+    if (rc == 1) {
+        R->net_deadlock = 1;
+        R->stop = 1;
+        hs_fabric_stop(R->F);
+        return;
+    }
+    /* the application's last progress: a callback of its own, or a packet
+     * of one of its phases delivered (a long message moves before it ends) */
+    hs_time last = R->t_progress;
+    for (uint32_t i = 0; i < R->nph; i++) {
+        if (R->ph[i].cls == PH_BG)
+            continue;
+        hs_time t = hs_fabric_phase_last_delivery(R->F, (uint16_t)i);
+        if (t != HS_TIME_NEVER && t > last)
+            last = t;
+    }
+    if (R->app_timers == 0 && now - last >= R->watchdog) {
+        R->stalled = 1;
+        R->t_stall = last;
+        R->stop = 1;
+        hs_fabric_stop(R->F);
+        return;
+    }
+    /* computing ranks will report back; otherwise look again a watchdog
+     * period after the last progress */
+    hs_time next = R->app_timers || last + R->watchdog <= now ? now + R->watchdog
+                                                                : last + R->watchdog;
+    if ((rc = hs_fabric_timer(R->F, next, ck_make(TM_WATCHDOG, 0, 0)))) {
+        R->error = rc;
+        R->stop = 1;
+        hs_fabric_stop(R->F);
+    }
 }
 
 void hs_replay_result_free(hs_replay_result *r)

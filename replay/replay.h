@@ -386,6 +386,15 @@ typedef struct rp {
     uint32_t  ready_head, ready_tail;
     int       draining;
     uint64_t  app_pending;   /* application timers and legs outstanding */
+    uint64_t  app_timers;    /* of them, timers (computation, copies, reductions) */
+    hs_time   t_progress;    /* last application callback (leg, timer) */
+    hs_time   watchdog;      /* no progress for this long: stop (stalled) */
+    hs_time   t_stall;       /* stalled: the last progress */
+    int       stalled;       /* stopped by the watchdog */
+    int       net_deadlock;  /* stopped: a cycle of full buffers (dl) */
+    hs_fabric_deadlock dl;
+    rp_map    bg_credit;     /* background (src << 32 | dst) + 1 -> unmatched eager */
+    uint64_t  bg_unexp, bg_unexp_peak; /* background eager messages unmatched, now and at most */
     uint32_t  app_done;
     int       finished;      /* the application is done */
     int       deadlock;
@@ -429,7 +438,8 @@ typedef struct rp {
 } rp;
 
 /* cookies: fabric messages carry leg << 32 | index; timers type << 40 | ... */
-enum { TM_WAKE = 1, TM_LSENT, TM_LDELIV, TM_COPY, TM_BSEND, TM_REDUCE, TM_OVERHEAD };
+enum { TM_WAKE = 1, TM_LSENT, TM_LDELIV, TM_COPY, TM_BSEND, TM_REDUCE, TM_OVERHEAD,
+       TM_WATCHDOG };
 #define CK_LEG(c)   ((unsigned)((c) >> 32) & 0xffu)
 #define CK_IDX(c)   ((uint32_t)(c))
 #define CK_TYPE(c)  ((unsigned)((c) >> 40))
@@ -468,6 +478,9 @@ void hs__rp_req_done(rp *R, uint32_t gi);
 /* Re-evaluates an actor blocked in an RMA synchronisation call. */
 void hs__rp_rma_recheck(rp *R, uint32_t a);
 void hs__rp_check_end(rp *R);
+/* The watchdog's timer: stops on a network deadlock or when the
+ * application has made no progress for R->watchdog; else re-arms. */
+void hs__rp_watchdog(rp *R);
 
 /* ---- mpi_p2p.c -------------------------------------------------------------------------- */
 int  hs__rp_mt_init(rp *R);

@@ -283,6 +283,60 @@ static void describe_op(rp *R, sbuf *b, const rp_actor *A, const rp_op *o)
     sb_printf(b, "\n");
 }
 
+/* What a rank blocked in a stall waits for (the first few): its receives
+ * posted with no message yet, its matched messages not received, and its
+ * sends not complete, with where each stands.  Messages that arrived
+ * before their receive was posted are not waited for and not listed. */
+static void waits_for(rp *R, sbuf *b, uint32_t rank, const uint8_t *isfree)
+{
+    char t[32];
+    unsigned shown = 0, more = 0;
+    for (size_t i = 0; i < R->capmt; i++) {
+        const rp_ment *e = &R->mt[i];
+        if (e->dst != rank)
+            continue;
+        for (uint32_t r = e->rhead; r != RP_NIL; r = R->rcv[r].next) {
+            if (shown >= 3) {
+                more++;
+                continue;
+            }
+            shown++;
+            sb_printf(b, "      receive from rank %u, tag %lld (posted at %s): no message sent "
+                      "yet\n", R->ranks[e->src].jrank, (long long)e->tag,
+                      hs_time_str(R->rcv[r].t_post, t, sizeof t));
+        }
+    }
+    for (size_t m = 0; m < R->capmsg; m++) {
+        if (isfree[m])
+            continue;
+        const rp_msg *M = &R->msg[m];
+        if (!(M->flags & M_APP))
+            continue;
+        int recv = M->dst == rank && (M->flags & M_MATCHED) && !(M->flags & M_DONE);
+        int send = M->src == rank && M->s_type != TGT_NONE;
+        if (!recv && !send)
+            continue;
+        if (shown >= 3) {
+            more++;
+            continue;
+        }
+        shown++;
+        const char *where =
+            (M->flags & M_DONE) ? "received; its send side waits"
+            : !(M->flags & M_ARRIVED) ? ((M->flags & M_RNDV) ? "its RTS is in the network"
+                                                             : "its data are in the network")
+            : !(M->flags & M_MATCHED) ? "arrived, receive not posted"
+            : (M->flags & M_RNDV) ? "matched; CTS or data in the network"
+                                  : "arrived; being copied";
+        sb_printf(b, "      %s rank %u, tag %lld, %llu bytes: %s (leg posted at %s)\n",
+                  recv ? "message from" : "message to", R->ranks[recv ? M->src : M->dst].jrank,
+                  (long long)M->tag, (unsigned long long)M->bytes, where,
+                  hs_time_str(M->t_leg, t, sizeof t));
+    }
+    if (more)
+        sb_printf(b, "      ... and %u more\n", more);
+}
+
 static int is_app_rank(const rp *R, uint32_t g)
 {
     return R->jobs[R->ranks[g].job].app;
@@ -339,6 +393,34 @@ void hs__rp_report(rp *R, hs_replay_result *res)
         if (blocked > shown)
             sb_printf(&b, "  ... and %u more\n", blocked - shown);
     }
+    if (R->stalled) {
+        uint32_t blocked = 0, shown = 0;
+        for (uint32_t a = 0; a < R->nactors; a++)
+            blocked += R->actors[a].app && R->actors[a].state != A_DONE;
+        char t2[32], t3[32], t4[32];
+        sb_printf(&b, "stalled at %s: the application made no progress for %s (since %s; "
+                  "watchdog %s, --watchdog) while only the background ran; %u of %u "
+                  "application ranks/threads wait:\n", hs_time_str(R->t_end, t, sizeof t),
+                  hs_time_str(R->t_end - R->t_stall, t2, sizeof t2),
+                  hs_time_str(R->t_stall, t3, sizeof t3), hs_time_str(R->watchdog, t4, sizeof t4),
+                  blocked, R->app_actors);
+        uint8_t *isfree = calloc(R->capmsg ? R->capmsg : 1, 1);
+        if (isfree)
+            for (uint32_t m = R->msg_free; m != RP_NIL; m = R->msg[m].next)
+                isfree[m] = 1;
+        for (uint32_t a = 0; a < R->nactors && shown < REPORT_ITEMS; a++) {
+            const rp_actor *A = &R->actors[a];
+            if (!A->app || A->state == A_DONE)
+                continue;
+            describe_op(R, &b, A, &R->ops[A->pc]);
+            if (isfree)
+                waits_for(R, &b, A->rank, isfree);
+            shown++;
+        }
+        free(isfree);
+        if (blocked > shown)
+            sb_printf(&b, "  ... and %u more\n", blocked - shown);
+    }
     if (R->incomplete) {
         sb_printf(&b, "%u rank%s of the trace did not end with MPI_Finalize:\n", R->incomplete,
                   R->incomplete == 1 ? "" : "s");
@@ -380,9 +462,10 @@ void hs__rp_report(rp *R, hs_replay_result *res)
     res->compute_scale_min = R->have_man && R->scale_min <= R->scale_max ? R->scale_min : 1.0;
     res->compute_scale_max = R->have_man && R->scale_min <= R->scale_max ? R->scale_max : 1.0;
     res->report = b.p;
-    if (R->deadlock)
+    if (R->deadlock || R->stalled) {
         res->status = HS_EDEADLOCK;
-    else if (us || ur || R->unresolved)
+        res->stop = R->stalled ? HS_REPLAY_STALLED : HS_REPLAY_DEADLOCK;
+    } else if (us || ur || R->unresolved)
         res->status = HS_ESTATE;
 }
 
@@ -601,6 +684,10 @@ int hs__rp_write_app_json(rp *R, const char *dir, const hs_replay_result *res,
         hs_json_uint(&j, R->bg_msgs);
         hs_json_key(&j, "bytes");
         hs_json_uint(&j, R->bg_bytes);
+        hs_json_key(&j, "eager_credits");
+        hs_json_uint(&j, p->bg_eager_credits);
+        hs_json_key(&j, "unexpected_peak");
+        hs_json_uint(&j, R->bg_unexp_peak);
         hs_json_key(&j, "jobs");
         hs_json_arr_begin(&j);
         for (uint32_t i = 1; i < R->njobs; i++) {
@@ -660,8 +747,9 @@ int hs__rp_write_app_json(rp *R, const char *dir, const hs_replay_result *res,
     hs_json_key(&j, "replay");
     hs_json_obj_begin(&j);
     hs_json_key(&j, "status");
-    hs_json_str(&j, res->status == HS_EDEADLOCK ? "deadlock"
-                    : res->status == HS_ESTATE ? "incomplete" : "ok");
+    hs_json_str(&j, hs_replay_status_name(res));
+    hs_json_key(&j, "watchdog_ps");
+    hs_json_uint(&j, res->watchdog);
     hs_json_key(&j, "actors");
     hs_json_uint(&j, R->app_actors);
     hs_json_key(&j, "messages");

@@ -197,7 +197,9 @@ typedef struct hs_fabric_params {
     uint64_t rx_rate;        /* NIC receive processing, bytes/s (0 = the
                                 ejection link's rate) */
     unsigned nic_queues;     /* injection queues per NIC (8) */
-    hs_arbiter arbiter;      /* HS_ARB_RR: round-robin (the only one so far) */
+    hs_arbiter arbiter;      /* HS_ARB_RR: round-robin per output VC, the turn
+                                held while short of credit (the only one;
+                                docs/fabric.md, "Arbitration") */
     double   tau_factor;     /* tau = factor * ser(full packet) (2.0) */
     hs_time  tau;            /* if nonzero: absolute tau for every link */
     hs_time  window;         /* counter / truth window width (10 us) */
@@ -271,6 +273,48 @@ void hs_fabric_stop(hs_fabric *f);
 hs_time hs_fabric_now(const hs_fabric *f);
 /* Messages posted and not yet delivered. */
 uint64_t hs_fabric_pending(const hs_fabric *f);
+
+/* A network (routing) deadlock: a cycle of switch input buffers, each of
+ * whose head packets waits for credit that only the next buffer of the
+ * cycle can return (docs/fabric.md, "Deadlock detection").  Hops are in
+ * cycle order, starting at the buffer of the smallest (link, VC). */
+#define HS_DEADLOCK_MAX_HOPS 64
+typedef struct hs_deadlock_hop {
+    uint32_t link;          /* the buffer: link `link`'s input FIFO at switch `sw` */
+    uint8_t  vc;
+    uint32_t sw;
+    uint32_t packets;       /* queued in it */
+    uint64_t bytes;
+    uint32_t need;          /* bytes of its head packet */
+    uint32_t wait_link;     /* the buffer the head waits for (the next hop) */
+    uint8_t  wait_vc;
+    int64_t  credit;        /* credit the transmitter holds for that buffer */
+} hs_deadlock_hop;
+typedef struct hs_fabric_deadlock {
+    hs_time  t;             /* when found */
+    unsigned total;         /* buffers on the cycle (0: no deadlock) */
+    unsigned n;             /* of them in hop[] (the first HS_DEADLOCK_MAX_HOPS) */
+    hs_deadlock_hop hop[HS_DEADLOCK_MAX_HOPS];
+} hs_fabric_deadlock;
+/* Looks for a deadlocked cycle now (between runs or from a callback):
+ * 1 and d filled if there is one, 0 if none (d->total = 0), HS_ENOMEM.
+ * Costs O(links x VCs); never changes the simulation. */
+int hs_fabric_find_deadlock(hs_fabric *f, hs_fabric_deadlock *d);
+/* Describes the cycle, one line per buffer (switch names, link kind, VC,
+ * queued packets, credit); returns the length it needed (like snprintf). */
+size_t hs_fabric_deadlock_str(const hs_fabric *f, const hs_fabric_deadlock *d, char *buf,
+                              size_t n);
+
+/* When the last packet of a phase was delivered (processed by its
+ * destination NIC), or HS_TIME_NEVER if none yet: progress at packet
+ * granularity, for watchdogs that cannot wait for a long message's end. */
+hs_time hs_fabric_phase_last_delivery(const hs_fabric *f, uint16_t phase);
+/* Time to drain every buffer of the network (switch input buffers of all
+ * VCs and NIC receive buffers, their configured capacities even with
+ * unbounded buffers) through the slowest receiving NIC: an upper bound on
+ * how long a packet can wait behind others when all of them converge on
+ * one endpoint. */
+hs_time hs_fabric_drain_time(const hs_fabric *f);
 
 /* Ground truth of one link so far, over all phases and windows. */
 typedef struct hs_link_truth {

@@ -88,6 +88,10 @@ uint32_t hs_replay_default_ppn(const hs_trace_manifest *m);
 
 #define HS_REPLAY_SCALE_AUTO (-1.0)
 
+/* Why a replay stopped before the application ended (hs_replay_result.stop);
+ * app.json replay.status "deadlock", "network_deadlock", "stalled". */
+enum { HS_REPLAY_DEADLOCK = 1, HS_REPLAY_NET_DEADLOCK = 2, HS_REPLAY_STALLED = 3 };
+
 typedef struct hs_replay_params {
     const char *trace;         /* trace directory (required) */
     const char *topo;          /* topology spec (required; hs_topo_create) */
@@ -124,6 +128,14 @@ typedef struct hs_replay_params {
     void   (*progress)(void *ctx, const hs_replay_progress *p);
     void    *progress_ctx;
     double   progress_every;   /* seconds between progress calls (2) */
+    hs_time  watchdog;         /* stop when the application has made no progress
+                                  (no packet delivered, no call or computation
+                                  ended) for this long while it computes
+                                  nothing; 0: 10 x hs_fabric_drain_time
+                                  (docs/replay.md, "When the replay cannot go on") */
+    uint32_t bg_eager_credits; /* background jobs: eager messages a sender may have
+                                  unmatched at one receiver; beyond, rendezvous
+                                  (64; bounds their memory) */
 } hs_replay_params;
 
 void hs_replay_params_default(hs_replay_params *p);
@@ -156,8 +168,12 @@ typedef struct hs_replay_phase {
 } hs_replay_phase;
 
 typedef struct hs_replay_result {
-    int      status;           /* 0; HS_EDEADLOCK (stuck ranks); HS_ESTATE (the
-                                  trace ended with operations left over) */
+    int      status;           /* 0; HS_EDEADLOCK (stuck ranks, see stop); HS_ESTATE
+                                  (the trace ended with operations left over) */
+    int      stop;             /* with HS_EDEADLOCK: HS_REPLAY_DEADLOCK (ranks wait
+                                  for each other), HS_REPLAY_NET_DEADLOCK (a cycle
+                                  of full buffers), HS_REPLAY_STALLED (the watchdog) */
+    hs_time  watchdog;         /* the watchdog period used */
     uint32_t ranks, actors;
     hs_time  total;            /* predicted run time: the last rank's end */
     hs_time *rank_time;        /* [ranks] end of each rank (owned) */
@@ -206,6 +222,9 @@ typedef struct hs_replay_result {
  * says which), HS_ENOMEM, HS_EIO. */
 int  hs_replay_run(const hs_replay_params *p, hs_replay_result *r, hs_error *err);
 void hs_replay_result_free(hs_replay_result *r);
+/* The replay.status word of a result: "ok", "incomplete", "deadlock",
+ * "network_deadlock" or "stalled". */
+const char *hs_replay_status_name(const hs_replay_result *r);
 
 /* ---- synthetic traces (hopscope gen) ---------------------------------------- */
 

@@ -635,6 +635,34 @@ static void test_inband_truth(void **state)
 
 /* ---- deadlock detection ----------------------------------------------------------- */
 
+/* d is the cycle of the ring's n switch-to-switch links on the last VC. */
+static void check_ring_cycle(hs_fabric *F, const hs_fabric_deadlock *d, unsigned n)
+{
+    assert_int_equal(d->total, n);
+    assert_int_equal(d->n, n);
+    uint32_t lo = UINT32_MAX;
+    for (unsigned i = 0; i < n; i++) {
+        const hs_deadlock_hop *h = &d->hop[i];
+        const hs_link_info *l = hs_topo_link(hs_fabric_topo(F), h->link);
+        assert_non_null(l);
+        assert_int_equal(l->kind, HS_LINK_SWITCH);
+        assert_int_equal(h->sw, l->to);
+        assert_int_equal(h->vc, HS_FABRIC_MAX_VCS - 1);
+        assert_int_equal(h->packets, 1);
+        assert_int_equal(h->bytes, 4096);
+        assert_int_equal(h->need, 4096);
+        assert_int_equal(h->credit, 0);
+        /* each waits for the next, and the last for the first */
+        const hs_deadlock_hop *nx = &d->hop[(i + 1) % n];
+        assert_int_equal(h->wait_link, nx->link);
+        assert_int_equal(h->wait_vc, nx->vc);
+        assert_int_equal(hs_topo_link(hs_fabric_topo(F), nx->link)->from, l->to);
+        if (h->link < lo)
+            lo = h->link;
+    }
+    assert_int_equal(d->hop[0].link, lo);   /* starts at the smallest buffer */
+}
+
 /* A ring of 12 switches routed one way round: paths of up to 11 hops share
  * the last of 8 hop-indexed VCs, a cyclic dependency; all nodes sending 11
  * hops ahead at once with one-packet buffers deadlock deterministically. */
@@ -667,6 +695,107 @@ static void test_deadlock(void **state)
         assert_int_equal(hs_fabric_inject(F, 0, i, (i + 11) % 12, 64 * 4096, 0, 1, i), 0);
     assert_int_equal(hs_fabric_run(F, HS_TIME_NEVER), HS_EDEADLOCK);
     assert_true(F->pk_live > 0);
+    /* the cycle: the 12 ring links on the last VC, each buffer holding one
+     * packet that waits for the next one, no credit anywhere */
+    hs_fabric_deadlock d;
+    assert_int_equal(hs_fabric_find_deadlock(F, &d), 1);
+    check_ring_cycle(F, &d, 12);
+    char buf[4096];
+    size_t len = hs_fabric_deadlock_str(F, &d, buf, sizeof buf);
+    assert_true(len > 0 && len < sizeof buf);
+    assert_non_null(strstr(buf, "a cycle of 12 full buffers"));
+    assert_non_null(strstr(buf, "(link) VC 7: 1 packets, 4096 B; head (4096 B) waits for link"));
+    hs_fabric_destroy(F);
+}
+
+/* The same ring deadlock while two other nodes keep the network busy: the
+ * run never goes idle, and only the detector can tell. */
+static void test_deadlock_partial(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/hs-ring2-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    fprintf(f, "hopscope-topology 1\n");
+    for (int i = 0; i < 12; i++)
+        fprintf(f, "switch s%d\nnode n%d\nlink n%d s%d\n", i, i, i, i);
+    fprintf(f, "switch t0\nswitch t1\nnode m0\nnode m1\nlink m0 t0\nlink m1 t1\n"
+               "link t0 t1\nlink s0 t0\n");
+    for (int i = 0; i < 12; i++)
+        fprintf(f, "link s%d s%d\n", i, (i + 1) % 12);
+    for (int i = 0; i < 12; i++)
+        for (int j = 0; j < 12; j++)
+            if (i != j)
+                fprintf(f, "route s%d n%d s%d\n", i, j, (i + 1) % 12);
+    fclose(f);
+    char spec[64];
+    snprintf(spec, sizeof spec, "file:%s", path);
+    hs_fabric_params p;
+    hs_fabric_params_default(&p);
+    p.vc_buffer = 4096;
+    hs_fabric *F = make(spec, &p);
+    unlink(path);
+    hs_fabric_deadlock d;
+    assert_int_equal(hs_fabric_find_deadlock(F, &d), 0);   /* empty network */
+    assert_int_equal(d.total, 0);
+    uint32_t m0 = 0, m1 = 0;
+    char nm[32];
+    for (uint32_t n = 0; n < hs_topo_nodes(hs_fabric_topo(F)); n++) {
+        hs_topo_node_name(hs_fabric_topo(F), n, nm, sizeof nm);
+        if (!strcmp(nm, "m0"))
+            m0 = n;
+        if (!strcmp(nm, "m1"))
+            m1 = n;
+    }
+    assert_int_not_equal(m0, m1);
+    /* a long stream m0 -> m1 (its own switches) and the ring traffic */
+    assert_int_equal(hs_fabric_inject(F, 0, m0, m1, 4096ull * 4096, 0, 0, 99), 0);
+    for (uint32_t i = 0; i < 12; i++) {
+        hs_topo_node_name(hs_fabric_topo(F), i, nm, sizeof nm);
+        uint32_t dst = 0;
+        char want[16];
+        int k = atoi(nm + 1);
+        snprintf(want, sizeof want, "n%d", (k + 11) % 12);
+        for (uint32_t n = 0; n < hs_topo_nodes(hs_fabric_topo(F)); n++) {
+            char nm2[32];
+            hs_topo_node_name(hs_fabric_topo(F), n, nm2, sizeof nm2);
+            if (!strcmp(nm2, want))
+                dst = n;
+        }
+        if (nm[0] == 'n')
+            assert_int_equal(hs_fabric_inject(F, 0, i, dst, 64 * 4096, 0, 1, i), 0);
+    }
+    /* 100 us: the stream (about 670 us at 25 GB/s) is still going */
+    assert_int_equal(hs_fabric_run(F, 100 * HS_PS_PER_US), 0);
+    assert_int_equal(hs_fabric_find_deadlock(F, &d), 1);
+    check_ring_cycle(F, &d, 12);
+    assert_int_equal(d.t, 100 * HS_PS_PER_US);
+    hs_fabric_destroy(F);
+}
+
+/* Heavy congestion is not deadlock: an incast with every buffer on the way
+ * full is never reported. */
+static void test_deadlock_none_under_incast(void **state)
+{
+    (void)state;
+    hs_fabric_params p;
+    hs_fabric_params_default(&p);
+    hs_fabric *F = make("fattree:k=4,n=3", &p);
+    uint32_t N = hs_topo_nodes(hs_fabric_topo(F));
+    for (uint32_t i = 1; i < N; i++)
+        assert_int_equal(hs_fabric_inject(F, 0, i, 0, 64 * 4096, 0, 0, 0), 0);
+    int stalled = 0;
+    for (int k = 1; k <= 20; k++) {
+        assert_int_equal(hs_fabric_run(F, (hs_time)k * 5 * HS_PS_PER_US), 0);
+        hs_fabric_deadlock d;
+        assert_int_equal(hs_fabric_find_deadlock(F, &d), 0);
+        for (uint32_t l = 1; l <= F->L; l++)
+            stalled += F->op[l].stall_since != HS_TIME_NEVER;
+    }
+    assert_true(stalled > 0);
+    assert_int_equal(hs_fabric_run(F, HS_TIME_NEVER), 1);
+    assert_int_equal(F->pk_live, 0);
     hs_fabric_destroy(F);
 }
 
@@ -683,6 +812,8 @@ int main(void)
         cmocka_unit_test(test_incast_tree),
         cmocka_unit_test(test_inband_truth),
         cmocka_unit_test(test_deadlock),
+        cmocka_unit_test(test_deadlock_partial),
+        cmocka_unit_test(test_deadlock_none_under_incast),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
