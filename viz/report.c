@@ -230,9 +230,9 @@ static void empty_phases(hs__vz_buf *b, const hs_viz_model *m)
         if (!n)
             continue;
         if (app)
-            hs__vz_printf(b, "No link has enough data in %s %u phase%s of the application "
+            hs__vz_printf(b, "No link has enough data in %u phase%s of the application "
                              "(too few monitored packets on any link): ",
-                          n == 1 ? "this" : "these", n, n == 1 ? "" : "s");
+                          n, n == 1 ? "" : "s");
         else
             hs__vz_printf(b, "%s%s phase%s of other jobs, never monitored: ",
                           b->n && b->s[b->n - 1] == '.' ? " " : "", n == 1 ? "One" : "The",
