@@ -174,7 +174,7 @@ static void spot(const hs__vz_scene *s, const hs__vz_glyph *g, int node, int k, 
         { 0, 1 }, { 0, -1 }, { 1, 0 }, { -1, 0 }, { 1, 1 }, { -1, 1 }, { 1, -1 }, { -1, -1 } };
     if (k >= 8) {
         *x = g->x;
-        *y = below + (k - 7) * (MARK_SIZE + 2);
+        *y = below + (k - 7) * (MARK_SIZE + 3);
         *anchor = HS__VZ_T_MIDDLE;
         return;
     }
