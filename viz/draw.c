@@ -363,14 +363,16 @@ static void glyph(hs__vz_buf *b, const hs__vz_glyph *g, const hs__vz_draw *d)
     const char *text = hs__vz_glyph_label(m, g, rk, sizeof rk);
     /* a marked device's name as its own label is drawn at any scale: the
      * report names it (marks.c adds no second label then) */
-    if (!text || (!d->labels && !(g->mark && text == m->name[g->dev])))
+    int named = g->mark && text == m->name[g->dev];
+    if (!text || (!d->labels && !named))
         return;
     double ty = g->kind == HS__VZ_GL_NODE ? g->y + g->h / 2 + 9 : g->y + 3;
     hs__vz_puts(b, "<text x=\"");
     hs__vz_num(b, g->x);
     hs__vz_puts(b, "\" y=\"");
     hs__vz_num(b, ty);
-    hs__vz_puts(b, "\" font-size=\"9\" text-anchor=\"middle\">");
+    hs__vz_printf(b, "\" font-size=\"9\" text-anchor=\"middle\"%s>",
+                  named ? " font-weight=\"bold\"" : "");
     hs__vz_esc(b, text);
     hs__vz_puts(b, "</text>\n");
 }

@@ -947,9 +947,11 @@ int hs_viz_render(const hs_viz_model *m, const hs_viz_model *cmp, const hs_viz_o
     x.m = m;
     x.c = cmp;
     x.o = o;
-    hs__vz_layout_opts lo = { o->detail, o->zoom, m->est, 0, 0 };
-    hs__vz_layout_opts lp = { o->detail, 0, m->est, 1, 2 * PANEL_W };
-    hs__vz_layout_opts lc = { o->detail, 0, m->est, 0, CMP_W };
+    hs__vz_layout_opts lo = { o->detail, o->zoom, m->est, 0, 0, 0 };
+    hs__vz_layout_opts lp = { o->detail, 0, m->est, 1, 2 * PANEL_W, 0 };
+    /* two runs side by side: the colours are the point, and the findings
+     * are A's (its network picture names their devices) */
+    hs__vz_layout_opts lc = { o->detail, 0, m->est, 0, CMP_W, 1 };
     x.rc = hs__vz_layout(m, &lo, &x.sc, &x.nsc);
     if (!x.rc && m->nphases > 1)
         x.rc = hs__vz_layout(m, &lp, &x.psc, &x.npsc);

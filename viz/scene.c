@@ -205,7 +205,7 @@ int hs__vz_layout(const hs_viz_model *m, const hs__vz_layout_opts *o, hs__vz_sce
     }
     /* the devices the report names, named in the pictures (not in small
      * multiples: drawn at half size, the names would be too small to read) */
-    if (!rc && !o->compact && *nscenes) {
+    if (!rc && !o->compact && !o->unnamed && *nscenes) {
         uint8_t *mark = malloc((size_t)m->N + m->S);
         rc = mark ? hs__vz_marks(m, mark) : HS_ENOMEM;
         for (size_t i = 0; !rc && i < *nscenes; i++)

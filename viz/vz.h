@@ -308,6 +308,8 @@ typedef struct hs__vz_layout_opts {
     const hs__vz_est *rank_by;/* estimates used to pick the zoomed parts (whole run) */
     int      compact;         /* small multiples: one scene, the overview only */
     double   max_w;           /* px the main scene should not exceed (0: 1400) */
+    int      unnamed;         /* no names of the devices the report names (marks.c);
+                                 small multiples never have them */
 } hs__vz_layout_opts;
 
 int hs__vz_layout(const hs_viz_model *m, const hs__vz_layout_opts *o, hs__vz_scene **scenes,

@@ -357,7 +357,7 @@ static void inside(const hs__vz_scene *s)
 
 static void layout(const hs_viz_model *m, int detail, unsigned zoom, hs__vz_scene **sc, size_t *n)
 {
-    hs__vz_layout_opts o = { detail, zoom, m->est, 0, 0 };
+    hs__vz_layout_opts o = { detail, zoom, m->est, 0, 0, 0 };
     assert_int_equal(hs__vz_layout(m, &o, sc, n), 0);
     assert_true(*n >= 1);
 }
@@ -503,7 +503,7 @@ static void test_marks(void **state)
     assert_string_equal(got, "n5 n6 n40 n63");
     free_scenes(sc, ns);
     /* small multiples: none */
-    hs__vz_layout_opts o = { HS_VIZ_DETAIL_AUTO, 0, m->est, 1, 1280 };
+    hs__vz_layout_opts o = { HS_VIZ_DETAIL_AUTO, 0, m->est, 1, 1280, 0 };
     assert_int_equal(hs__vz_layout(m, &o, &sc, &ns), 0);
     marks_of(&sc[0], got, sizeof got);
     assert_string_equal(got, "");
