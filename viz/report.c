@@ -217,7 +217,7 @@ static size_t pick_phases(const hs_viz_model *m, unsigned max, uint32_t *out)
     return n;
 }
 
-/* "No link has enough data in this 1 phase of the application ...: up-down.
+/* "No link has enough data in 1 phase of the application (...): up-down.
  * The phases of other jobs, never monitored: background alltoall, ...": the
  * phases without a panel, in one line of plain text (not escaped).
  * Nothing when every phase has data. */
@@ -226,7 +226,7 @@ static void empty_phases(hs__vz_buf *b, const hs_viz_model *m)
     for (int app = 1; app >= 0; app--) {
         uint32_t n = 0;
         for (uint32_t i = 0; i < m->nphases; i++)
-            n += !m->phases[i].nrows && !m->phases[i].app == !app;
+            n += !m->phases[i].nrows && (m->phases[i].app != 0) == app;
         if (!n)
             continue;
         if (app)
@@ -239,7 +239,7 @@ static void empty_phases(hs__vz_buf *b, const hs_viz_model *m)
                           n == 1 ? "" : "s");
         uint32_t k = 0;
         for (uint32_t i = 0; i < m->nphases; i++)
-            if (!m->phases[i].nrows && !m->phases[i].app == !app) {
+            if (!m->phases[i].nrows && (m->phases[i].app != 0) == app) {
                 hs__vz_puts(b, k++ ? ", " : "");
                 hs__vz_puts(b, m->phases[i].name);
             }
