@@ -185,7 +185,7 @@ if [ -z "$CHROMIUM" ]; then
 else
     # the report fits windows of 1024, 1400 and 1920 px: nothing wider than
     # the page, nothing scrolling sideways
-    for n in ft df tr bg; do
+    for n in ft df tr bg cmp; do
         for w in 1024 1400 1920; do
             out=$(probe "$T/$n/report.html" $w)
             case "$out" in
