@@ -21,8 +21,6 @@
 #include <string.h>
 
 #define FONT "DejaVu Sans, Helvetica, Arial, sans-serif"
-#define ROOT_R 5.5   /* px: radius of the ring around a root */
-#define ROOT_LABELS 12 /* roots named R1.. in the pictures; the report lists them all */
 
 void hs__vz_svg_open(hs__vz_buf *b, double w, double h, const char *title)
 {
@@ -238,8 +236,7 @@ static void path_d(hs__vz_buf *b, const hs__vz_item *it)
     }
 }
 
-/* Where a root's ring goes: the middle of the drawn half (or area). */
-static void anchor_of(const hs__vz_item *it, double *x, double *y)
+void hs__vz_item_anchor(const hs__vz_item *it, double *x, double *y)
 {
     const float *p = it->p;
     switch (it->geom) {
@@ -274,8 +271,7 @@ static int cmp_ord(const void *x, const void *y)
 
 /* ---- labels ------------------------------------------------------------------------- */
 
-/* "0-3,8,10-11": the ranks of a node, cut to max characters. */
-static void ranks_text(const hs_viz_model *m, uint32_t node, char *out, size_t max)
+void hs__vz_ranks_text(const hs_viz_model *m, uint32_t node, char *out, size_t max)
 {
     size_t n = 0;
     out[0] = 0;
@@ -304,7 +300,19 @@ static void ranks_text(const hs_viz_model *m, uint32_t node, char *out, size_t m
     }
 }
 
-#define CHAR_W 6.0 /* px per character at font-size 9, DejaVu Sans, with room to spare */
+const char *hs__vz_glyph_label(const hs_viz_model *m, const hs__vz_glyph *g, char *buf, size_t n)
+{
+    const char *text = NULL;
+    if (g->lw <= 0 || g->ndev != 1 || g->dev == UINT32_MAX)
+        return NULL;
+    if (g->kind == HS__VZ_GL_NODE && m->have_ranks) {
+        hs__vz_ranks_text(m, g->dev, buf, n);
+        text = buf;
+    } else {
+        text = m->name[g->dev];
+    }
+    return *text && strlen(text) * HS__VZ_CHAR_W <= g->lw ? text : NULL;
+}
 
 static void glyph(hs__vz_buf *b, const hs__vz_glyph *g, const hs__vz_draw *d)
 {
@@ -319,8 +327,11 @@ static void glyph(hs__vz_buf *b, const hs__vz_glyph *g, const hs__vz_draw *d)
     hs__vz_num(b, g->w);
     hs__vz_puts(b, "\" height=\"");
     hs__vz_num(b, g->h);
-    hs__vz_printf(b, "\" fill=\"%s\" stroke=\"%s\" stroke-width=\"0.8\"", fill[g->kind],
-                  stroke[g->kind]);
+    if (g->mark) /* a device the report names: darker, and its name beside it */
+        hs__vz_printf(b, "\" fill=\"%s\" stroke=\"#111111\" stroke-width=\"1.6\"", fill[g->kind]);
+    else
+        hs__vz_printf(b, "\" fill=\"%s\" stroke=\"%s\" stroke-width=\"0.8\"", fill[g->kind],
+                      stroke[g->kind]);
     char rk[128];
     if (g->dev == UINT32_MAX) { /* a cell of a projection: its marks carry the numbers */
         hs__vz_puts(b, "/>\n");
@@ -340,7 +351,7 @@ static void glyph(hs__vz_buf *b, const hs__vz_glyph *g, const hs__vz_draw *d)
         } else {
             hs__vz_esc(b, m->name[g->dev]);
             if (g->kind == HS__VZ_GL_NODE && m->have_ranks) {
-                ranks_text(m, g->dev, rk, sizeof rk);
+                hs__vz_ranks_text(m, g->dev, rk, sizeof rk);
                 hs__vz_puts(b, *rk ? "\nranks " : "\nno ranks of the application");
                 hs__vz_esc(b, rk);
             }
@@ -349,27 +360,19 @@ static void glyph(hs__vz_buf *b, const hs__vz_glyph *g, const hs__vz_draw *d)
     } else {
         hs__vz_puts(b, "/>\n");
     }
-    if (!d->labels || g->lw <= 0)
-        return;
-    const char *text = NULL;
-    if (g->kind == HS__VZ_GL_NODE) {
-        if (g->ndev == 1 && m->have_ranks) {
-            ranks_text(m, g->dev, rk, sizeof rk);
-            text = rk;
-        } else if (g->ndev == 1) {
-            text = m->name[g->dev];
-        }
-    } else if (g->ndev == 1) {
-        text = m->name[g->dev];
-    }
-    if (!text || !*text || strlen(text) * CHAR_W > g->lw)
+    const char *text = hs__vz_glyph_label(m, g, rk, sizeof rk);
+    /* a marked device's name as its own label is drawn at any scale: the
+     * report names it (marks.c adds no second label then) */
+    int named = g->mark && text == m->name[g->dev];
+    if (!text || (!d->labels && !named))
         return;
     double ty = g->kind == HS__VZ_GL_NODE ? g->y + g->h / 2 + 9 : g->y + 3;
     hs__vz_puts(b, "<text x=\"");
     hs__vz_num(b, g->x);
     hs__vz_puts(b, "\" y=\"");
     hs__vz_num(b, ty);
-    hs__vz_puts(b, "\" font-size=\"9\" text-anchor=\"middle\">");
+    hs__vz_printf(b, "\" font-size=\"9\" text-anchor=\"middle\"%s>",
+                  named ? " font-weight=\"bold\"" : "");
     hs__vz_esc(b, text);
     hs__vz_puts(b, "</text>\n");
 }
@@ -469,6 +472,9 @@ void hs__vz_draw_scene(hs__vz_buf *b, const hs__vz_scene *s, const hs__vz_draw *
                           t->bold ? " font-weight=\"bold\"" : "");
             if (t->anchor != HS__VZ_T_START)
                 hs__vz_printf(b, " text-anchor=\"%s\"", anchor[t->anchor]);
+            if (t->mark) /* a device's name: readable over the links it crosses */
+                hs__vz_puts(b, " class=\"mark\" stroke=\"#ffffff\" stroke-width=\"3\" "
+                               "stroke-linejoin=\"round\" paint-order=\"stroke\"");
             hs__vz_puts(b, ">");
             hs__vz_esc(b, t->s);
             hs__vz_puts(b, "</text>\n");
@@ -476,26 +482,26 @@ void hs__vz_draw_scene(hs__vz_buf *b, const hs__vz_scene *s, const hs__vz_draw *
     /* roots on top of everything */
     for (size_t j = 0; j < s->nit; j++) {
         const agg *g = &a[j];
-        int named = g->root && g->root <= ROOT_LABELS;
-        /* beyond the first ROOT_LABELS roots: a small ring on single links,
+        int named = g->root && g->root <= HS__VZ_ROOT_LABELS;
+        /* beyond the first HS__VZ_ROOT_LABELS roots: a small ring on single links,
          * nothing on bundles, so that a hundred roots do not hide the map */
         if (!g->root || (!named && s->it[j].n > 1))
             continue;
         double x, y;
-        anchor_of(&s->it[j], &x, &y);
+        hs__vz_item_anchor(&s->it[j], &x, &y);
         hs__vz_puts(b, "<circle cx=\"");
         hs__vz_num(b, x);
         hs__vz_puts(b, "\" cy=\"");
         hs__vz_num(b, y);
         hs__vz_puts(b, "\" r=\"");
-        hs__vz_num(b, named ? ROOT_R : ROOT_R * 0.6);
+        hs__vz_num(b, named ? HS__VZ_ROOT_R : HS__VZ_ROOT_R * 0.6);
         hs__vz_printf(b, "\" fill=\"none\" stroke=\"" HS__VZ_COL_ROOT "\" stroke-width=\"%s\"/>\n",
                       named ? "2" : "1.2");
         if (named) {
             hs__vz_puts(b, "<text x=\"");
-            hs__vz_num(b, x + ROOT_R + 1.5);
+            hs__vz_num(b, x + HS__VZ_ROOT_R + 1.5);
             hs__vz_puts(b, "\" y=\"");
-            hs__vz_num(b, y - ROOT_R + 1);
+            hs__vz_num(b, y - HS__VZ_ROOT_R + 1);
             hs__vz_printf(b, "\" font-size=\"10\" font-weight=\"bold\" fill=\"" HS__VZ_COL_ROOT
                              "\" stroke=\"#ffffff\" stroke-width=\"2.5\" paint-order=\"stroke\">R%u</text>\n",
                           g->root);
@@ -587,7 +593,7 @@ double hs__vz_legend(hs__vz_buf *b, double x, double y, double wmax, int views,
     }
     hs__vz_num(b, sx + 15);
     hs__vz_puts(b, "\" cy=\"35\" r=\"");
-    hs__vz_num(b, ROOT_R);
+    hs__vz_num(b, HS__VZ_ROOT_R);
     hs__vz_puts(b, "\" fill=\"none\" stroke=\"" HS__VZ_COL_ROOT "\" stroke-width=\"2\"/><text x=\"");
     hs__vz_num(b, sx + 36);
     hs__vz_puts(b, "\" y=\"38\">root of a congestion tree (R1, R2 ...)</text>\n");

@@ -62,6 +62,9 @@ static void full_scene(const dfly *d, hs__vz_scene *sc, double max_w)
     double span = 2 * M_PI / G, used = span * 0.78, step = used / A;
     sc->w = sc->h = 2 * R + 140;
     sc->wmax = clamp(R * step * 0.25, 2.5, 6);
+    sc->radial = 1;
+    sc->rcx = (float)cx;
+    sc->rcy = (float)cy;
     double *rx = calloc(m->S, sizeof *rx), *ry = calloc(m->S, sizeof *ry);
     double *ra = calloc(m->S, sizeof *ra);
     if (!rx || !ry || !ra) {

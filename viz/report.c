@@ -10,13 +10,15 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define PAD        10.0
 #define HEAD_H     24.0     /* title line */
-#define PANEL_W    680.0    /* small multiples: target width of one panel */
+#define PANEL_W    640.0    /* small multiples: target width of one panel (two fit
+                               side by side in the report at 1400 px) */
 #define CMP_W      690.0    /* comparison: width of each run's picture */
 #define PANEL_HEAD 30.0
 #define ROW_W      1400.0   /* small multiples wrap beyond this width */
@@ -40,6 +42,8 @@ typedef struct ctx {
     uint32_t *rnum;           /* scratch: a phase's root numbers */
     hs_viz_doc *docs;
     size_t ndocs;
+    hs__vz_buf panels;        /* report.html: the phases' legend and panels, one svg each,
+                                 which the browser wraps to its width */
     int rc;
 } ctx;
 
@@ -190,18 +194,17 @@ static void detail_svg(ctx *x)
     add_doc(x, "network-detail.svg", &b);
 }
 
-/* Phases drawn: the application's phases with data first, then the
- * others, at most max_phases, in their order in analysis.json.  Phases of
- * other jobs without data are left out: their packets are never monitored,
- * so their panels could only ever be empty (the phase table lists them). */
+/* Phases drawn: those with data (links with enough packets), the
+ * application's first, at most max, in their order in analysis.json.  The
+ * others would be empty panels: they are named in one line instead
+ * (empty_phases). */
 static size_t pick_phases(const hs_viz_model *m, unsigned max, uint32_t *out)
 {
     size_t n = 0;
-    for (int pass = 0; pass < 3 && n < max; pass++)
+    for (int pass = 0; pass < 2 && n < max; pass++)
         for (uint32_t i = 0; i < m->nphases && n < max; i++) {
             const hs__vz_view *v = &m->phases[i];
-            int cls = v->app && v->nrows ? 0 : v->nrows ? 1 : v->app ? 2 : -1;
-            if (cls == pass)
+            if (v->nrows && (v->app ? 0 : 1) == pass)
                 out[n++] = i;
         }
     /* back into analysis order */
@@ -212,6 +215,36 @@ static size_t pick_phases(const hs_viz_model *m, unsigned max, uint32_t *out)
             out[j - 1] = t;
         }
     return n;
+}
+
+/* "No link has enough data in 1 phase of the application (...): up-down.
+ * The phases of other jobs, never monitored: background alltoall, ...": the
+ * phases without a panel, in one line of plain text (not escaped).
+ * Nothing when every phase has data. */
+static void empty_phases(hs__vz_buf *b, const hs_viz_model *m)
+{
+    for (int app = 1; app >= 0; app--) {
+        uint32_t n = 0;
+        for (uint32_t i = 0; i < m->nphases; i++)
+            n += !m->phases[i].nrows && (m->phases[i].app != 0) == app;
+        if (!n)
+            continue;
+        if (app)
+            hs__vz_printf(b, "No link has enough data in %u phase%s of the application "
+                             "(too few monitored packets on any link): ",
+                          n, n == 1 ? "" : "s");
+        else
+            hs__vz_printf(b, "%s%s phase%s of other jobs, never monitored: ",
+                          b->n && b->s[b->n - 1] == '.' ? " " : "", n == 1 ? "One" : "The",
+                          n == 1 ? "" : "s");
+        uint32_t k = 0;
+        for (uint32_t i = 0; i < m->nphases; i++)
+            if (!m->phases[i].nrows && (m->phases[i].app != 0) == app) {
+                hs__vz_puts(b, k++ ? ", " : "");
+                hs__vz_puts(b, m->phases[i].name);
+            }
+        hs__vz_puts(b, ".");
+    }
 }
 
 /* Root labels of a phase: the whole run's number where the link is one of
@@ -236,6 +269,32 @@ static void view_roots(const hs_viz_model *m, const hs__vz_view *v, uint32_t *rn
             rnum[v->roots[k]] = phase_root_number(m, v, k);
 }
 
+/* A phase's title lines at (px, py): its name, then its numbers. */
+static void panel_head(hs__vz_buf *b, const hs__vz_view *v, double px, double py)
+{
+    hs__vz_puts(b, "<text x=\"");
+    hs__vz_num(b, px);
+    hs__vz_puts(b, "\" y=\"");
+    hs__vz_num(b, py + 13);
+    hs__vz_puts(b, "\" font-size=\"12\" font-weight=\"bold\">");
+    hs__vz_esc(b, v->name);
+    hs__vz_puts(b, "</text><text x=\"");
+    hs__vz_num(b, px);
+    hs__vz_puts(b, "\" y=\"");
+    hs__vz_num(b, py + 26);
+    hs__vz_puts(b, "\" font-size=\"10\">");
+    if (v->kind) {
+        hs__vz_esc(b, v->kind);
+        hs__vz_puts(b, ": ");
+    }
+    hs__vz_printf(b, "%llu packets, %llu links with data, %llu congested, %u root%s</text>\n",
+                  (unsigned long long)v->packets, (unsigned long long)v->links_ok,
+                  (unsigned long long)v->links_congested, v->nroots, v->nroots == 1 ? "" : "s");
+}
+
+/* phases.svg: the phases with data on one scale, in a grid; and for the
+ * report the same panels as separate pictures (x->panels) that the
+ * browser lays out to its width. */
 static void phases_svg(ctx *x)
 {
     const hs_viz_model *m = x->m;
@@ -247,51 +306,102 @@ static void phases_svg(ctx *x)
         return;
     }
     size_t n = pick_phases(m, x->o->max_phases ? x->o->max_phases : 1, pick);
+    uint32_t with_data = 0;
+    for (uint32_t i = 0; i < m->nphases; i++)
+        with_data += m->phases[i].nrows > 0;
+    hs__vz_buf empty = { 0 };
+    empty_phases(&empty, m);
+    hs__vz_buf *h = &x->panels;
+    if (!n) { /* nothing to draw: the report says why */
+        hs__vz_puts(h, "<p class=\"small\">");
+        hs__vz_esc(h, empty.s ? empty.s : "");
+        hs__vz_puts(h, "</p>\n");
+        hs__vz_buf_free(&empty);
+        free(pick);
+        if (h->oom)
+            x->rc = HS_ENOMEM;
+        return;
+    }
     const hs__vz_scene *s = &x->psc[0];
     double k = fmin(1, PANEL_W / s->w);
     double pw = s->w * k, ph = s->h * k + PANEL_HEAD;
-    double w, h;
+    double w, gh;
     size_t cols;
-    grid(n, pw, ph, &w, &h, &cols);
+    grid(n, pw, ph, &w, &gh, &cols);
     w = fmax(w, HS__VZ_LEGEND_W + 2 * PAD);
+    char drawn[160];
+    snprintf(drawn, sizeof drawn, "%zu of %u phases drawn: %s; widths scaled with the panels", n,
+             m->nphases, n < with_data ? "those with data, up to --max-phases" : "those with data");
     double top = HEAD_H + 4 + 46 + 20;
+    /* the empty phases' line under the note, cut to the picture's width */
+    double line_w = w - 2 * PAD;
+    size_t max_chars = (size_t)(line_w / 6.2);
+    if (empty.n)
+        top += 14;
     hs__vz_buf b = { 0 };
-    hs__vz_svg_open(&b, w, top + h, "Congestion per phase");
+    hs__vz_svg_open(&b, w, top + gh, "Congestion per phase");
     hs__vz_puts(&b, "<text x=\"10\" y=\"17\" font-size=\"14\" font-weight=\"bold\">Congestion per "
                     "phase (same scale in every panel)</text>\n");
     hs__vz_legend(&b, PAD, HEAD_H + 4, s->wmax * k, 1, "ph-");
     hs__vz_puts(&b, "<text x=\"10\" y=\"");
-    hs__vz_num(&b, top - 8);
-    hs__vz_printf(&b, "\" font-style=\"italic\">%zu of %u phases (the table lists all); widths "
-                      "scaled with the panels</text>\n", n, m->nphases);
+    hs__vz_num(&b, HEAD_H + 4 + 46 + 12);
+    hs__vz_puts(&b, "\" font-style=\"italic\">");
+    hs__vz_esc(&b, drawn);
+    hs__vz_puts(&b, " (the table lists all)</text>\n");
+    if (empty.n) {
+        hs__vz_puts(&b, "<text x=\"10\" y=\"");
+        hs__vz_num(&b, HEAD_H + 4 + 46 + 26);
+        hs__vz_puts(&b, "\" font-style=\"italic\">");
+        size_t cut = empty.n;
+        if (cut > max_chars) { /* cut at a character, not inside one */
+            cut = max_chars > 3 ? max_chars - 3 : 0;
+            while (cut > 0 && (empty.s[cut] & 0xC0) == 0x80)
+                cut--;
+        }
+        char keep = empty.s[cut];
+        empty.s[cut] = 0;
+        hs__vz_esc(&b, empty.s);
+        empty.s[cut] = keep;
+        hs__vz_puts(&b, cut < empty.n ? "...</text>\n" : "</text>\n");
+    }
+    /* report.html: the legend alone, then a wrapping row of panels */
+    hs__vz_svg_open(h, HS__VZ_LEGEND_W + 2 * PAD, HEAD_H + 4 + 46 + 4, "Legend of the phases");
+    hs__vz_puts(h, "<text x=\"10\" y=\"17\" font-size=\"14\" font-weight=\"bold\">Congestion per "
+                   "phase (same scale in every panel)</text>\n");
+    hs__vz_legend(h, PAD, HEAD_H + 4, s->wmax * k, 1, "ph-");
+    hs__vz_svg_close(h);
+    hs__vz_puts(h, "<p class=\"small\">");
+    hs__vz_esc(h, drawn);
+    hs__vz_puts(h, ".");
+    if (empty.n) {
+        hs__vz_puts(h, " ");
+        hs__vz_esc(h, empty.s);
+    }
+    hs__vz_puts(h, "</p>\n<div class=\"panels\">\n");
     for (size_t i = 0; i < n; i++) {
         const hs__vz_view *v = &m->phases[pick[i]];
         size_t r = i / cols, c = i % cols;
         double px = PAD + c * (pw + PAD), py = top + r * (ph + PAD);
-        hs__vz_puts(&b, "<text x=\"");
-        hs__vz_num(&b, px);
-        hs__vz_puts(&b, "\" y=\"");
-        hs__vz_num(&b, py + 13);
-        hs__vz_puts(&b, "\" font-size=\"12\" font-weight=\"bold\">");
-        hs__vz_esc(&b, v->name);
-        hs__vz_puts(&b, "</text><text x=\"");
-        hs__vz_num(&b, px);
-        hs__vz_puts(&b, "\" y=\"");
-        hs__vz_num(&b, py + 26);
-        hs__vz_printf(&b, "\" font-size=\"10\">%s%s%llu packets, %llu links with data, "
-                          "%llu congested, %u root%s</text>\n",
-                      v->kind ? v->kind : "", v->kind ? ": " : "",
-                      (unsigned long long)v->packets, (unsigned long long)v->links_ok,
-                      (unsigned long long)v->links_congested, v->nroots,
-                      v->nroots == 1 ? "" : "s");
         hs__vz_view_dense(m, v, x->dense);
         view_roots(m, v, x->rnum);
         char idp[32];
         snprintf(idp, sizeof idp, "ph%zu-", i);
+        panel_head(&b, v, px, py);
         hs__vz_draw d = { m, x->dense, x->rnum, px, py + PANEL_HEAD, k, k >= 0.8, 1, idp };
         hs__vz_draw_scene(&b, s, &d);
+        char title[200];
+        snprintf(title, sizeof title, "Congestion in phase %s", v->name);
+        hs__vz_svg_open(h, pw + 2 * PAD, ph, title);
+        panel_head(h, v, PAD, 0);
+        hs__vz_draw dh = { m, x->dense, x->rnum, PAD, PANEL_HEAD, k, k >= 0.8, 1, idp };
+        hs__vz_draw_scene(h, s, &dh);
+        hs__vz_svg_close(h);
     }
+    hs__vz_puts(h, "</div>\n");
     hs__vz_svg_close(&b);
+    if (h->oom || empty.oom)
+        x->rc = HS_ENOMEM;
+    hs__vz_buf_free(&empty);
     free(pick);
     add_doc(x, "phases.svg", &b);
 }
@@ -496,6 +606,33 @@ static const hs__vz_lat *phase_lat(const hs_viz_model *m, int64_t id)
     return NULL;
 }
 
+/* A table cell with a number and its unit, kept on one line: the spaces
+ * become no-break spaces and the cell does not wrap ("13.7 us", never
+ * "13.7" over "us"). */
+static void td_n(hs__vz_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void td_n(hs__vz_buf *b, const char *fmt, ...)
+{
+    char t[128];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(t, sizeof t, fmt, ap);
+    va_end(ap);
+    hs__vz_puts(b, "<td class=\"n\">");
+    for (const char *p = t; *p;) {
+        const char *e = strchr(p, ' ');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        char piece[128];
+        memcpy(piece, p, n);
+        piece[n] = 0;
+        hs__vz_esc(b, piece);
+        if (!e)
+            break;
+        hs__vz_puts(b, "&#160;");
+        p = e + 1;
+    }
+    hs__vz_puts(b, "</td>");
+}
+
 static void phase_table(hs__vz_buf *b, const hs_viz_model *m)
 {
     char t[64];
@@ -512,7 +649,8 @@ static void phase_table(hs__vz_buf *b, const hs_viz_model *m)
                    "<th>congested</th><th>roots</th></tr>\n");
     for (uint32_t i = 0; i < m->nphases; i++) {
         const hs__vz_view *v = &m->phases[i];
-        hs__vz_puts(b, "<tr><td>");
+        /* short names stay on one line; long ones may wrap */
+        hs__vz_puts(b, strlen(v->name) <= 24 ? "<tr><td class=\"n\">" : "<tr><td>");
         hs__vz_esc(b, v->name);
         hs__vz_puts(b, "</td><td>");
         hs__vz_esc(b, v->kind ? v->kind : "");
@@ -520,20 +658,30 @@ static void phase_table(hs__vz_buf *b, const hs_viz_model *m)
         if (app) {
             const hs__vz_lat *lt = v->phase_id >= 0 ? phase_lat(m, v->phase_id) : NULL;
             if (v->have_app) {
-                hs__vz_printf(b, "<td>%llu</td>", (unsigned long long)v->messages);
-                hs__vz_printf(b, "<td>%s</td>", hs__vz_bytes((double)v->bytes, t, sizeof t));
-                hs__vz_printf(b, "<td>%s</td>", hs__vz_time((double)v->time_ps, t, sizeof t));
+                td_n(b, "%llu", (unsigned long long)v->messages);
+                td_n(b, "%s", hs__vz_bytes((double)v->bytes, t, sizeof t));
             } else {
-                hs__vz_puts(b, "<td></td><td></td><td></td>");
+                td_n(b, "-");
+                td_n(b, "-");
             }
-            hs__vz_printf(b, "<td>%s</td>", lt ? hs__vz_time(lt->p50, t, sizeof t) : "");
-            hs__vz_printf(b, "<td>%s</td>", lt ? hs__vz_time(lt->p99, t, sizeof t) : "");
+            /* other jobs' phases: the replay times only the application's calls */
+            if (v->have_app && v->app)
+                td_n(b, "%s", hs__vz_time((double)v->time_ps, t, sizeof t));
+            else
+                td_n(b, "-");
+            td_n(b, "%s", lt ? hs__vz_time(lt->p50, t, sizeof t) : "-");
+            td_n(b, "%s", lt ? hs__vz_time(lt->p99, t, sizeof t) : "-");
         }
-        hs__vz_printf(b, "<td>%llu</td><td>", (unsigned long long)v->packets);
+        td_n(b, "%llu", (unsigned long long)v->packets);
         if (v->packets)
-            hs__vz_printf(b, "%.1f%%", 100.0 * (double)v->flagged / (double)v->packets);
-        hs__vz_printf(b, "</td><td>%llu</td><td>%llu</td><td>", (unsigned long long)v->links_ok,
-                      (unsigned long long)v->links_congested);
+            td_n(b, "%.1f%%", 100.0 * (double)v->flagged / (double)v->packets);
+        else
+            td_n(b, "-");
+        td_n(b, "%llu", (unsigned long long)v->links_ok);
+        td_n(b, "%llu", (unsigned long long)v->links_congested);
+        hs__vz_puts(b, "<td>");
+        if (!v->nroots)
+            hs__vz_puts(b, "-");
         char nm[300];
         for (uint32_t k = 0; k < v->nroots && k < 4; k++) {
             hs__vz_printf(b, "%sR%u ", k ? "; " : "", phase_root_number(m, v, k));
@@ -655,9 +803,15 @@ static void inline_doc(hs__vz_buf *b, const ctx *x, const char *name, const char
     hs__vz_puts(b, "</figure>\n");
 }
 
+/* The layout holds from a 1024 px window up: pictures shrink to the page's
+ * width (their viewBox keeps the proportions; the files beside the report
+ * are full size), phase panels wrap, numbers keep their units on their line
+ * (td.n), long words in text and commands break rather than push the page
+ * wider.  tests/integration/viz.sh checks it in Chromium at 1024, 1400 and
+ * 1920 px. */
 static const char CSS[] =
     "body{font-family:'DejaVu Sans',Helvetica,Arial,sans-serif;margin:24px;color:#1a1a1a;"
-    "max-width:1500px}\n"
+    "max-width:1500px;overflow-wrap:break-word}\n"
     "h1{font-size:22px;margin-bottom:4px}h2{font-size:18px;margin-top:32px;"
     "border-bottom:1px solid #ccc}h3{font-size:15px;margin:4px 0}\n"
     ".meta{color:#555;font-size:13px}.small{font-size:12px;color:#444}\n"
@@ -665,11 +819,15 @@ static const char CSS[] =
     "ol.findings{padding-left:22px}li.finding{margin-bottom:14px}\n"
     "li.pattern h3{color:#a1283a}li.mapping h3{color:#7a3d00}li.interference h3{color:#1f4e8c}\n"
     "table{border-collapse:collapse;font-size:12px;margin:6px 0}"
-    "td,th{border:1px solid #ccc;padding:2px 6px;text-align:left}th{background:#f2f2f2}\n"
+    "td,th{border:1px solid #ccc;padding:2px 6px;text-align:left}th{background:#f2f2f2}"
+    "td{overflow-wrap:anywhere}td.n,table.evidence td+td,table.roots td:nth-child(n+3),"
+    "table.acc td{white-space:nowrap;overflow-wrap:normal}\n"
     ".pic{overflow:auto;border:1px solid #e4e4e4}figure{margin:10px 0}"
+    "svg{display:block;max-width:100%;height:auto}"
+    ".panels{display:flex;flex-wrap:wrap;gap:10px}.panels svg{border:1px solid #e4e4e4}"
     "figcaption{font-size:12px;color:#444}\n"
     "code,pre{font-family:'DejaVu Sans Mono',monospace;font-size:12px}"
-    "pre{background:#f6f6f6;padding:8px;white-space:pre-wrap}\n";
+    "pre{background:#f6f6f6;padding:8px;white-space:pre-wrap;overflow-wrap:anywhere}\n";
 
 static void report_html(ctx *x)
 {
@@ -731,7 +889,14 @@ static void report_html(ctx *x)
     if (m->nphases) {
         hs__vz_puts(&b, "<h2 id=\"phases\">When: phases</h2>\n");
         phase_table(&b, m);
-        inline_doc(&b, x, "phases.svg", "Each phase on the same scale");
+        if (x->panels.n) {
+            hs__vz_puts(&b, "<figure>\n");
+            hs__vz_putn(&b, x->panels.s, x->panels.n);
+            if (find_doc(x, "phases.svg"))
+                hs__vz_puts(&b, "<figcaption>Each phase on the same scale (also <a "
+                                "href=\"phases.svg\">phases.svg</a>)</figcaption>");
+            hs__vz_puts(&b, "</figure>\n");
+        }
     }
     if (find_doc(x, "phase-times.svg"))
         inline_doc(&b, x, "phase-times.svg", "Time per phase");
@@ -797,9 +962,11 @@ int hs_viz_render(const hs_viz_model *m, const hs_viz_model *cmp, const hs_viz_o
     x.m = m;
     x.c = cmp;
     x.o = o;
-    hs__vz_layout_opts lo = { o->detail, o->zoom, m->est, 0, 0 };
-    hs__vz_layout_opts lp = { o->detail, 0, m->est, 1, 2 * PANEL_W };
-    hs__vz_layout_opts lc = { o->detail, 0, m->est, 0, CMP_W };
+    hs__vz_layout_opts lo = { o->detail, o->zoom, m->est, 0, 0, 0 };
+    hs__vz_layout_opts lp = { o->detail, 0, m->est, 1, 2 * PANEL_W, 0 };
+    /* two runs side by side: the colours are the point, and the findings
+     * are A's (its network picture names their devices) */
+    hs__vz_layout_opts lc = { o->detail, 0, m->est, 0, CMP_W, 1 };
     x.rc = hs__vz_layout(m, &lo, &x.sc, &x.nsc);
     if (!x.rc && m->nphases > 1)
         x.rc = hs__vz_layout(m, &lp, &x.psc, &x.npsc);
@@ -838,6 +1005,7 @@ int hs_viz_render(const hs_viz_model *m, const hs_viz_model *cmp, const hs_viz_o
     }
     free(x.dense);
     free(x.rnum);
+    hs__vz_buf_free(&x.panels);
     if (x.rc) {
         hs_viz_docs_free(x.docs, x.ndocs);
         return hs_error_set(err, x.rc, "rendering %s: %s", m->path, hs_strerror(x.rc));

@@ -115,6 +115,7 @@ void hs__vz_glyph_add(hs__vz_scene *s, int kind, double x, double y, double w, d
     if (grow(s, (void **)&s->gl, &s->capgl, s->ngl + 1, sizeof *s->gl))
         return;
     hs__vz_glyph *g = &s->gl[s->ngl++];
+    memset(g, 0, sizeof *g);
     g->kind = (uint8_t)kind;
     g->x = (float)x;
     g->y = (float)y;
@@ -137,6 +138,7 @@ void hs__vz_text_add(hs__vz_scene *s, double x, double y, int anchor, int size, 
     if (!t)
         return;
     hs__vz_text *x0 = &s->tx[s->ntx++];
+    memset(x0, 0, sizeof *x0);
     x0->x = (float)x;
     x0->y = (float)y;
     x0->anchor = (uint8_t)anchor;
@@ -200,6 +202,15 @@ int hs__vz_layout(const hs_viz_model *m, const hs__vz_layout_opts *o, hs__vz_sce
             hs__vz_scene_free(&(*scenes)[i]);
         *nscenes = 0;
         rc = hs__vz_layout_layered(m, o, scenes, nscenes);
+    }
+    /* the devices the report names, named in the pictures (not in small
+     * multiples: drawn at half size, the names would be too small to read) */
+    if (!rc && !o->compact && !o->unnamed && *nscenes) {
+        uint8_t *mark = malloc((size_t)m->N + m->S);
+        rc = mark ? hs__vz_marks(m, mark) : HS_ENOMEM;
+        for (size_t i = 0; !rc && i < *nscenes; i++)
+            hs__vz_mark_scene(m, mark, &(*scenes)[i]);
+        free(mark);
     }
     for (size_t i = 0; !rc && i < *nscenes; i++)
         if ((*scenes)[i].oom)

@@ -244,12 +244,15 @@ typedef struct hs__vz_glyph {
     uint32_t ndev;           /* how many (aggregates) */
     float    lw;             /* room for a label (px): switches their name inside, nodes
                                 their ranks below; 0 none */
+    uint8_t  mark;           /* it stands for a device the report names (marks.c): drawn
+                                with a dark outline, its name in a label beside it */
 } hs__vz_glyph;
 
 enum { HS__VZ_T_START = 0, HS__VZ_T_MIDDLE, HS__VZ_T_END };
 typedef struct hs__vz_text {
     float   x, y;
     uint8_t anchor, size, bold;
+    uint8_t mark;             /* a device's name (marks.c): white halo, class "mark" */
     char   *s;
 } hs__vz_text;
 
@@ -269,10 +272,16 @@ typedef struct hs__vz_scene {
     char        *title;       /* what the panel shows, e.g. "plane z=3" */
     char        *note;        /* how it is aggregated, NULL when link by link */
     int          faint;       /* strokes without a congested fraction as hairlines */
+    int          radial;      /* devices on a ring around (rcx, rcy): name labels go
+                                 outwards from nodes, inwards from switches */
+    float        rcx, rcy;
     int          oom;
 } hs__vz_scene;
 
 #define HS__VZ_WMIN 0.8       /* px: an idle or lightly used link stays visible */
+#define HS__VZ_CHAR_W 6.0     /* px per character of a glyph's label (font-size 9, DejaVu
+                                 Sans, with room to spare): a label fits when
+                                 strlen * HS__VZ_CHAR_W <= the glyph's lw */
 
 void hs__vz_scene_free(hs__vz_scene *s);
 /* Adds an item of one link (n = 1) or opens a bundle (n = 0) to which
@@ -302,6 +311,8 @@ typedef struct hs__vz_layout_opts {
     const hs__vz_est *rank_by;/* estimates used to pick the zoomed parts (whole run) */
     int      compact;         /* small multiples: one scene, the overview only */
     double   max_w;           /* px the main scene should not exceed (0: 1400) */
+    int      unnamed;         /* no names of the devices the report names (marks.c);
+                                 small multiples never have them */
 } hs__vz_layout_opts;
 
 int hs__vz_layout(const hs_viz_model *m, const hs__vz_layout_opts *o, hs__vz_scene **scenes,
@@ -314,6 +325,21 @@ int hs__vz_layout_torus(const hs_viz_model *m, const hs__vz_layout_opts *o,
                         hs__vz_scene **scenes, size_t *nscenes);
 int hs__vz_layout_layered(const hs_viz_model *m, const hs__vz_layout_opts *o,
                           hs__vz_scene **scenes, size_t *nscenes);
+/* Devices the report names, so that the pictures name them too (marks.c):
+ * mark[N + S] gets HS__VZ_MARK_FINDING for every node or switch whose name
+ * appears in a finding's text, HS__VZ_MARK_ROOT for the two ends of each
+ * link of the roots the pictures number (R1 .. R12).  Returns 0 or
+ * HS_ENOMEM (mark is then all zero). */
+enum { HS__VZ_MARK_FINDING = 1, HS__VZ_MARK_ROOT = 2 };
+#define HS__VZ_ROOT_LABELS 12 /* roots named R1.. in the pictures; the report lists them all */
+#define HS__VZ_ROOT_R 5.5     /* px: radius of the ring around a root; "R<n>" to its upper right */
+int hs__vz_marks(const hs_viz_model *m, uint8_t *mark);
+/* Labels the glyphs of scene s that stand for marked devices: flags them
+ * and adds one text per device name (a node aggregate lists its marked
+ * nodes), placed below the glyph (or along the ring of a radial scene) clear
+ * of the other labels and texts, and grows the scene's extent to hold
+ * them. */
+void hs__vz_mark_scene(const hs_viz_model *m, const uint8_t *mark, hs__vz_scene *s);
 /* Appends a new empty scene to the array; NULL on out of memory. */
 hs__vz_scene *hs__vz_scene_new(hs__vz_scene **scenes, size_t *nscenes);
 /* Worst congested fraction of the links touching device set (for picking
@@ -343,6 +369,17 @@ double hs__vz_legend(hs__vz_buf *b, double x, double y, double wmax, int views,
 /* <svg ...> opening and closing with the document-wide style. */
 void hs__vz_svg_open(hs__vz_buf *b, double w, double h, const char *title);
 void hs__vz_svg_close(hs__vz_buf *b);
+
+/* Where a root's ring goes on item it: the middle of the drawn half (or
+ * area). */
+void hs__vz_item_anchor(const hs__vz_item *it, double *x, double *y);
+/* "0-3,8,10-11": the ranks of node `node`, cut to max characters ("" without
+ * ranks).  A node's label below its box when it fits the glyph's lw. */
+void hs__vz_ranks_text(const hs_viz_model *m, uint32_t node, char *out, size_t max);
+/* The label glyph g carries when drawn with labels (a switch's name inside
+ * its box; below a node its ranks, or its name without ranks): buf or the
+ * device's name, NULL when it has none or it does not fit g->lw. */
+const char *hs__vz_glyph_label(const hs_viz_model *m, const hs__vz_glyph *g, char *buf, size_t n);
 
 /* ---- charts ------------------------------------------------------------------- */
 

@@ -24,8 +24,15 @@ run tr --topo torus:4x4x4 -i "$T/halo" --map random
 t_eq "torus replay (random mapping) analysed" 0 $?
 run tl --topo torus:4x4x4 -i "$T/halo"
 t_eq "torus replay (linear mapping) analysed" 0 $?
+# a replay with other jobs beside it and phases named by a file (16 ranks of
+# all-to-all + halo): most phases have no link with enough data
+"$HOPSCOPE" gen pf3d --ranks 16 --iters 10 -o "$T/pf" --quiet
+printf 'tag 100-101 west-east\ntag 102-103 north-south\ntag 104-105 up-down\ncollective alltoall transpose\n' >"$T/phases.txt"
+"$HOPSCOPE" simulate --topo fattree:k=4,n=3 -i "$T/pf" --map random --background mixed:frac=0.5 \
+    -o "$T/bg" --quiet >"$T/bg.sim" 2>&1 && "$HOPSCOPE" analyze "$T/bg" --phases "$T/phases.txt" -q
+t_eq "replay with background and a phases file analysed" 0 $?
 
-for n in ft df file tr; do
+for n in ft df file tr bg; do
     "$HOPSCOPE" render "$T/$n" -q
     t_eq "render $n" 0 $?
 done
@@ -75,6 +82,36 @@ t_grep "report: accuracy against truth" 'id="accuracy"' "$r"
 t_grep "report: the command" "hopscope render $T/ft -q" "$r"
 if grep -q '<script\|src="http\|href="http' "$r"; then t_fail "report is self-contained"; else t_ok "report is self-contained"; fi
 
+# the report's phases: empty ones in one line, not as panels; other jobs'
+# phases have no time in MPI ("-", not "0 ns"); numbers keep their units
+r="$T/bg/report.html"
+t_grep "phases without data named in one line" 'No link has enough data in 1 phase of the application [^<]*: up-down\.' "$r"
+if grep -q '>up-down</text>' "$T/bg/phases.svg"; then t_fail "no empty panel for up-down"; else t_ok "no empty panel for up-down"; fi
+t_grep "panels for the phases with data" '>transpose</text>' "$T/bg/phases.svg"
+t_grep "other jobs' phases: time in MPI is -" '<td class="n">background alltoall</td><td>background</td><td class="n">[0-9]+</td><td class="n">[0-9.]+&#160;[kMG]?B</td><td class="n">-</td>' "$r"
+if grep -q '0&#160;ns\|>0 ns<' "$r"; then t_fail "no '0 ns' in the report"; else t_ok "no '0 ns' in the report"; fi
+t_grep "p99 with its unit on one line" '<td class="n">[0-9.]+&#160;us</td>' "$r"
+
+# every node named in a finding is labelled in the picture (class "mark", or
+# its own label when it has no ranks), and nothing else is marked but the
+# ends of the roots R1..R12
+for n in ft df file tr bg; do
+    said=$(grep -o '"summary": *"[^"]*"' "$T/$n/analysis.json")
+    names=$(echo "$said" | grep -o '\bn[0-9][0-9]*\b' | sort -u)
+    missing=""
+    for nm in $names; do grep -q ">$nm</text>" "$T/$n/network.svg" || missing="$missing $nm"; done
+    t_eq "$n: every node named in a finding is labelled ($(echo $names | wc -w) named)" "" "$missing"
+    roots=$(grep -o '<tr><td>R\([1-9]\|1[0-2]\)</td><td>[^<]*' "$T/$n/report.html" | sed 's/.*<td>//; s/ (.*//; s/; /\n/g' |
+        sed 's/\xe2\x86\x92/\n/g')
+    extra=""
+    for mk in $(grep -o 'class="mark"[^>]*>[^<]*' "$T/$n/network.svg" | sed 's/.*>//' | sort -u); do
+        echo "$roots" | grep -qx "$mk" || echo "$said" | grep -q "[^a-zA-Z0-9_.]$mk[^a-zA-Z0-9_]" ||
+            extra="$extra $mk"
+    done
+    t_eq "$n: only devices the report names are marked" "" "$extra"
+done
+t_grep "torus: a finding's node named in the picture" 'class="mark"[^>]*>n58<' "$T/tr/network.svg"
+
 # determinism: the same analysis and command render to the same bytes
 cp -r "$T/cmp" "$T/cmp1"
 "$HOPSCOPE" render "$T/tr" --compare "$T/tl" --label random --compare-label linear -o "$T/cmp" -q
@@ -111,9 +148,61 @@ shoot() { # URL OUT.png
         --hide-scrollbars --user-data-dir="$prof" --window-size=1400,1000 \
         --screenshot="$2" "$1" >"$T/chromium.log" 2>&1
 }
+# probe PAGE.html WIDTH: the page (whose last lines are </body> and </html>)
+# at WIDTH px with a script (added to a copy: the report has none) that measures, after layout, how wide the page is and
+# which elements reach past its right edge or scroll sideways; prints
+# "LAYOUT inner=W client=C scroll=S bad=N what... END"
+probe() {
+    pg="$T/probe.$2.html"
+    { grep -v '^</body>$\|^</html>$' "$1"; echo '<script>'; cat "$T/probe.js"; echo '</script>'
+      echo '</body>'; echo '</html>'; } >"$pg"
+    prof=$(mktemp -d "$T/prof.XXXXXX")
+    timeout 60 "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+        --disable-background-networking --disable-component-update --disable-sync \
+        --user-data-dir="$prof" --window-size="$2,900" --dump-dom "file://$(readlink -f "$pg")" \
+        2>"$T/chromium.log" | grep -o 'LAYOUT.*END'
+}
+cat >"$T/probe.js" <<'EOF'
+(function () {
+  var W = document.documentElement.clientWidth, bad = [];
+  var all = document.body.getElementsByTagName('*');
+  for (var i = 0; i < all.length; i++) {
+    var el = all[i];
+    if (el.ownerSVGElement) continue;
+    var r = el.getBoundingClientRect(), what = el.tagName.toLowerCase() + (el.id ? '#' + el.id : '');
+    if (r.width > 0 && r.right > W + 0.5) bad.push(what + ':right=' + Math.round(r.right));
+    if (getComputedStyle(el).overflowX !== 'visible' && el.scrollWidth > el.clientWidth + 1)
+      bad.push(what + ':scrolls=' + el.scrollWidth + '/' + el.clientWidth);
+  }
+  var p = document.createElement('pre');
+  p.textContent = 'LAYOUT inner=' + window.innerWidth + ' client=' + W + ' scroll=' +
+    document.documentElement.scrollWidth + ' bad=' + bad.length + ' ' + bad.slice(0, 6).join(' ') + ' END';
+  document.body.appendChild(p);
+})();
+EOF
 if [ -z "$CHROMIUM" ]; then
-    t_fail "headless Chromium available"
+    echo "# SKIP Chromium tests: no chromium or chromium-browser (mk/deps.sh installs it)"
 else
+    # the report fits windows of 1024, 1400 and 1920 px: nothing wider than
+    # the page, nothing scrolling sideways
+    for n in ft df tr bg cmp; do
+        for w in 1024 1400 1920; do
+            out=$(probe "$T/$n/report.html" $w)
+            case "$out" in
+                "LAYOUT inner=$w "*" bad=0 "*) t_ok "Chromium: $n report fits $w px" ;;
+                *) t_fail "Chromium: $n report fits $w px" "$out" ;;
+            esac
+        done
+    done
+    # the probe itself: a table wider than the window, and a picture that
+    # scrolls inside its box, are found
+    printf '<html><body><table><tr><td style="white-space:nowrap">%0800d</td></tr></table><div style="overflow:auto;width:300px"><svg width="900" height="10"></svg></div>\n</body>\n</html>\n' 0 >"$T/wide.html"
+    out=$(probe "$T/wide.html" 1024)
+    case "$out" in
+        *" bad=0 "*|"") t_fail "Chromium: the layout probe finds overflow" "$out" ;;
+        *"table:right="*"div:scrolls="*) t_ok "Chromium: the layout probe finds overflow" ;;
+        *) t_fail "Chromium: the layout probe finds overflow" "$out" ;;
+    esac
     for n in ft df tr; do
         shoot "file://$(readlink -f "$T/$n/network.svg")" "$T/$n.png"
         out=$("$PNG" "$T/$n.png" --legend); rc=$?

@@ -33,6 +33,8 @@ typedef struct net {
     uint32_t  ncoord, *coord;
     glink    *lk;           /* 1..L */
     double   (*cf_of)(const struct net *, uint32_t l);  /* NAN: not enough data; -1: idle */
+    const char *finding;    /* a finding's summary, NULL none */
+    uint32_t  root_link;    /* the one root, 0 none */
 } net;
 
 static void net_alloc(net *n, uint32_t N, uint32_t S, uint32_t maxl)
@@ -216,6 +218,28 @@ static char *to_json(const net *n)
         hs_json_obj_end(&w);
     }
     hs_json_arr_end(&w);
+    if (n->finding) {
+        hs_json_key(&w, "diagnosis");
+        hs_json_arr_begin(&w);
+        hs_json_obj_begin(&w);
+        hs_json_key(&w, "kind");
+        hs_json_str(&w, "pattern");
+        hs_json_key(&w, "summary");
+        hs_json_str(&w, n->finding);
+        hs_json_obj_end(&w);
+        hs_json_arr_end(&w);
+    }
+    if (n->root_link) {
+        hs_json_key(&w, "roots");
+        hs_json_arr_begin(&w);
+        hs_json_obj_begin(&w);
+        hs_json_key(&w, "links");
+        hs_json_arr_begin(&w);
+        hs_json_uint(&w, n->root_link);
+        hs_json_arr_end(&w);
+        hs_json_obj_end(&w);
+        hs_json_arr_end(&w);
+    }
     hs_json_obj_end(&w);
     assert_int_equal(hs_json_finish(&w), 0);
     fclose(f);
@@ -333,7 +357,7 @@ static void inside(const hs__vz_scene *s)
 
 static void layout(const hs_viz_model *m, int detail, unsigned zoom, hs__vz_scene **sc, size_t *n)
 {
-    hs__vz_layout_opts o = { detail, zoom, m->est, 0, 0 };
+    hs__vz_layout_opts o = { detail, zoom, m->est, 0, 0, 0 };
     assert_int_equal(hs__vz_layout(m, &o, sc, n), 0);
     assert_true(*n >= 1);
 }
@@ -407,6 +431,82 @@ static void test_fattree(void **state)
     assert_memory_equal(again[0].it, sc[0].it, sc[0].nit * sizeof *sc[0].it);
     free_scenes(again, n2);
     free_scenes(ag, na);
+    free_scenes(sc, ns);
+    hs_viz_free(m);
+    net_free(&n);
+}
+
+/* The mark texts of a scene, space-separated, in order. */
+static void marks_of(const hs__vz_scene *s, char *out, size_t n)
+{
+    size_t k = 0;
+    out[0] = 0;
+    for (size_t i = 0; i < s->ntx; i++)
+        if (s->tx[i].mark)
+            k += (size_t)snprintf(out + k, n - k, "%s%s", k ? " " : "", s->tx[i].s);
+}
+
+/* Devices named in a finding's text, and the ends of a root, are named in
+ * the picture: each once, clear of one another, inside the scene; nothing
+ * else is; small multiples carry no names. */
+static void test_marks(void **state)
+{
+    (void)state;
+    net n;
+    fattree2(&n, 8); /* 64 nodes: too narrow for their names under the boxes */
+    /* "n5." ends a sentence, "s3->s9" is a link, "n66" and "n5x" are no device;
+     * n5 and n6 are neighbours */
+    n.finding = "Too much sent from node n5 (rank 5) over s3->s9, to n6 and n63; not n66 or n5x.";
+    n.root_link = 1 + n.N + 40; /* ejection link s5 -> n40 */
+    hs_viz_model *m = model_of(&n);
+    hs__vz_scene *sc;
+    size_t ns;
+    layout(m, HS_VIZ_DETAIL_FULL, 3, &sc, &ns);
+    char got[512];
+    marks_of(&sc[0], got, sizeof got);
+    /* in glyph order (nodes first); switches' names fit inside their boxes
+     * (outlined, no second label): n5 n6 n40 n63 */
+    assert_string_equal(got, "n5 n6 n40 n63");
+    uint32_t outlined = 0;
+    for (size_t i = 0; i < sc[0].ngl; i++) {
+        const hs__vz_glyph *g = &sc[0].gl[i];
+        int want = g->dev == 5 || g->dev == 6 || g->dev == 40 || g->dev == 63 ||
+                   g->dev == m->N + 3 || g->dev == m->N + 9 || g->dev == m->N + 5;
+        assert_int_equal(g->mark, want);
+        outlined += g->mark;
+    }
+    assert_int_equal(outlined, 7);
+    /* no two names overlap (boxes as marks.c estimates them), all inside */
+    for (size_t i = 0; i < sc[0].ntx; i++) {
+        const hs__vz_text *a = &sc[0].tx[i];
+        if (!a->mark)
+            continue;
+        double wa = strlen(a->s) * 7.0;
+        assert_true(a->x - wa / 2 >= 0 && a->x + wa / 2 <= sc[0].w && a->y <= sc[0].h);
+        for (size_t j = i + 1; j < sc[0].ntx; j++) {
+            const hs__vz_text *b = &sc[0].tx[j];
+            if (!b->mark)
+                continue;
+            double wb = strlen(b->s) * 7.0;
+            int apart = a->x + wa / 2 <= b->x - wb / 2 || b->x + wb / 2 <= a->x - wa / 2 ||
+                        fabs(a->y - b->y) >= 10;
+            if (!apart)
+                fail_msg("'%s' at (%g, %g) overlaps '%s' at (%g, %g)", a->s, a->x, a->y, b->s,
+                         b->x, b->y);
+        }
+    }
+    free_scenes(sc, ns);
+    /* aggregated: the box of s0's nodes lists n5 and n6 (s0 holds n0..n7),
+     * s5's lists n40, s7's n63 */
+    layout(m, HS_VIZ_DETAIL_AGGREGATE, 3, &sc, &ns);
+    marks_of(&sc[0], got, sizeof got);
+    assert_string_equal(got, "n5 n6 n40 n63");
+    free_scenes(sc, ns);
+    /* small multiples: none */
+    hs__vz_layout_opts o = { HS_VIZ_DETAIL_AUTO, 0, m->est, 1, 1280, 0 };
+    assert_int_equal(hs__vz_layout(m, &o, &sc, &ns), 0);
+    marks_of(&sc[0], got, sizeof got);
+    assert_string_equal(got, "");
     free_scenes(sc, ns);
     hs_viz_free(m);
     net_free(&n);
@@ -554,6 +654,7 @@ int main(void)
         cmocka_unit_test(test_dragonfly),
         cmocka_unit_test(test_torus),
         cmocka_unit_test(test_fallbacks),
+        cmocka_unit_test(test_marks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
