@@ -25,7 +25,16 @@ for m in $(lt_mpis); do
     # SIGKILL: nothing can be flushed at the end; what was flushed stays.
     tn=kill-$m
     start_bg $tn $m 3 loop 0 2000
-    sleep 1.5
+    # Kill once every rank has flushed 100 iterations (2 ms each, flushed at
+    # least every 0.2 s): about 1.5 s on an idle machine, longer when it is
+    # loaded; a fixed sleep made the test depend on the load.
+    i=0
+    while [ $i -lt 100 ]; do
+        sleep 0.3
+        "$HOPSCOPE" trace dump --kind sendrecv "$T_TMP/$tn" 2>/dev/null |
+            awk '{ split($1, a, "."); n[a[1]]++ } END { exit !(n[0] >= 100 && n[1] >= 100 && n[2] >= 100) }' && break
+        i=$((i + 1))
+    done
     kill -KILL $(rank_pids $tn) 2>/dev/null
     wait $bg
     "$HOPSCOPE" trace stats "$T_TMP/$tn" >"$T_TMP/$tn.stats" 2>&1
@@ -35,8 +44,7 @@ for m in $(lt_mpis); do
     t_grep "$tn: record summary says incomplete" "INCOMPLETE" "$T_TMP/$tn.out"
     "$HOPSCOPE" trace dump --kind sendrecv "$T_TMP/$tn" >"$T_TMP/$tn.dump" 2>&1
     t_check "$tn: dump of a killed run succeeds" test $? -eq 0
-    # 1.5 s of 2 ms iterations, flushed at least every 0.2 s: hundreds of
-    # sendrecvs per rank are readable.
+    # what had been flushed before the kill is readable
     for r in 0 1 2; do
         c=$(grep -c "^$r\.0 .* sendrecv" "$T_TMP/$tn.dump")
         if [ "$c" -ge 100 ]; then t_ok "$tn: rank $r prefix has $c sendrecv events"
