@@ -7,6 +7,7 @@
  * estimate (docs/inband.md).  Exact mode keeps one array indexed by the
  * stored link ID. */
 #include "hopscope/hash.h"
+#include "internal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -70,77 +71,168 @@ void hs_counters_reset(hs_counters *ct)
     ct->sum_h2 = ct->sum_h2_flag = 0;
 }
 
-void hs_counters_update(hs_counters *ct, const hs_scheme *s, uint32_t pid, const hs_field *f)
+/* Adds (dir = 1) or removes (dir = -1) one packet.  Every new value is
+ * computed and checked before any is stored, so HS_EOVERFLOW leaves ct as
+ * it was.  Removing a packet that was added restores the previous values
+ * exactly and cannot overflow. */
+static int apply(hs_counters *ct, const hs_scheme *s, uint32_t pid, const hs_field *f, int dir)
 {
-    if (f->hop == s->hop_ovf) {
-        ct->overflow++;
-        return;
+    uint64_t *tally = f->hop == s->hop_ovf ? &ct->overflow : f->hop == 0 ? &ct->unmarked : NULL;
+    if (tally) {
+        if (dir > 0 && *tally == UINT64_MAX)
+            return HS_EOVERFLOW;
+        *tally += (uint64_t)(int64_t)dir;
+        return 0;
     }
-    if (f->hop == 0) {
-        ct->unmarked++;
-        return;
-    }
-    const int64_t h = f->hop, h2 = h * h;
-    const int flag = f->flag & 1;
-    ct->packets++;
-    ct->sum_h2 += h2;
-    if (flag) {
-        ct->flagged++;
-        ct->sum_h2_flag += h2;
-    }
-    if (ct->exact) {
-        uint32_t d = f->bits & (ct->n - 1);
-        ct->t[d] += h;
-        ct->t2[d] += h2;
-        if (flag) {
-            ct->c[d] += h;
-            ct->c2[d] += h2;
+    const int64_t h = (int64_t)f->hop * dir, h2 = h * f->hop;
+    const int flag = f->flag;
+    int ovf = dir > 0 && (ct->packets == UINT64_MAX || (flag && ct->flagged == UINT64_MAX));
+    int64_t sum_h2, sum_h2_flag = ct->sum_h2_flag;
+    ovf |= __builtin_add_overflow(ct->sum_h2, h2, &sum_h2);
+    if (flag)
+        ovf |= __builtin_add_overflow(ct->sum_h2_flag, h2, &sum_h2_flag);
+
+    /* The cells this packet moves: one per hash bit (one in exact mode). */
+    unsigned nb = ct->exact ? 1 : ct->b;
+    size_t at[HS_HASH_BITS_MAX];
+    int64_t nt[HS_HASH_BITS_MAX], nc[HS_HASH_BITS_MAX];
+    int64_t nt2[HS_HASH_BITS_MAX], nc2[HS_HASH_BITS_MAX];
+    for (unsigned j = 0; j < nb; j++) {
+        int64_t sign = 1;
+        if (ct->exact) {
+            at[j] = f->bits;
+        } else {
+            at[j] = (size_t)j * ct->n + hs_hash_row(s, j, pid);
+            sign = ((f->bits >> j) & 1) ? -1 : 1;
         }
-        return;
-    }
-    for (unsigned j = 0; j < ct->b; j++) {
-        size_t at = (size_t)j * ct->n + hs_hash_row(s, j, pid);
-        int64_t sign = ((f->bits >> j) & 1) ? -1 : 1;
-        ct->t[at] += sign * h;
+        ovf |= __builtin_add_overflow(ct->t[at[j]], sign * h, &nt[j]);
         if (flag)
-            ct->c[at] += sign * h;
+            ovf |= __builtin_add_overflow(ct->c[at[j]], sign * h, &nc[j]);
         if (ct->t2) {
-            ct->t2[at] += sign * h2;
+            ovf |= __builtin_add_overflow(ct->t2[at[j]], sign * h2, &nt2[j]);
             if (flag)
-                ct->c2[at] += sign * h2;
+                ovf |= __builtin_add_overflow(ct->c2[at[j]], sign * h2, &nc2[j]);
         }
     }
+    if (ovf)
+        return HS_EOVERFLOW;
+
+    for (unsigned j = 0; j < nb; j++) {
+        ct->t[at[j]] = nt[j];
+        if (flag)
+            ct->c[at[j]] = nc[j];
+        if (ct->t2) {
+            ct->t2[at[j]] = nt2[j];
+            if (flag)
+                ct->c2[at[j]] = nc2[j];
+        }
+    }
+    ct->packets += (uint64_t)(int64_t)dir;
+    ct->sum_h2 = sum_h2;
+    if (flag) {
+        ct->flagged += (uint64_t)(int64_t)dir;
+        ct->sum_h2_flag = sum_h2_flag;
+    }
+    return 0;
+}
+
+int hs_counters_update(hs_counters *ct, const hs_scheme *s, uint32_t pid, const hs_field *f)
+{
+    if (!hs__counters_match(ct, s) || !hs__in_field(s, pid) || !hs__field_ok(s, f))
+        return HS_EINVAL;
+    return apply(ct, s, pid, f, 1);
+}
+
+/* dst[i] += src[i] in wrapping arithmetic; returns nonzero if any sum
+ * overflowed int64 (the sign of the sum differs from both operands'). */
+static int add_array(int64_t *dst, const int64_t *src, size_t len)
+{
+    uint64_t *d = (uint64_t *)dst;
+    const uint64_t *a = (const uint64_t *)src;
+    uint64_t ovf = 0;
+    for (size_t i = 0; i < len; i++) {
+        uint64_t x = d[i], y = a[i], z = x + y;
+        ovf |= (x ^ z) & (y ^ z);
+        d[i] = z;
+    }
+    return (int)(ovf >> 63);
+}
+
+static void sub_array(int64_t *dst, const int64_t *src, size_t len)
+{
+    uint64_t *d = (uint64_t *)dst;
+    const uint64_t *a = (const uint64_t *)src;
+    for (size_t i = 0; i < len; i++)
+        d[i] -= a[i];
+}
+
+/* Would dst[i] + src[i] overflow for some i?  (Read-only, for dst == src.) */
+static int add_would_overflow(const int64_t *dst, const int64_t *src, size_t len)
+{
+    int64_t z;
+    for (size_t i = 0; i < len; i++)
+        if (__builtin_add_overflow(dst[i], src[i], &z))
+            return 1;
+    return 0;
 }
 
 int hs_counters_add(hs_counters *dst, const hs_counters *src)
 {
-    if (dst->k != src->k || dst->b != src->b || dst->exact != src->exact)
+    if (!hs__counters_shape_ok(dst) || !hs__counters_shape_ok(src) || dst->k != src->k ||
+        dst->b != src->b || dst->exact != src->exact)
         return HS_EINVAL;
+    uint64_t packets, flagged, overflow, unmarked;
+    int64_t sum_h2, sum_h2_flag;
+    if (__builtin_add_overflow(dst->packets, src->packets, &packets) ||
+        __builtin_add_overflow(dst->flagged, src->flagged, &flagged) ||
+        __builtin_add_overflow(dst->overflow, src->overflow, &overflow) ||
+        __builtin_add_overflow(dst->unmarked, src->unmarked, &unmarked) ||
+        __builtin_add_overflow(dst->sum_h2, src->sum_h2, &sum_h2) ||
+        __builtin_add_overflow(dst->sum_h2_flag, src->sum_h2_flag, &sum_h2_flag))
+        return HS_EOVERFLOW;
+
     size_t len = (size_t)dst->b * dst->n;
-    for (size_t i = 0; i < len; i++) {
-        dst->t[i] += src->t[i];
-        dst->c[i] += src->c[i];
+    int64_t *d[4] = {dst->t, dst->c, dst->t2, dst->c2};
+    const int64_t *a[4] = {src->t, src->c, src->t2, src->c2};
+    int narr = dst->t2 ? 4 : 2;
+    /* One pass that adds and notes overflow, undone exactly (wrapping
+     * subtraction) if there was any; an array added to itself cannot be
+     * undone that way, so that case is checked first. */
+    for (int x = 0; x < narr; x++)
+        if (d[x] == a[x] && add_would_overflow(d[x], a[x], len))
+            return HS_EOVERFLOW;
+    int ovf = 0, done = 0;
+    for (; done < narr && !ovf; done++)
+        ovf = add_array(d[done], a[done], len);
+    if (ovf) {
+        for (int x = 0; x < done; x++)
+            sub_array(d[x], a[x], len);
+        return HS_EOVERFLOW;
     }
-    if (dst->t2)
-        for (size_t i = 0; i < len; i++) {
-            dst->t2[i] += src->t2[i];
-            dst->c2[i] += src->c2[i];
-        }
-    dst->packets += src->packets;
-    dst->flagged += src->flagged;
-    dst->overflow += src->overflow;
-    dst->unmarked += src->unmarked;
-    dst->sum_h2 += src->sum_h2;
-    dst->sum_h2_flag += src->sum_h2_flag;
+    dst->packets = packets;
+    dst->flagged = flagged;
+    dst->overflow = overflow;
+    dst->unmarked = unmarked;
+    dst->sum_h2 = sum_h2;
+    dst->sum_h2_flag = sum_h2_flag;
     return 0;
 }
 
 int hs_counters_from_samples(hs_counters *ct, const hs_scheme *s,
                              const hs_sample *smp, size_t n)
 {
-    if (ct->k != s->k || ct->exact != s->exact)
+    if (!hs__counters_match(ct, s))
         return HS_EINVAL;
     for (size_t i = 0; i < n; i++)
-        hs_counters_update(ct, s, smp[i].pid, &smp[i].f);
+        if (!hs__sample_ok(s, &smp[i]))
+            return HS_EINVAL;
+    for (size_t i = 0; i < n; i++) {
+        int rc = apply(ct, s, smp[i].pid, &smp[i].f, 1);
+        if (rc) {
+            while (i-- > 0)
+                apply(ct, s, smp[i].pid, &smp[i].f, -1);
+            return rc;
+        }
+    }
     return 0;
 }

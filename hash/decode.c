@@ -4,6 +4,7 @@
  * All decoders produce the same integer sums (hs_linksum), so the naive and
  * the fast decoder can be compared exactly, integer for integer. */
 #include "hopscope/hash.h"
+#include "internal.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -11,21 +12,24 @@
 
 /* ---- Walsh-Hadamard transform ------------------------------------------ */
 
-/* Levels below this run block by block in cache (2^11 int64 = 16 KiB). */
+/* Levels below this run block by block in cache (2^11 int64 = 16 KiB).
+ * The arithmetic is done in uint64_t: identical results where nothing
+ * overflows, and defined (wrapping) ones where the caller's values are too
+ * large, instead of undefined behaviour. */
 #define WHT_BLOCK_LOG 11
 
 __attribute__((target_clones("avx2", "default")))
-static void wht_levels(int64_t *v, size_t n, unsigned lo, unsigned hi)
+static void wht_levels(uint64_t *v, size_t n, unsigned lo, unsigned hi)
 {
     /* Two levels per pass (radix 4) halves the passes over memory. */
     unsigned l = lo;
     for (; l + 1 < hi; l += 2) {
         size_t h = (size_t)1 << l;
         for (size_t base = 0; base < n; base += 4 * h) {
-            int64_t *a = v + base, *b = a + h, *c = b + h, *d = c + h;
+            uint64_t *a = v + base, *b = a + h, *c = b + h, *d = c + h;
             for (size_t i = 0; i < h; i++) {
-                int64_t s0 = a[i] + b[i], d0 = a[i] - b[i];
-                int64_t s1 = c[i] + d[i], d1 = c[i] - d[i];
+                uint64_t s0 = a[i] + b[i], d0 = a[i] - b[i];
+                uint64_t s1 = c[i] + d[i], d1 = c[i] - d[i];
                 a[i] = s0 + s1;
                 b[i] = d0 + d1;
                 c[i] = s0 - s1;
@@ -36,9 +40,9 @@ static void wht_levels(int64_t *v, size_t n, unsigned lo, unsigned hi)
     for (; l < hi; l++) {
         size_t h = (size_t)1 << l;
         for (size_t base = 0; base < n; base += 2 * h) {
-            int64_t *a = v + base, *b = a + h;
+            uint64_t *a = v + base, *b = a + h;
             for (size_t i = 0; i < h; i++) {
-                int64_t x = a[i], y = b[i];
+                uint64_t x = a[i], y = b[i];
                 a[i] = x + y;
                 b[i] = x - y;
             }
@@ -48,13 +52,14 @@ static void wht_levels(int64_t *v, size_t n, unsigned lo, unsigned hi)
 
 void hs_wht(int64_t *v, unsigned logn)
 {
+    uint64_t *u = (uint64_t *)v;
     size_t n = (size_t)1 << logn;
     unsigned blog = logn < WHT_BLOCK_LOG ? logn : WHT_BLOCK_LOG;
     size_t bs = (size_t)1 << blog;
     for (size_t base = 0; base < n; base += bs)
-        wht_levels(v + base, bs, 0, blog);
+        wht_levels(u + base, bs, 0, blog);
     if (logn > blog)
-        wht_levels(v, n, blog, logn);
+        wht_levels(u, n, blog, logn);
 }
 
 /* ---- helpers ------------------------------------------------------------- */
@@ -114,6 +119,14 @@ int hs_decode_naive(const hs_scheme *s, const hs_sample *smp, size_t n,
                     const uint32_t *links, size_t nlinks,
                     hs_linksum *out, hs_totals *tot)
 {
+    for (size_t i = 0; i < nlinks; i++)
+        if (!hs__in_field(s, links[i]))
+            return HS_EINVAL;
+    for (size_t r = 0; r < n; r++)
+        if (!hs__sample_ok(s, &smp[r]))
+            return HS_EINVAL;
+    if (!hs__records_fit(s, n))
+        return HS_EOVERFLOW;
     hs_totals t = {0};
     for (size_t r = 0; r < n; r++)
         totals_add(&t, s, &smp[r].f);
@@ -145,10 +158,44 @@ static void transform_into(const hs_counters *ct, const int64_t *src, int64_t *w
     }
 }
 
+/* sum_i |v[i]|, exactly: |v| < 2^64 is split into 32-bit halves so that
+ * neither partial sum can wrap for len < 2^31. */
+static unsigned __int128 abs_sum(const int64_t *v, size_t len)
+{
+    uint64_t lo = 0, hi = 0;
+    for (size_t i = 0; i < len; i++) {
+        uint64_t x = (uint64_t)v[i], m = 0 - (x >> 63);
+        uint64_t a = (x ^ m) - m;
+        lo += a & 0xffffffffu;
+        hi += a >> 32;
+    }
+    return ((unsigned __int128)hi << 32) + lo;
+}
+
+/* Every butterfly of the transform, and every output, is a signed sum of
+ * the inputs, so |value| <= sum |input|: if that fits in int64 (summed over
+ * the b arrays that are added into one output field), nothing overflows. */
+static int kind_fits(const hs_counters *ct, const int64_t *src)
+{
+    unsigned __int128 total = 0;
+    for (unsigned j = 0; j < ct->b; j++)
+        total += abs_sum(src + (size_t)j * ct->n, ct->n);
+    return total <= (unsigned __int128)INT64_MAX;
+}
+
 int hs_decode_fast(const hs_counters *ct, hs_linksum *out, uint32_t nout, hs_totals *tot)
 {
-    if (nout > ct->n)
+    if (!hs__counters_shape_ok(ct) || nout > ct->n)
         return HS_EINVAL;
+    int64_t *work = NULL;
+    if (!ct->exact) {
+        if (!kind_fits(ct, ct->t) || !kind_fits(ct, ct->c) ||
+            (ct->t2 && (!kind_fits(ct, ct->t2) || !kind_fits(ct, ct->c2))))
+            return HS_EOVERFLOW;
+        work = malloc((size_t)ct->n * sizeof *work);
+        if (!work)
+            return HS_ENOMEM;
+    }
     memset(out, 0, (size_t)nout * sizeof *out);
     if (ct->exact) {
         for (uint32_t d = 0; d < nout; d++) {
@@ -158,9 +205,6 @@ int hs_decode_fast(const hs_counters *ct, hs_linksum *out, uint32_t nout, hs_tot
             out[d].qc = ct->c2[d];
         }
     } else {
-        int64_t *work = malloc((size_t)ct->n * sizeof *work);
-        if (!work)
-            return HS_ENOMEM;
         transform_into(ct, ct->t, work, out, nout, offsetof(hs_linksum, s));
         transform_into(ct, ct->c, work, out, nout, offsetof(hs_linksum, c));
         if (ct->t2) {
@@ -191,6 +235,23 @@ int hs_decode_route(const hs_scheme *s, const hs_sample *smp, size_t n,
                     int paths_exact, hs_linksum *out, uint32_t nout,
                     hs_totals *tot)
 {
+    /* Everything is checked before out is touched; an invalid argument is
+     * reported before a candidate out of range. */
+    for (size_t r = 0; r < n; r++)
+        if (!hs__sample_ok(s, &smp[r]) || cand_off[r] > cand_off[r + 1])
+            return HS_EINVAL;
+    int range = 0;
+    for (size_t r = 0; r < n; r++) {
+        for (uint32_t i = cand_off[r]; i < cand_off[r + 1]; i++) {
+            if (!hs__in_field(s, cand[i]))
+                return HS_EINVAL;
+            range |= cand[i] == 0 || cand[i] >= nout;
+        }
+    }
+    if (range)
+        return HS_ERANGE;
+    if (!hs__records_fit(s, n))
+        return HS_EOVERFLOW;
     hs_totals t = {0};
     memset(out, 0, (size_t)nout * sizeof *out);
     for (size_t r = 0; r < n; r++) {
@@ -201,8 +262,6 @@ int hs_decode_route(const hs_scheme *s, const hs_sample *smp, size_t n,
         int64_t h2 = (int64_t)rec->f.hop * rec->f.hop;
         for (uint32_t i = cand_off[r]; i < cand_off[r + 1]; i++) {
             uint32_t d = cand[i];
-            if (d == 0 || d >= nout)
-                return HS_ERANGE;
             hs_linksum *o = &out[d];
             accumulate(s, o, rec, d);
             o->h2 += h2;

@@ -140,9 +140,15 @@ static void test_route_all_candidates(void **state)
         check_equal_sums(&route[l + 1], &naive[l]);
         assert_int_equal(route[l + 1].npath, 0);
     }
-    /* Candidate IDs out of range are rejected. */
-    cand[5] = L + 1;
-    assert_int_equal(hs_decode_route(&s, smp, N, off, cand, 0, route, L + 1, &tr), HS_ERANGE);
+    /* Candidate IDs beyond out[] are out of range; IDs >= 2^k are not
+     * link IDs at all.  Either way out[] is left as it was. */
+    hs_linksum before[L + 1];
+    memcpy(before, route, sizeof route);
+    assert_int_equal(hs_decode_route(&s, smp, N, off, cand, 0, route, L, &tr), HS_ERANGE);
+    assert_memory_equal(route, before, sizeof route);
+    cand[5] = L + 1; /* 64 = 2^k */
+    assert_int_equal(hs_decode_route(&s, smp, N, off, cand, 0, route, L + 1, &tr), HS_EINVAL);
+    assert_memory_equal(route, before, sizeof route);
     free(off);
     free(cand);
     hs_scheme_free(&s);
