@@ -225,6 +225,9 @@ typedef struct hs_totals {
  * when sum_a |v[a]| <= INT64_MAX; beyond that the values wrap modulo 2^64
  * (defined behaviour, but not the transform: check first). */
 void hs_wht(int64_t *v, unsigned logn);
+/* The same on 32-bit lanes (twice as many per vector, half the memory
+ * traffic): exact when sum_a |v[a]| <= INT32_MAX, else wraps modulo 2^32. */
+void hs_wht32(int32_t *v, unsigned logn);
 
 /* Reference decoder: for each link in links[0..nlinks), sums over all
  * records with direct GF multiplications.  O(n * nlinks * b).  out[i] is
