@@ -54,6 +54,14 @@ static inline int hs__counters_match(const hs_counters *ct, const hs_scheme *s)
            ct->b == (s->exact ? 1u : s->b);
 }
 
+/* a_j(pid) for valid j and pid, without hs_hash_row's checks (hot path). */
+static inline uint32_t hs__row(const hs_scheme *s, unsigned j, uint32_t pid)
+{
+    const uint32_t (*t)[256] = s->rows[j];
+    return t[0][pid & 0xff] ^ t[1][(pid >> 8) & 0xff] ^ t[2][(pid >> 16) & 0xff] ^
+           t[3][pid >> 24];
+}
+
 /* Largest record count for which no decoder sum can overflow int64: each
  * record adds at most b * hop_max^2 to a second-moment sum. */
 static inline int hs__records_fit(const hs_scheme *s, size_t n)

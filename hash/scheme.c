@@ -129,10 +129,7 @@ uint32_t hs_hash_row(const hs_scheme *s, unsigned j, uint32_t pid)
 {
     if (s->exact || j >= s->b)
         return 0;
-    pid &= s->gf.mask;
-    const uint32_t (*t)[256] = s->rows[j];
-    return t[0][pid & 0xff] ^ t[1][(pid >> 8) & 0xff] ^
-           t[2][(pid >> 16) & 0xff] ^ t[3][pid >> 24];
+    return hs__row(s, j, pid & s->gf.mask);
 }
 
 uint32_t hs_hash_bits(const hs_scheme *s, uint32_t pid, uint32_t link)

@@ -188,6 +188,13 @@ void hs_counters_reset(hs_counters *ct);
  * HS_EOVERFLOW if a counter or total would leave its integer type.  On
  * error ct is unchanged. */
 int hs_counters_update(hs_counters *ct, const hs_scheme *s, uint32_t pid, const hs_field *f);
+/* A hint, no effect on any value: fetches the counter cells the update of
+ * (pid, *f) will touch into the cache.  With 2^k counters beyond the
+ * caches each update is a miss per array; a caller that knows a packet
+ * before it must be counted (a NIC model, a batch) can overlap those
+ * misses with other work.  Does nothing for invalid arguments. */
+void hs_counters_prefetch(const hs_counters *ct, const hs_scheme *s, uint32_t pid,
+                          const hs_field *f);
 /* dst += src (the transform is linear, so NICs' counters add).
  * HS_EINVAL if their shapes differ, HS_EOVERFLOW if a sum would not fit;
  * dst is then unchanged. */
@@ -239,10 +246,11 @@ int hs_decode_naive(const hs_scheme *s, const hs_sample *smp, size_t n,
                     const uint32_t *links, size_t nlinks,
                     hs_linksum *out, hs_totals *tot);
 
-/* Histogram of records into counters (what the NICs would have counted).
+/* Histogram of records into counters (what the NICs would have counted),
+ * added to what ct holds; prefetches the cells of records 32 ahead.
  * HS_EINVAL if ct was not made for s (k, mode, b) or a record is invalid
- * (as for hs_counters_update); HS_EOVERFLOW if a counter would overflow.
- * On error ct is unchanged. */
+ * (as for hs_counters_update; this wins over an overflow); HS_EOVERFLOW if
+ * a counter would overflow.  On error ct is unchanged. */
 int hs_counters_from_samples(hs_counters *ct, const hs_scheme *s,
                              const hs_sample *smp, size_t n);
 

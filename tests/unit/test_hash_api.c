@@ -306,6 +306,51 @@ static void test_update_overflow(void **state)
     hs_scheme_free(&s);
 }
 
+/* The same through the short path for the default scheme (b = 1). */
+static void test_update_overflow_b1(void **state)
+{
+    (void)state;
+    hs_scheme s;
+    assert_int_equal(make(&s, 10, 4, 1, 0), 0);
+    hs_counters ct;
+    assert_int_equal(hs_counters_init(&ct, &s, NULL), 0);
+    const uint32_t pid = 1000;
+    size_t a = hs_hash_row(&s, 0, pid);
+    hs_field up = {.hop = 3, .flag = 0, .bits = 0}, down = {.hop = 3, .flag = 1, .bits = 1};
+    ct.t[a] = INT64_MAX - 2;
+    snap sn;
+    snap_take(&sn, &ct);
+    assert_int_equal(hs_counters_update(&ct, &s, pid, &up), HS_EOVERFLOW);
+    assert_true(snap_same(&sn, &ct));
+    snap_free(&sn);
+    ct.t[a] = 0;
+    ct.c[a] = INT64_MIN + 2; /* flagged, sign -1: c would go below INT64_MIN */
+    snap_take(&sn, &ct);
+    assert_int_equal(hs_counters_update(&ct, &s, pid, &down), HS_EOVERFLOW);
+    assert_true(snap_same(&sn, &ct));
+    snap_free(&sn);
+    ct.c[a] = INT64_MIN + 3;
+    assert_int_equal(hs_counters_update(&ct, &s, pid, &down), 0);
+    assert_int_equal(ct.c[a], INT64_MIN);
+    assert_int_equal(ct.t[a], -3);
+    assert_int_equal(ct.packets, 1);
+    assert_int_equal(ct.flagged, 1);
+    assert_int_equal(ct.sum_h2_flag, 9);
+    ct.flagged = UINT64_MAX;
+    assert_int_equal(hs_counters_update(&ct, &s, 1, &down), HS_EOVERFLOW);
+    assert_int_equal(hs_counters_update(&ct, &s, 1, &up), 0); /* not flagged: fine */
+    ct.overflow = UINT64_MAX;
+    hs_field ovf = {.hop = 15, .flag = 0, .bits = 0};
+    assert_int_equal(hs_counters_update(&ct, &s, 1, &ovf), HS_EOVERFLOW);
+    assert_int_equal(ct.packets, 2);
+    /* Invalid packets still get HS_EINVAL on this path. */
+    hs_field flag2 = {.hop = 1, .flag = 2, .bits = 0};
+    assert_int_equal(hs_counters_update(&ct, &s, 1, &flag2), HS_EINVAL);
+    assert_int_equal(hs_counters_update(&ct, &s, 1024, &up), HS_EINVAL);
+    hs_counters_free(&ct);
+    hs_scheme_free(&s);
+}
+
 static void test_add_overflow(void **state)
 {
     (void)state;
@@ -846,6 +891,7 @@ int main(void)
         cmocka_unit_test(test_ids_beyond_k_rejected),
         cmocka_unit_test(test_invalid_fields_rejected),
         cmocka_unit_test(test_update_overflow),
+        cmocka_unit_test(test_update_overflow_b1),
         cmocka_unit_test(test_add_overflow),
         cmocka_unit_test(test_decode_fast_overflow),
         cmocka_unit_test(test_fuzz_api),
