@@ -29,7 +29,8 @@ are the compute-only bound.  Prefetching the cells of the packets a few dozen
 ahead (hs_counters_prefetch for a caller that knows the packets in advance,
 built into hs_counters_from_samples) overlaps those misses.  No hardware
 counter could confirm the misses: the container has no CPU PMU.  How much
-the misses cost depends on the other tenants: in four runs on 2026-11-24
-the random-order update took 13-45 ns (sorted: 5-12 ns), the prefetching
-batch 9-10 ns and the update with hs_counters_prefetch 11-13 ns.
+the misses cost depends on the other tenants: on 2026-11-24, in two runs
+of this benchmark and three of the same loops in a scratch program, the
+random-order update took 13-47 ns (sorted: 5.5 ns), the prefetching batch
+9.4-10.9 ns and the update with hs_counters_prefetch 11.5-13.4 ns.
 NOTES
