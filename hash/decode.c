@@ -4,58 +4,11 @@
  * All decoders produce the same integer sums (hs_linksum), so the naive and
  * the fast decoder can be compared exactly, integer for integer. */
 #include "hopscope/hash.h"
+#include "internal.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* ---- Walsh-Hadamard transform ------------------------------------------ */
-
-/* Levels below this run block by block in cache (2^11 int64 = 16 KiB). */
-#define WHT_BLOCK_LOG 11
-
-__attribute__((target_clones("avx2", "default")))
-static void wht_levels(int64_t *v, size_t n, unsigned lo, unsigned hi)
-{
-    /* Two levels per pass (radix 4) halves the passes over memory. */
-    unsigned l = lo;
-    for (; l + 1 < hi; l += 2) {
-        size_t h = (size_t)1 << l;
-        for (size_t base = 0; base < n; base += 4 * h) {
-            int64_t *a = v + base, *b = a + h, *c = b + h, *d = c + h;
-            for (size_t i = 0; i < h; i++) {
-                int64_t s0 = a[i] + b[i], d0 = a[i] - b[i];
-                int64_t s1 = c[i] + d[i], d1 = c[i] - d[i];
-                a[i] = s0 + s1;
-                b[i] = d0 + d1;
-                c[i] = s0 - s1;
-                d[i] = d0 - d1;
-            }
-        }
-    }
-    for (; l < hi; l++) {
-        size_t h = (size_t)1 << l;
-        for (size_t base = 0; base < n; base += 2 * h) {
-            int64_t *a = v + base, *b = a + h;
-            for (size_t i = 0; i < h; i++) {
-                int64_t x = a[i], y = b[i];
-                a[i] = x + y;
-                b[i] = x - y;
-            }
-        }
-    }
-}
-
-void hs_wht(int64_t *v, unsigned logn)
-{
-    size_t n = (size_t)1 << logn;
-    unsigned blog = logn < WHT_BLOCK_LOG ? logn : WHT_BLOCK_LOG;
-    size_t bs = (size_t)1 << blog;
-    for (size_t base = 0; base < n; base += bs)
-        wht_levels(v + base, bs, 0, blog);
-    if (logn > blog)
-        wht_levels(v, n, blog, logn);
-}
 
 /* ---- helpers ------------------------------------------------------------- */
 
@@ -114,6 +67,14 @@ int hs_decode_naive(const hs_scheme *s, const hs_sample *smp, size_t n,
                     const uint32_t *links, size_t nlinks,
                     hs_linksum *out, hs_totals *tot)
 {
+    for (size_t i = 0; i < nlinks; i++)
+        if (!hs__in_field(s, links[i]))
+            return HS_EINVAL;
+    for (size_t r = 0; r < n; r++)
+        if (!hs__sample_ok(s, &smp[r]))
+            return HS_EINVAL;
+    if (!hs__records_fit(s, n))
+        return HS_EOVERFLOW;
     hs_totals t = {0};
     for (size_t r = 0; r < n; r++)
         totals_add(&t, s, &smp[r].f);
@@ -133,22 +94,79 @@ int hs_decode_naive(const hs_scheme *s, const hs_sample *smp, size_t n,
 
 /* ---- blind fast decoder ----------------------------------------------------- */
 
-/* out[d].<field> += sum_j WHT(src_j)[d] for d < nout, using work. */
-static void transform_into(const hs_counters *ct, const int64_t *src, int64_t *work,
+/* out[d].<field> += sum_j WHT(src_j)[d] for d < nout, using work (room
+ * for n int64).  narrow: every value of the transforms fits in int32 (see
+ * kind_l1), so they run on 32-bit lanes: half the memory traffic, twice
+ * the lanes per vector, the same integers. */
+static void transform_into(const hs_counters *ct, const int64_t *src, void *work, int narrow,
                            hs_linksum *out, uint32_t nout, size_t field_off)
 {
     for (unsigned j = 0; j < ct->b; j++) {
-        memcpy(work, src + (size_t)j * ct->n, (size_t)ct->n * sizeof *work);
-        hs_wht(work, ct->k);
-        for (uint32_t d = 0; d < nout; d++)
-            *(int64_t *)((char *)&out[d] + field_off) += work[d];
+        const int64_t *a = src + (size_t)j * ct->n;
+        if (narrow) {
+            int32_t *w = work;
+            for (uint32_t i = 0; i < ct->n; i++)
+                w[i] = (int32_t)a[i];
+            hs_wht32(w, ct->k);
+            for (uint32_t d = 0; d < nout; d++)
+                *(int64_t *)((char *)&out[d] + field_off) += w[d];
+        } else {
+            int64_t *w = work;
+            memcpy(w, a, (size_t)ct->n * sizeof *w);
+            hs_wht(w, ct->k);
+            for (uint32_t d = 0; d < nout; d++)
+                *(int64_t *)((char *)&out[d] + field_off) += w[d];
+        }
     }
+}
+
+/* sum_i |v[i]|, exactly: |v| < 2^64 is split into 32-bit halves so that
+ * neither partial sum can wrap for len < 2^31. */
+static unsigned __int128 abs_sum(const int64_t *v, size_t len)
+{
+    uint64_t lo = 0, hi = 0;
+    for (size_t i = 0; i < len; i++) {
+        uint64_t x = (uint64_t)v[i], m = 0 - (x >> 63);
+        uint64_t a = (x ^ m) - m;
+        lo += a & 0xffffffffu;
+        hi += a >> 32;
+    }
+    return ((unsigned __int128)hi << 32) + lo;
+}
+
+/* Every butterfly of the transform, and every output, is a signed sum of
+ * the inputs, so |value| <= sum |input|.  Summed over the b arrays that add
+ * into one output field, this bounds everything the decoder computes for
+ * that field: <= INT64_MAX means nothing overflows, <= INT32_MAX that
+ * 32-bit lanes suffice. */
+static unsigned __int128 kind_l1(const hs_counters *ct, const int64_t *src)
+{
+    unsigned __int128 total = 0;
+    for (unsigned j = 0; j < ct->b; j++)
+        total += abs_sum(src + (size_t)j * ct->n, ct->n);
+    return total;
 }
 
 int hs_decode_fast(const hs_counters *ct, hs_linksum *out, uint32_t nout, hs_totals *tot)
 {
-    if (nout > ct->n)
+    if (!hs__counters_shape_ok(ct) || nout > ct->n)
         return HS_EINVAL;
+    const int64_t *src[4] = {ct->t, ct->c, ct->t2, ct->c2};
+    const size_t field[4] = {offsetof(hs_linksum, s), offsetof(hs_linksum, c),
+                             offsetof(hs_linksum, q), offsetof(hs_linksum, qc)};
+    int nkind = ct->t2 ? 4 : 2, narrow[4] = {0};
+    int64_t *work = NULL;
+    if (!ct->exact) {
+        for (int x = 0; x < nkind; x++) {
+            unsigned __int128 l1 = kind_l1(ct, src[x]);
+            if (l1 > (unsigned __int128)INT64_MAX)
+                return HS_EOVERFLOW;
+            narrow[x] = l1 <= INT32_MAX;
+        }
+        work = malloc((size_t)ct->n * sizeof *work);
+        if (!work)
+            return HS_ENOMEM;
+    }
     memset(out, 0, (size_t)nout * sizeof *out);
     if (ct->exact) {
         for (uint32_t d = 0; d < nout; d++) {
@@ -158,15 +176,8 @@ int hs_decode_fast(const hs_counters *ct, hs_linksum *out, uint32_t nout, hs_tot
             out[d].qc = ct->c2[d];
         }
     } else {
-        int64_t *work = malloc((size_t)ct->n * sizeof *work);
-        if (!work)
-            return HS_ENOMEM;
-        transform_into(ct, ct->t, work, out, nout, offsetof(hs_linksum, s));
-        transform_into(ct, ct->c, work, out, nout, offsetof(hs_linksum, c));
-        if (ct->t2) {
-            transform_into(ct, ct->t2, work, out, nout, offsetof(hs_linksum, q));
-            transform_into(ct, ct->c2, work, out, nout, offsetof(hs_linksum, qc));
-        }
+        for (int x = 0; x < nkind; x++)
+            transform_into(ct, src[x], work, narrow[x], out, nout, field[x]);
         free(work);
     }
     for (uint32_t d = 0; d < nout; d++) {
@@ -191,6 +202,23 @@ int hs_decode_route(const hs_scheme *s, const hs_sample *smp, size_t n,
                     int paths_exact, hs_linksum *out, uint32_t nout,
                     hs_totals *tot)
 {
+    /* Everything is checked before out is touched; an invalid argument is
+     * reported before a candidate out of range. */
+    for (size_t r = 0; r < n; r++)
+        if (!hs__sample_ok(s, &smp[r]) || cand_off[r] > cand_off[r + 1])
+            return HS_EINVAL;
+    int range = 0;
+    for (size_t r = 0; r < n; r++) {
+        for (uint32_t i = cand_off[r]; i < cand_off[r + 1]; i++) {
+            if (!hs__in_field(s, cand[i]))
+                return HS_EINVAL;
+            range |= cand[i] == 0 || cand[i] >= nout;
+        }
+    }
+    if (range)
+        return HS_ERANGE;
+    if (!hs__records_fit(s, n))
+        return HS_EOVERFLOW;
     hs_totals t = {0};
     memset(out, 0, (size_t)nout * sizeof *out);
     for (size_t r = 0; r < n; r++) {
@@ -201,8 +229,6 @@ int hs_decode_route(const hs_scheme *s, const hs_sample *smp, size_t n,
         int64_t h2 = (int64_t)rec->f.hop * rec->f.hop;
         for (uint32_t i = cand_off[r]; i < cand_off[r + 1]; i++) {
             uint32_t d = cand[i];
-            if (d == 0 || d >= nout)
-                return HS_ERANGE;
             hs_linksum *o = &out[d];
             accumulate(s, o, rec, d);
             o->h2 += h2;

@@ -6,7 +6,7 @@
  * exponents; tests/unit/test_gf.c proves each irreducible).  Two
  * multipliers: PCLMULQDQ with Barrett reduction (exact for polynomials, no
  * correction step), and a portable shift-and-add fallback.  They must agree
- * bit for bit. */
+ * bit for bit, also on operands >= 2^k: both use only the low k bits. */
 #include "hopscope/hash.h"
 
 #include <immintrin.h>
@@ -85,7 +85,7 @@ int hs_gf_init(hs_gf *gf, unsigned k)
 uint32_t hs_gf_mul_portable(const hs_gf *gf, uint32_t a, uint32_t b)
 {
     uint64_t p = 0;
-    uint64_t aa = a;
+    uint64_t aa = a & gf->mask;
     for (unsigned i = 0; i < gf->k; i++)
         p ^= (aa << i) & (0 - (uint64_t)((b >> i) & 1));
     for (int i = 2 * (int)gf->k - 2; i >= (int)gf->k; i--)
@@ -106,7 +106,7 @@ static inline uint64_t clmul64(uint64_t a, uint64_t b)
 __attribute__((target("pclmul,sse2")))
 uint32_t hs_gf_mul_clmul(const hs_gf *gf, uint32_t a, uint32_t b)
 {
-    uint64_t p = clmul64(a, b);
+    uint64_t p = clmul64(a & gf->mask, b & gf->mask);
     uint64_t q = clmul64(p >> gf->k, gf->barrett) >> gf->k;
     return (uint32_t)((p ^ clmul64(q, gf->poly)) & gf->mask);
 }

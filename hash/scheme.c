@@ -7,6 +7,7 @@
  * over the set bits l of pid, done a byte at a time from 4 x 256 tables, so
  * the NIC update costs O(1) per packet. */
 #include "hopscope/hash.h"
+#include "internal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -126,9 +127,9 @@ uint64_t hs_packet_key(uint64_t salt, uint32_t src, uint32_t dst, uint64_t seq)
 
 uint32_t hs_hash_row(const hs_scheme *s, unsigned j, uint32_t pid)
 {
-    const uint32_t (*t)[256] = s->rows[j];
-    return t[0][pid & 0xff] ^ t[1][(pid >> 8) & 0xff] ^
-           t[2][(pid >> 16) & 0xff] ^ t[3][pid >> 24];
+    if (s->exact || j >= s->b)
+        return 0;
+    return hs__row(s, j, pid & s->gf.mask);
 }
 
 uint32_t hs_hash_bits(const hs_scheme *s, uint32_t pid, uint32_t link)
@@ -140,7 +141,7 @@ uint64_t hs_field_pack(const hs_scheme *s, const hs_field *f)
 {
     unsigned vbits = s->exact ? s->k : s->b;
     uint64_t vmask = (1ull << vbits) - 1;
-    return (uint64_t)f->hop | (((uint64_t)f->bits & vmask) << s->c) |
+    return ((uint64_t)f->hop & s->hop_ovf) | (((uint64_t)f->bits & vmask) << s->c) |
            ((uint64_t)(f->flag & 1) << (s->c + vbits));
 }
 
@@ -149,23 +150,27 @@ int hs_field_unpack(const hs_scheme *s, uint64_t v, hs_field *f)
     unsigned vbits = s->exact ? s->k : s->b;
     if (s->field_bits < 64 && (v >> s->field_bits) != 0)
         return HS_EINVAL;
-    f->hop = (uint8_t)(v & ((1u << s->c) - 1));
-    f->bits = (uint32_t)((v >> s->c) & ((1ull << vbits) - 1));
-    f->flag = (uint8_t)((v >> (s->c + vbits)) & 1);
+    hs_field g;
+    g.hop = (uint8_t)(v & ((1u << s->c) - 1));
+    g.bits = (uint32_t)((v >> s->c) & ((1ull << vbits) - 1));
+    g.flag = (uint8_t)((v >> (s->c + vbits)) & 1);
     /* Link ID 0 is never a link: a transmitted exact-mode packet has one. */
-    if (s->exact && f->hop != 0 && f->hop != s->hop_ovf && f->bits == 0)
+    if (!hs__field_ok(s, &g))
         return HS_EINVAL;
+    *f = g;
     return 0;
 }
 
-void hs_mark(const hs_scheme *s, hs_field *f, uint64_t key, uint32_t link, int congested)
+int hs_mark(const hs_scheme *s, hs_field *f, uint64_t key, uint32_t link, int congested)
 {
+    if (link == 0 || !hs__in_field(s, link) || !hs__field_ok(s, f))
+        return HS_EINVAL;
     if (f->hop == s->hop_ovf)
-        return;
+        return 0;
     unsigned h = f->hop + 1u;
     if (h > s->hop_max) {
         f->hop = (uint8_t)s->hop_ovf;
-        return;
+        return 0;
     }
     f->hop = (uint8_t)h;
     /* Replace the sample with probability 1/h: u*h < 2^64 iff u < 2^64/h.
@@ -175,7 +180,8 @@ void hs_mark(const hs_scheme *s, hs_field *f, uint64_t key, uint32_t link, int c
      * estimates (docs/inband.md). */
     uint64_t u = mix64(key ^ (h * GOLDEN));
     if ((uint64_t)(((unsigned __int128)u * h) >> 64) != 0)
-        return;
+        return 0;
     f->bits = s->exact ? link : hs_hash_bits(s, hs_pid(s, key), link);
     f->flag = congested ? 1 : 0;
+    return 0;
 }

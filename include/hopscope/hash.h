@@ -19,6 +19,13 @@
  *   Var S = H2/b + (1 - 1/b) Q(d) - S(d),   H2 = sum_r h_r^2
  * (derivation in docs/inband.md).  Exact mode (the record stores the link ID
  * itself) is the b -> infinity limit: S(d) = sum_r h_r [x_r = d], Var = Q - S.
+ *
+ * Preconditions: functions returning int check what they are given (packet
+ * IDs and link IDs must be < 2^k, fields must be ones the codec can produce,
+ * counters must have the scheme's shape) and return HS_EINVAL, or
+ * HS_EOVERFLOW when a sum would not fit its integer, without changing any
+ * output.  Functions returning a value (hs_gf_mul, hs_hash_bits, ...) cannot
+ * report errors: they use the low k bits of their operands, as stated below.
  */
 #ifndef HOPSCOPE_HASH_H
 #define HOPSCOPE_HASH_H
@@ -49,7 +56,9 @@ typedef struct hs_gf {
 uint64_t hs_gf_poly(unsigned k);
 /* HS_EINVAL if k is outside 4..32.  Uses PCLMULQDQ when the CPU has it. */
 int hs_gf_init(hs_gf *gf, unsigned k);
-/* Product of two field elements (both < 2^k). */
+/* Product of two field elements.  Operands are field elements (< 2^k);
+ * both implementations use only their low k bits, so they agree bit for bit
+ * on any input, whatever the CPU. */
 uint32_t hs_gf_mul(const hs_gf *gf, uint32_t a, uint32_t b);
 /* The two implementations, for tests and benchmarks.  hs_gf_mul_clmul must
  * only be called when hs_cpu_has_clmul() is true. */
@@ -111,9 +120,11 @@ static inline uint32_t hs_pid(const hs_scheme *s, uint64_t key)
 {
     return (uint32_t)(key >> (64 - s->k));
 }
-/* The b hash bits H_0..H_{b-1}(pid, link), bit j at position j. */
+/* The b hash bits H_0..H_{b-1}(pid, link), bit j at position j (0 in exact
+ * mode).  pid and link are reduced to their low k bits. */
 uint32_t hs_hash_bits(const hs_scheme *s, uint32_t pid, uint32_t link);
-/* a_j(pid): the k-bit vector with H_j(pid, d) = parity(a_j(pid) & d). */
+/* a_j(pid): the k-bit vector with H_j(pid, d) = parity(a_j(pid) & d).
+ * pid is reduced to its low k bits; 0 for j >= b and in exact mode. */
 uint32_t hs_hash_row(const hs_scheme *s, unsigned j, uint32_t pid);
 
 /* ---- the in-band field ------------------------------------------------- */
@@ -134,18 +145,21 @@ static inline int hs_field_overflowed(const hs_scheme *s, const hs_field *f)
 {
     return f->hop == s->hop_ovf;
 }
-/* Layout (LSB first): hop (c bits) | bits (b, or k in exact mode) | flag. */
+/* Layout (LSB first): hop (c bits) | bits (b, or k in exact mode) | flag.
+ * Each part is truncated to its width, so a valid field round-trips through
+ * hs_field_unpack. */
 uint64_t hs_field_pack(const hs_scheme *s, const hs_field *f);
 /* HS_EINVAL if v has bits above field_bits, or an exact-mode link ID of 0
- * with a nonzero hop count. */
+ * with a counted hop value; *f is then unchanged. */
 int hs_field_unpack(const hs_scheme *s, uint64_t v, hs_field *f);
 
 /* The marking step, done when a monitored packet is transmitted on `link`
  * (by the source NIC or a switch output port): h <- h+1; with probability
  * 1/h (generator seeded by key and h) the field takes H(pid, link) and the
  * flag takes `congested`.  Past hop_max the field becomes overflowed and
- * stays so. */
-void hs_mark(const hs_scheme *s, hs_field *f, uint64_t key, uint32_t link, int congested);
+ * stays so.  HS_EINVAL (f unchanged) if link is 0 or >= 2^k, or *f is not a
+ * field of this scheme (hop above 2^c - 1, flag above 1, bits too wide). */
+int hs_mark(const hs_scheme *s, hs_field *f, uint64_t key, uint32_t link, int congested);
 
 /* ---- NIC counters ------------------------------------------------------ */
 
@@ -169,10 +183,21 @@ typedef struct hs_counters {
 int hs_counters_init(hs_counters *ct, const hs_scheme *s, hs_error *err);
 void hs_counters_free(hs_counters *ct);
 void hs_counters_reset(hs_counters *ct);
-/* The NIC's O(1) update for one received monitored packet. */
-void hs_counters_update(hs_counters *ct, const hs_scheme *s, uint32_t pid, const hs_field *f);
+/* The NIC's O(1) update for one received monitored packet.  HS_EINVAL if
+ * pid >= 2^k, *f is not a field of s, or ct was not made for s;
+ * HS_EOVERFLOW if a counter or total would leave its integer type.  On
+ * error ct is unchanged. */
+int hs_counters_update(hs_counters *ct, const hs_scheme *s, uint32_t pid, const hs_field *f);
+/* A hint, no effect on any value: fetches the counter cells the update of
+ * (pid, *f) will touch into the cache.  With 2^k counters beyond the
+ * caches each update is a miss per array; a caller that knows a packet
+ * before it must be counted (a NIC model, a batch) can overlap those
+ * misses with other work.  Does nothing for invalid arguments. */
+void hs_counters_prefetch(const hs_counters *ct, const hs_scheme *s, uint32_t pid,
+                          const hs_field *f);
 /* dst += src (the transform is linear, so NICs' counters add).
- * HS_EINVAL if their shapes differ. */
+ * HS_EINVAL if their shapes differ, HS_EOVERFLOW if a sum would not fit;
+ * dst is then unchanged. */
 int hs_counters_add(hs_counters *dst, const hs_counters *src);
 /* Bytes held by the arrays. */
 size_t hs_counters_bytes(const hs_counters *ct);
@@ -203,23 +228,38 @@ typedef struct hs_totals {
 } hs_totals;
 
 /* Fast Walsh-Hadamard transform in place, unnormalised:
- * v'[d] = sum_a v[a] (-1)^popcount(a & d), over 2^logn entries. */
+ * v'[d] = sum_a v[a] (-1)^popcount(a & d), over 2^logn entries.  Exact
+ * when sum_a |v[a]| <= INT64_MAX; beyond that the values wrap modulo 2^64
+ * (defined behaviour, but not the transform: check first). */
 void hs_wht(int64_t *v, unsigned logn);
+/* The same on 32-bit lanes (twice as many per vector, half the memory
+ * traffic): exact when sum_a |v[a]| <= INT32_MAX, else wraps modulo 2^32. */
+void hs_wht32(int32_t *v, unsigned logn);
 
 /* Reference decoder: for each link in links[0..nlinks), sums over all
  * records with direct GF multiplications.  O(n * nlinks * b).  out[i] is
- * for links[i]; tot receives the record totals. */
+ * for links[i] (any value 0..2^k-1; 0 is not a link but has a defined sum,
+ * as in hs_decode_fast); tot receives the record totals.  HS_EINVAL if a
+ * link ID or pid is >= 2^k or a field is not one of s; HS_EOVERFLOW if n is
+ * so large that a sum could overflow.  On error out and tot are unchanged. */
 int hs_decode_naive(const hs_scheme *s, const hs_sample *smp, size_t n,
                     const uint32_t *links, size_t nlinks,
                     hs_linksum *out, hs_totals *tot);
 
-/* Histogram of records into counters (what the NICs would have counted). */
+/* Histogram of records into counters (what the NICs would have counted),
+ * added to what ct holds; prefetches the cells of records 32 ahead.
+ * HS_EINVAL if ct was not made for s (k, mode, b) or a record is invalid
+ * (as for hs_counters_update; this wins over an overflow); HS_EOVERFLOW if
+ * a counter would overflow.  On error ct is unchanged. */
 int hs_counters_from_samples(hs_counters *ct, const hs_scheme *s,
                              const hs_sample *smp, size_t n);
 
 /* Blind fast decoder: Walsh-Hadamard transform of the counters.  Fills
  * out[d] for d in 0..nout-1 (nout <= 2^k; out[0] is not a link).  Equals
- * hs_decode_naive exactly.  HS_ENOMEM. */
+ * hs_decode_naive exactly.  HS_EINVAL if ct is not a counters shape or
+ * nout > 2^k; HS_EOVERFLOW if an array's sum of |counter| exceeds INT64_MAX
+ * (a transform value might then not fit); HS_ENOMEM.  On error out and tot
+ * are unchanged. */
 int hs_decode_fast(const hs_counters *ct, hs_linksum *out, uint32_t nout,
                    hs_totals *tot);
 
@@ -227,7 +267,11 @@ int hs_decode_fast(const hs_counters *ct, hs_linksum *out, uint32_t nout,
  * cand[cand_off[r] .. cand_off[r+1]) (the links its packet could have
  * crossed; IDs < nout).  With paths_exact, each list is the packet's actual
  * path, so traffic is counted exactly (npath) and only the congested count
- * is estimated.  out[0..nout) is zeroed first. */
+ * is estimated.  out[0..nout) is zeroed first.  HS_EINVAL if a pid or
+ * candidate is >= 2^k, a field is not one of s, or cand_off decreases;
+ * otherwise HS_ERANGE if a candidate is 0 or >= nout; HS_EOVERFLOW as for
+ * hs_decode_naive.  Everything is checked first: on error out and tot are
+ * unchanged. */
 int hs_decode_route(const hs_scheme *s, const hs_sample *smp, size_t n,
                     const uint32_t *cand_off, const uint32_t *cand,
                     int paths_exact, hs_linksum *out, uint32_t nout,

@@ -53,6 +53,96 @@ static void random_samples(const hs_scheme *s, hs_sample *smp, size_t n)
     }
 }
 
+static void wht_textbook(int64_t *v, unsigned logn)
+{
+    size_t n = (size_t)1 << logn;
+    for (size_t h = 1; h < n; h *= 2)
+        for (size_t i = 0; i < n; i += 2 * h)
+            for (size_t j = i; j < i + h; j++) {
+                int64_t x = v[j], y = v[j + h];
+                v[j] = x + y;
+                v[j + h] = x - y;
+            }
+}
+
+/* The blocked, recursive, vectorised transforms give the textbook's
+ * integers at every size (leaf blocks are 2^11 / 2^12 entries, so 2^18
+ * runs two levels of recursion), also on arrays that are only
+ * element-aligned. */
+static void test_wht_sizes_and_alignment(void **state)
+{
+    (void)state;
+    for (unsigned logn = 0; logn <= 18; logn++) {
+        size_t n = (size_t)1 << logn;
+        int64_t *ref = malloc(n * sizeof *ref), *buf = malloc((n + 1) * sizeof *buf);
+        int32_t *buf32 = malloc((n + 1) * sizeof *buf32);
+        int64_t *v = buf + (logn & 1); /* odd sizes: 8 bytes off 16-byte alignment */
+        int32_t *v32 = buf32 + (logn % 3 == 1);
+        for (size_t i = 0; i < n; i++) {
+            ref[i] = (int64_t)(rnd() % 201) - 100;
+            v[i] = ref[i];
+            v32[i] = (int32_t)ref[i];
+        }
+        wht_textbook(ref, logn);
+        hs_wht(v, logn);
+        hs_wht32(v32, logn);
+        for (size_t i = 0; i < n; i++) {
+            assert_int_equal(v[i], ref[i]);
+            assert_int_equal(v32[i], ref[i]);
+        }
+        free(ref);
+        free(buf);
+        free(buf32);
+    }
+}
+
+/* hs_decode_fast runs on 32-bit lanes when sum |counter| <= INT32_MAX and
+ * on 64-bit lanes above: exact at both sides of the boundary. */
+static void test_fast_narrow_and_wide(void **state)
+{
+    (void)state;
+    hs_scheme_cfg cfg;
+    hs_scheme_cfg_default(&cfg);
+    cfg.k = 13;
+    hs_scheme s;
+    assert_int_equal(hs_scheme_init(&s, &cfg, NULL), 0);
+    hs_counters ct;
+    assert_int_equal(hs_counters_init(&ct, &s, NULL), 0);
+    uint32_t n = ct.n;
+    hs_linksum *out = calloc(n, sizeof *out);
+    ct.t[0] = INT32_MAX; /* narrow: every output is INT32_MAX */
+    assert_int_equal(hs_decode_fast(&ct, out, n, NULL), 0);
+    for (uint32_t d = 0; d < n; d++)
+        assert_int_equal(out[d].s, INT32_MAX);
+    ct.t[1] = 1; /* wide: out[d] = INT32_MAX + (-1)^(d & 1) */
+    assert_int_equal(hs_decode_fast(&ct, out, n, NULL), 0);
+    for (uint32_t d = 0; d < n; d++)
+        assert_int_equal(out[d].s, (d & 1) ? (int64_t)INT32_MAX - 1 : (int64_t)INT32_MAX + 1);
+
+    /* Linearity across the boundary: counters of real records decoded on
+     * 32-bit lanes, then scaled by 2^33 and decoded on 64-bit lanes. */
+    hs_counters_reset(&ct);
+    hs_sample *smp = malloc(20000 * sizeof *smp);
+    random_samples(&s, smp, 20000);
+    assert_int_equal(hs_counters_from_samples(&ct, &s, smp, 20000), 0);
+    assert_int_equal(hs_decode_fast(&ct, out, n, NULL), 0);
+    hs_linksum *wide = calloc(n, sizeof *wide);
+    for (uint32_t a = 0; a < n; a++) {
+        ct.t[a] *= (int64_t)1 << 33;
+        ct.c[a] *= (int64_t)1 << 33;
+    }
+    assert_int_equal(hs_decode_fast(&ct, wide, n, NULL), 0);
+    for (uint32_t d = 0; d < n; d++) {
+        assert_int_equal(wide[d].s, out[d].s * ((int64_t)1 << 33));
+        assert_int_equal(wide[d].c, out[d].c * ((int64_t)1 << 33));
+    }
+    free(smp);
+    free(out);
+    free(wide);
+    hs_counters_free(&ct);
+    hs_scheme_free(&s);
+}
+
 static void check_equal_sums(const hs_linksum *a, const hs_linksum *b)
 {
     assert_int_equal(a->s, b->s);
@@ -140,9 +230,15 @@ static void test_route_all_candidates(void **state)
         check_equal_sums(&route[l + 1], &naive[l]);
         assert_int_equal(route[l + 1].npath, 0);
     }
-    /* Candidate IDs out of range are rejected. */
-    cand[5] = L + 1;
-    assert_int_equal(hs_decode_route(&s, smp, N, off, cand, 0, route, L + 1, &tr), HS_ERANGE);
+    /* Candidate IDs beyond out[] are out of range; IDs >= 2^k are not
+     * link IDs at all.  Either way out[] is left as it was. */
+    hs_linksum before[L + 1];
+    memcpy(before, route, sizeof route);
+    assert_int_equal(hs_decode_route(&s, smp, N, off, cand, 0, route, L, &tr), HS_ERANGE);
+    assert_memory_equal(route, before, sizeof route);
+    cand[5] = L + 1; /* 64 = 2^k */
+    assert_int_equal(hs_decode_route(&s, smp, N, off, cand, 0, route, L + 1, &tr), HS_EINVAL);
+    assert_memory_equal(route, before, sizeof route);
     free(off);
     free(cand);
     hs_scheme_free(&s);
@@ -214,6 +310,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_wht_direct),
+        cmocka_unit_test(test_wht_sizes_and_alignment),
+        cmocka_unit_test(test_fast_narrow_and_wide),
         cmocka_unit_test(test_naive_equals_fast),
         cmocka_unit_test(test_route_all_candidates),
         cmocka_unit_test(test_route_exact_path_and_estimates),
