@@ -23,7 +23,7 @@ enum {
     O_SALT, O_LINKBITS, O_NORECORDS, O_RECCAP, O_TSV, O_QUIET, O_MONITOR, O_MAXWIN,
     /* replay */
     O_INPUT, O_MAP, O_PPN, O_BACKGROUND, O_CI, O_BITS, O_SCALE, O_EAGER, O_CTRL, O_MEMBW,
-    O_SHMLAT, O_OVERHEAD, O_REDBW, O_COLL, O_TAGPH, O_LATCAP,
+    O_SHMLAT, O_OVERHEAD, O_REDBW, O_COLL, O_TAGPH, O_LATCAP, O_MAXCOMP,
 };
 
 static const struct option opts[] = {
@@ -68,6 +68,7 @@ static const struct option opts[] = {
     { "congestion-impact", no_argument, NULL, O_CI },
     { "bits", required_argument, NULL, O_BITS },
     { "compute-scale", required_argument, NULL, O_SCALE },
+    { "max-compute", required_argument, NULL, O_MAXCOMP },
     { "eager", required_argument, NULL, O_EAGER },
     { "ctrl-bytes", required_argument, NULL, O_CTRL },
     { "mem-bw", required_argument, NULL, O_MEMBW },
@@ -143,6 +144,11 @@ static int apply(sim_opts *o, int c, const char *v)
         if (hs_parse_double(v, &d) || !(d >= 0) || d > 1e6)
             return bad("compute-scale", v, "a factor >= 0 on the recorded computation");
         o->rp.compute_scale = d;
+        break;
+    case O_MAXCOMP:
+        if (hs_parse_time(v, &t))
+            return bad("max-compute", v, "a time such as 600s (0: no limit)");
+        o->rp.max_compute = t;
         break;
     case O_EAGER:
         if (hs_parse_size(v, &u) || u > (1ull << 40))

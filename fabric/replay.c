@@ -173,6 +173,7 @@ void hs_replay_params_default(hs_replay_params *p)
     hs_fabric_params_default(&p->net);
     p->seed = 1;
     p->compute_scale = 1.0;
+    p->max_compute = 3600ull * 1000000000ull * HS_PS_PER_NS;
     p->eager_limit = 16384;
     p->ctrl_bytes = 0;
     p->mem_bw = 10000000000ull;          /* 10 GB/s: one core's memcpy */

@@ -455,6 +455,10 @@ typedef struct hs_replay_params {
     uint32_t ppn;              /* ranks per node; 0: the trace's virtual nodes, or 1 */
     uint64_t seed;             /* random mapping and background placement (1) */
     double   compute_scale;    /* factor on recorded computation (1.0) */
+    hs_time  max_compute;      /* refuse a trace that gives one thread more
+                                  computation than this, after scaling (1 h;
+                                  0: no limit): such gaps come from damaged
+                                  times and would simulate hours of idle */
     uint64_t eager_limit;      /* messages up to this many bytes go eager (16 KiB) */
     uint32_t ctrl_bytes;       /* payload of protocol control messages (0: one
                                   minimum-size packet) */

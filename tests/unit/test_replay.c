@@ -414,6 +414,43 @@ static void test_deadlock_reported(void **s)
     rm_trace();
 }
 
+/* Computation adds up per thread against --max-compute: three gaps of 25
+ * minutes pass one by one, but the third brings the thread past an hour
+ * and the replay is refused, naming the rank and the event, before a
+ * single simulated second; with the limit raised it replays them. */
+static void test_max_compute(void **s)
+{
+    (void)s;
+    const int64_t min25 = 25ll * 60 * 1000000000ll;
+    tw w[2];
+    new_trace(2, w);
+    for (int i = 0; i < 3; i++) {
+        send_(&w[0], HS_TRACE_SEND, 1, 4, 10, min25);
+        recv_(&w[1], 0, 4, 10, min25);
+    }
+    finish(w, 2);
+    hs_replay_params p;
+    hs_replay_params_default(&p);
+    assert_int_equal(p.max_compute, 3600ull * 1000000000000ull);
+    p.trace = dir;
+    p.topo = TOPO;
+    p.ppn = 1;
+    hs_error e;
+    hs_error_clear(&e);
+    hs_replay_result r;
+    assert_int_equal(hs_replay_run(&p, &r, &e), HS_ERANGE);
+    hs_replay_result_free(&r);
+    /* rank 0's events: init (0), sends 1..3; the third is at 75 min */
+    assert_non_null(strstr(e.msg, "rank 0, event 3 (send at 4500 s)"));
+    assert_non_null(strstr(e.msg, "--max-compute 3600 s"));
+    p.max_compute = 2 * 3600ull * 1000000000000ull;
+    assert_int_equal(hs_replay_run(&p, &r, &e), 0);
+    assert_int_equal(r.status, 0);
+    assert_true(r.total >= 3 * (hs_time)min25 * HS_PS_PER_NS);
+    hs_replay_result_free(&r);
+    rm_trace();
+}
+
 static void test_leftover_reported(void **s)
 {
     (void)s;
@@ -845,6 +882,7 @@ int main(void)
         cmocka_unit_test(test_ssend_waits_for_receiver),
         cmocka_unit_test(test_deadlock_reported),
         cmocka_unit_test(test_leftover_reported),
+        cmocka_unit_test(test_max_compute),
         cmocka_unit_test(test_allreduce_and_barrier),
         cmocka_unit_test(test_rma_lock_put_get),
         cmocka_unit_test(test_mappings),
