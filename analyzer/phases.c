@@ -16,7 +16,6 @@
  * group each. */
 #include "an.h"
 
-#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,6 +39,15 @@ static int rule_fail(hs_error *err, const char *name, unsigned line, const char 
     return hs_error_set(err, HS_EFORMAT, "%s: line %u: %s%s%s%s", name, line, why,
                         what ? " '" : "", what ? what : "", what ? "'" : "");
 }
+
+/* The collective kinds app.json names (docs/formats.md, app.json
+ * `phases[].collective`): a rule naming anything else could never match,
+ * so a misspelt one ("alltoal") is an error, not a silent no-op.  The
+ * nonblocking and v/w forms are replayed as these kinds. */
+static const char *const coll_names[] = {
+    "barrier", "bcast", "reduce", "allreduce", "allgather", "alltoall",
+    "gather", "scatter", "reduce_scatter", "scan", "exscan", "neighbor",
+};
 
 /* "N" or "A-B" with 0 <= A <= B <= max. */
 static int parse_range(const char *s, int64_t max, int64_t *lo, int64_t *hi)
@@ -127,11 +135,10 @@ int hs__an_phase_rules_parse(const char *text, size_t len, const char *name,
             rc = parse_range(w2, 65535, &rule.lo, &rule.hi);
         } else if (strcmp(w1, "collective") == 0) {
             rule.what = 2;
-            if (!*w2)
-                rc = HS_EINVAL;
-            for (const char *c = w2; *c && !rc; c++)
-                if (!isalnum((unsigned char)*c) && *c != '_')
-                    rc = HS_EINVAL;
+            rc = HS_EINVAL;
+            for (size_t k = 0; k < sizeof coll_names / sizeof coll_names[0]; k++)
+                if (strcmp(w2, coll_names[k]) == 0)
+                    rc = 0;
         } else {
             hs__an_phase_rules_free(out);
             return rule_fail(err, name, line, "expected 'tag', 'collective' or 'phase', not", w1);
@@ -139,7 +146,10 @@ int hs__an_phase_rules_parse(const char *text, size_t len, const char *name,
         if (rc) {
             hs__an_phase_rules_free(out);
             return rule_fail(err, name, line,
-                             rule.what == 2 ? "expected a collective name (allreduce, bcast, ...), not"
+                             rule.what == 2 ? "expected a collective kind (barrier, bcast, "
+                                              "reduce, allreduce, allgather, alltoall, gather, "
+                                              "scatter, reduce_scatter, scan, exscan, neighbor), "
+                                              "not"
                              : rc == HS_ERANGE ? "range out of order or too large:"
                                                : "expected N or A-B, not", w2);
         }

@@ -321,6 +321,37 @@ static void manifest_extra(void *ctx, hs_json *j)
     hs_json_obj_end(j);
 }
 
+/* A mapping file places ranks freely: with --ppn given, no node may get
+ * more ranks than that (the file and the option would describe different
+ * machines); without it, the ranks per node reported are the file's. */
+static int file_ppn(hs_mapping_cfg *map, uint32_t given, const uint32_t *node, uint32_t nranks,
+                    uint32_t nnodes, hs_error *err)
+{
+    uint32_t *cnt = calloc(nnodes, sizeof *cnt);
+    if (!cnt)
+        return hs_error_set(err, HS_ENOMEM, "out of memory");
+    uint32_t most = 0, at = 0;
+    for (uint32_t r = 0; r < nranks; r++)
+        if (++cnt[node[r]] > most) {
+            most = cnt[node[r]];
+            at = node[r];
+        }
+    free(cnt);
+    if (given && most > given) {
+        char list[160];
+        size_t k = 0;
+        list[0] = 0;
+        for (uint32_t r = 0, shown = 0; r < nranks && k < sizeof list - 16; r++)
+            if (node[r] == at)
+                k += (size_t)snprintf(list + k, sizeof list - k, "%s%u", shown++ ? ", " : "", r);
+        return hs_error_set(err, HS_EINVAL, "%s: node %u gets %u ranks (%s), more than --ppn %u",
+                            map->file, at, most, list, given);
+    }
+    if (most > map->ppn)
+        map->ppn = most;
+    return 0;
+}
+
 static int place_app(rp *R, hs_mapping_cfg *map, hs_error *err)
 {
     const hs_replay_params *p = R->prm;
@@ -363,6 +394,8 @@ static int place_app(rp *R, hs_mapping_cfg *map, hs_error *err)
     if (!node)
         return hs_error_set(err, HS_ENOMEM, "out of memory");
     rc = hs_mapping_build(map, J->nranks, R->nnodes, node, err);
+    if (!rc && map->policy == HS_MAP_FILE)
+        rc = file_ppn(map, p->ppn, node, J->nranks, R->nnodes, err);
     if (!rc)
         for (uint32_t r = 0; r < J->nranks; r++)
             R->ranks[J->rank0 + r].node = node[r];

@@ -385,7 +385,12 @@ static void test_phase_rules(void **state)
         { "# c\ntag 5-3 halo\n", "line 2: range out of order" },
         { "tags 5 halo\n", "line 1: expected 'tag', 'collective' or 'phase', not 'tags'" },
         { "tag 5\n", "line 1: no name after the selector" },
-        { "collective all-reduce x\n", "line 1: expected a collective name" },
+        { "collective all-reduce x\n", "line 1: expected a collective kind" },
+        /* well-formed but no such collective: it could never match */
+        { "tag 1 a\n\ncollective alltoal x\n", "line 3: expected a collective kind (barrier, "
+          "bcast, reduce, allreduce, allgather, alltoall, gather, scatter, reduce_scatter, "
+          "scan, exscan, neighbor), not 'alltoal'" },
+        { "collective ialltoall x\n", "line 1: expected a collective kind" },
         { "phase 70000 big\n", "line 1: range out of order or too large" },
     };
     for (size_t i = 0; i < sizeof badr / sizeof badr[0]; i++) {

@@ -453,7 +453,13 @@ static void test_file(void **state)
         { "hopscope-topology 1\nswitch s t u\nnode a b\nlink a s\nlink b u\nlink s t\n"
           "link t u\nlink s u\nroute s b t\nroute t b s\n", "loop" },
         { "hopscope-topology 1\nswitch s t\nnode a b\nlink a s\nlink b t\nlink s t\n"
-          "route s b a\n", "leads to another node" },
+          "route s b a\n", ":7: route for 'b' leads to another node 'a'" },
+        /* the names in route errors (once printed as '(null)') */
+        { "hopscope-topology 1\nswitch s0 s1\nnode c d\nlink c s0\nlink d s1\nlink s0 s1\n"
+          "route s0 c s0\n", ":7: 's0' is not a neighbour of 's0'" },
+        { "hopscope-topology 1\nswitch s0 s1\nnode c d\nlink c s0\nlink d s1\nlink s0 s1\n"
+          "route s0 c s1\n", ":7: 'c' is attached to 's0': its route there can only be the "
+          "node itself" },
         { "hopscope-topology 1\nswitch s$\n", "bad name" },
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {

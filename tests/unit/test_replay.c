@@ -620,6 +620,48 @@ static void test_mapping_in_replay(void **s)
     rm_trace();
 }
 
+/* A mapping file that puts more ranks on a node than --ppn says is refused,
+ * naming the node and its ranks; without --ppn the file's count stands. */
+static void test_mapping_file_ppn(void **s)
+{
+    (void)s;
+    tw w[3];
+    new_trace(3, w);
+    send_(&w[0], HS_TRACE_SEND, 1, 4, 10, 0);
+    recv_(&w[1], 0, 4, 10, 0);
+    finish(w, 3);
+    char path[] = "/tmp/hs-test-map-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    fprintf(f, "0 3\n1 3\n2 3\n");
+    fclose(f);
+    char spec[64];
+    snprintf(spec, sizeof spec, "file:%s", path);
+    hs_replay_params p;
+    hs_replay_params_default(&p);
+    p.trace = dir;
+    p.topo = TOPO;
+    p.map = spec;
+    p.ppn = 2;
+    hs_error e;
+    hs_error_clear(&e);
+    hs_replay_result r;
+    assert_int_equal(hs_replay_run(&p, &r, &e), HS_EINVAL);
+    hs_replay_result_free(&r);
+    char want[160];
+    snprintf(want, sizeof want, "%s: node 3 gets 3 ranks (0, 1, 2), more than --ppn 2", path);
+    assert_string_equal(e.msg, want);
+    p.ppn = 3;
+    assert_int_equal(hs_replay_run(&p, &r, &e), 0);
+    hs_replay_result_free(&r);
+    p.ppn = 0;   /* not given: the file decides */
+    assert_int_equal(hs_replay_run(&p, &r, &e), 0);
+    hs_replay_result_free(&r);
+    unlink(path);
+    rm_trace();
+}
+
 /* An explicit placement gives the same run as the equivalent spec. */
 static void test_explicit_mapping(void **s)
 {
@@ -887,6 +929,7 @@ int main(void)
         cmocka_unit_test(test_rma_lock_put_get),
         cmocka_unit_test(test_mappings),
         cmocka_unit_test(test_mapping_in_replay),
+        cmocka_unit_test(test_mapping_file_ppn),
         cmocka_unit_test(test_explicit_mapping),
         cmocka_unit_test(test_random_traces),
         cmocka_unit_test(test_bad_specs),
