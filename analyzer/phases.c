@@ -226,3 +226,12 @@ const char *hs__an_phase_rules_match(const hs__phase_rules *r, uint32_t phase_id
     }
     return NULL;
 }
+
+int hs_an_phases_check(const char *path, hs_error *err)
+{
+    hs__phase_rules r;
+    int rc = hs__an_phase_rules_read(path, &r, err);
+    if (!rc)
+        hs__an_phase_rules_free(&r);
+    return rc;
+}

@@ -136,7 +136,8 @@ static int apply(sim_opts *o, int c, const char *v)
     case O_BITS:
         /* the in-band field width: hop counter + hash bits + congestion flag */
         rc = u64_in("bits", v, 5, 4 + HS_HASH_BITS_MAX + 1, &u,
-                    "the field width in bits, 5..13 (5: c=3,b=1; 6: c=4,b=1; 7: c=4,b=2 ...)");
+                    "the width of the in-band field, 5..13 (5: c=3,b=1; 6: c=4,b=1, the "
+                    "default; 7: c=4,b=2 ...)");
         o->prm.scheme.hop_bits = u == 5 ? 3 : 4;
         o->prm.scheme.hash_bits = u == 5 ? 1 : (unsigned)u - 5;
         break;
@@ -438,13 +439,13 @@ static int replay(sim_opts *o)
     return ret;
 }
 
-int hs__cmd_simulate(int argc, char **argv)
+/* Parses the command line into *o; 0 or the exit code of a usage error. */
+static int parse_args(int argc, char **argv, sim_opts *o)
 {
-    sim_opts o;
-    memset(&o, 0, sizeof o);
-    hs_fabric_params_default(&o.prm);
-    hs_traffic_cfg_default(&o.tc);
-    hs_replay_params_default(&o.rp);
+    memset(o, 0, sizeof *o);
+    hs_fabric_params_default(&o->prm);
+    hs_traffic_cfg_default(&o->tc);
+    hs_replay_params_default(&o->rp);
     int c;
     opterr = 0;
     optind = 1;
@@ -452,12 +453,45 @@ int hs__cmd_simulate(int argc, char **argv)
         if (c == '?' || c == ':')
             return hs__usage_error(CMD, "unknown option or missing value: '%s'",
                                    argv[optind - 1]);
-        int rc = apply(&o, c, optarg);
+        int rc = apply(o, c, optarg);
         if (rc)
             return rc;
     }
     if (optind != argc)
         return hs__usage_error(CMD, "unexpected argument '%s'", argv[optind]);
+    return 0;
+}
+
+/* The replay's options as `run` will pass them, checked before anything
+ * runs: the same parser, then every spec (topology when given, mapping,
+ * background, collectives) through hs_replay_check.  The trace need not
+ * exist yet. */
+int hs__cmd_simulate_check(int argc, char **argv)
+{
+    sim_opts o;
+    int rc = parse_args(argc, argv, &o);
+    if (rc)
+        return rc;
+    if (o.traffic_opt)
+        return hs__usage_error(CMD, "--%s is for synthetic traffic", o.traffic_name);
+    if (o.rp.congestion_impact && !o.rp.background)
+        return hs__usage_error(CMD, "--congestion-impact compares runs with and without a "
+                               "background: give --background SPEC");
+    o.rp.topo = o.topo;
+    o.rp.net = o.prm;
+    hs_error err;
+    hs_error_clear(&err);
+    if ((rc = hs_replay_check(&o.rp, &err)))
+        return hs__usage_error(CMD, "%s", hs_error_str(&err, rc));
+    return 0;
+}
+
+int hs__cmd_simulate(int argc, char **argv)
+{
+    sim_opts o;
+    int c = parse_args(argc, argv, &o);
+    if (c)
+        return c;
     if (!o.topo)
         return hs__usage_error(CMD, "give the network: --topo SPEC (see 'hopscope help topo')");
     if (o.rp.trace)

@@ -92,7 +92,7 @@ static const hs__cmd commands[] = {
       "                     (default: MPICH's choice by size; docs/replay.md)\n"
       "  --tag-phases N     tags with a phase of their own (256); more share one\n"
       "  --latency-samples N  latencies kept exactly (16M); beyond, a sample\n"
-      "  --bits B           in-band field width: 5 (c=3,b=1), 6 (c=4,b=1), 7 ...\n"
+      HS__HELP_BITS
       "\n"
       "synthetic traffic (every node posts messages at Poisson times, open loop):\n"
       "  --traffic P        uniform (default), shift[:S] (dst = src+S, default N/2),\n"

@@ -14,6 +14,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -592,6 +593,47 @@ static int run_once(const hs_replay_params *p, const char *bg, const char *out, 
     res->wall_write += wall_now() - w_ran;
     res->wall += wall_now() - w0;
     rp_free(R);
+    return rc;
+}
+
+int hs_replay_check(const hs_replay_params *p, hs_error *err)
+{
+    hs_replay_params q = *p;
+    if (!q.trace)
+        q.trace = "(not yet recorded)";   /* the range checks need a name */
+    if (!q.topo)
+        q.topo = "(chosen later)";
+    int rc = check_params(&q, err);
+    if (rc)
+        return rc;
+    if (p->topo) {
+        hs_topo *t;
+        if ((rc = hs_topo_create(p->topo, &t, err)))
+            return rc;
+        hs_topo_free(t);
+    }
+    if (p->map) {
+        hs_mapping_cfg m;
+        memset(&m, 0, sizeof m);
+        if ((rc = hs_mapping_parse(p->map, &m, err)))
+            return rc;
+        if (m.policy == HS_MAP_FILE) {
+            FILE *f = fopen(m.file, "r");
+            if (!f)
+                return hs_error_set(err, HS_EINVAL, "mapping file '%s': %s", m.file,
+                                    strerror(errno));
+            fclose(f);
+        }
+    }
+    if (p->background && (rc = hs__rp_background_check(p->background, err)))
+        return rc;
+    if (p->coll) {
+        rp *R = calloc(1, sizeof *R);
+        if (!R)
+            return hs_error_set(err, HS_ENOMEM, "out of memory");
+        rc = hs__rp_coll_parse(R, p->coll, err);
+        free(R);
+    }
     return rc;
 }
 
