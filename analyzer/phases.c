@@ -195,20 +195,36 @@ int hs__an_phase_rules_read(const char *path, hs__phase_rules *out, hs_error *er
     FILE *f = fopen(path, "rb");
     if (!f)
         return hs_error_set(err, HS_ENOENT, "cannot open phases file '%s'", path);
-    char *buf = malloc(RULES_MAX_BYTES + 1);
-    if (!buf) {
-        fclose(f);
-        return hs_error_set(err, HS_ENOMEM, "out of memory");
+    /* grown as read: a phases file is a few lines, the bound is for hostile
+     * ones (a buffer of the bound each time made every read cost 16 MB) */
+    char *buf = NULL;
+    size_t n = 0, cap = 0;
+    int rc = 0;
+    for (;;) {
+        if (n == cap) {
+            size_t nc = cap ? 2 * cap : 4096;
+            char *nb = nc <= (size_t)RULES_MAX_BYTES + 1 ? realloc(buf, nc + 1) : NULL;
+            if (!nb) {
+                rc = nc > (size_t)RULES_MAX_BYTES + 1
+                         ? hs_error_set(err, HS_ERANGE, "%s: larger than %u bytes", path,
+                                        RULES_MAX_BYTES)
+                         : hs_error_set(err, HS_ENOMEM, "out of memory");
+                break;
+            }
+            buf = nb;
+            cap = nc;
+        }
+        size_t k = fread(buf + n, 1, cap - n, f);
+        n += k;
+        if (k == 0)
+            break;
     }
-    size_t n = fread(buf, 1, RULES_MAX_BYTES + 1, f);
-    int bad = ferror(f);
-    fclose(f);
-    int rc;
-    if (bad)
+    if (!rc && ferror(f))
         rc = hs_error_set(err, HS_EIO, "cannot read phases file '%s'", path);
-    else if (n > RULES_MAX_BYTES)
+    else if (!rc && n > RULES_MAX_BYTES)
         rc = hs_error_set(err, HS_ERANGE, "%s: larger than %u bytes", path, RULES_MAX_BYTES);
-    else
+    fclose(f);
+    if (!rc)
         rc = hs__an_phase_rules_parse(buf, n, path, out, err);
     free(buf);
     return rc;
