@@ -1200,9 +1200,10 @@ int hs__an_run_open(const char *dir, hs__run **out, hs_error *err)
         return rc;
     }
     if (!fl.records[0] && r->nrecords) {
+        unsigned long long nrec = r->nrecords;   /* r is freed below */
         hs__an_run_close(r);
         return hs_error_set(err, HS_EFORMAT, "%s/manifest.json: counts.records is %llu but files "
-                            "has no records", dir, (unsigned long long)r->nrecords);
+                            "has no records", dir, nrec);
     }
     if (fl.truth[0] && (rc = read_truth(r, fl.truth, &fl, err))) {
         hs__an_run_close(r);

@@ -244,6 +244,8 @@ static void m_man_version(unsigned char **b, size_t *n) { replace(b, n, "\"versi
 static void m_man_nodes(unsigned char **b, size_t *n) { replace(b, n, "\"nodes\": 16,", ""); }
 static void m_man_syntax(unsigned char **b, size_t *n) { replace(b, n, "\"links\": 64,", "\"links\": 64,,"); }
 static void m_man_file(unsigned char **b, size_t *n) { replace(b, n, "\"file\": \"truth.bin\"", "\"file\": \"../truth.bin\""); }
+/* found by tests/fuzz: the error path read the run after freeing it */
+static void m_man_norecords(unsigned char **b, size_t *n) { replace(b, n, "\"records\": {", "\"rfile:cords\": {"); }
 static void m_links_header(unsigned char **b, size_t *n) { replace(b, n, "# hopscope links 1", "# hopscope links 2"); }
 static void m_links_kind(unsigned char **b, size_t *n) { replace(b, n, "\tinjection\t", "\tinjektion\t"); }
 static void m_links_newline(unsigned char **b, size_t *n) { (*n)--; (void)b; }
@@ -263,6 +265,7 @@ static void test_rejects(void **state)
         { "manifest.json", m_man_nodes, HS_EFORMAT, "missing key topology.nodes" },
         { "manifest.json", m_man_syntax, HS_EFORMAT, "manifest.json: offset " },
         { "manifest.json", m_man_file, HS_EFORMAT, "not a file name inside the run directory" },
+        { "manifest.json", m_man_norecords, HS_EFORMAT, "but files has no records" },
         { "links.tsv", m_links_header, HS_EVERSION, "links.tsv: line 1: " },
         { "links.tsv", m_links_kind, HS_EFORMAT, "links.tsv: line 3: unknown link kind 'injektion'" },
         { "links.tsv", m_links_newline, HS_EFORMAT, "does not end with a newline" },
