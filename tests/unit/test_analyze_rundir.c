@@ -212,6 +212,8 @@ static void m_routes_class(unsigned char **b, size_t *n) { (void)n; put32(*b + 4
 static void m_counters_k(unsigned char **b, size_t *n) { (void)n; put32(*b + 16, 9); }
 static void m_counters_kind(unsigned char **b, size_t *n) { (void)n; put32(*b + 56, 3); }
 static void m_counters_phase(unsigned char **b, size_t *n) { (void)n; put64(*b + 56 + 8, 4242); }
+/* found by tests/fuzz: INT64_MIN in a counter overflowed the transform */
+static void m_counters_big(unsigned char **b, size_t *n) { (void)n; put64(*b + 56 + 64, 1ull << 63); }
 static void m_records_src(unsigned char **b, size_t *n) { (void)n; put32(*b + 40 + 40 * 7, 999); }
 static void m_records_field(unsigned char **b, size_t *n) { (void)n; put64(*b + 40 + 40 * 3 + 24, 1ull << 40); }
 static void m_records_time(unsigned char **b, size_t *n)
@@ -278,6 +280,8 @@ static void test_rejects(void **state)
         { "routes.bin", m_routes_entry, HS_EFORMAT, "which does not leave switch" },
         { "routes.bin", m_routes_class, HS_EFORMAT, "routes.bin: offset 48: node 0 has class 9999" },
         { "counters.bin", m_counters_k, HS_EFORMAT, "counters.bin: offset 16: k = 9" },
+        { "counters.bin", m_counters_big, HS_EFORMAT, "counters.bin: offset 120: set 0: the "
+          "counters add up to more than its packets can" },
         { "counters.bin", m_counters_kind, HS_EFORMAT, "counters.bin: offset 56: set kind 3" },
         { "counters.bin", m_counters_phase, HS_EFORMAT, "set for phase 4242" },
         { "counters.bin", m_pad, HS_EFORMAT, "(truncated or padded)" },
