@@ -99,6 +99,11 @@ static int auto_topology(const char *trace, const char *ppn, char *spec, size_t 
  * automatic topology do not exist yet), and analyze's phases file. */
 static int check_steps(const hs__pipe *p)
 {
+    /* record's one option of its own, by record's rule */
+    const char *mpi = p->mpi ? p->mpi : getenv("HOPSCOPE_MPI");
+    if (mpi && *mpi && strcmp(mpi, "openmpi") != 0 && strcmp(mpi, "mpich") != 0)
+        return hs__usage_error("record", "--mpi/HOPSCOPE_MPI must be openmpi or mpich, not '%s'",
+                               mpi);
     argvb a = {.n = 0};
     add(&a, "simulate");
     add_opt(&a, "--topo", p->topo);

@@ -39,6 +39,7 @@ bad_run "--compute-scale -1" "--compute-scale -1" --compute-scale -1
 bad_run "--phases (unknown collective)" "phases: line 2: expected a collective kind" \
     --phases "$T_TMP/phases"
 bad_run "--phases missing" "cannot open phases file" --phases "$T_TMP/nophases"
+bad_run "--mpi foo" "must be openmpi or mpich, not 'foo'" --mpi foo
 # one meaning and one text for --bits in run and simulate
 "$HOPSCOPE" run --help | grep -A2 -- '--bits B  ' > "$T_TMP/bits_run"
 "$HOPSCOPE" help simulate | grep -A2 -- '--bits B  ' > "$T_TMP/bits_sim"
