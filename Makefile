@@ -40,7 +40,7 @@ ALL_TARGETS :=
 INSTALL_HEADERS :=
 
 include common/module.mk
-include $(wildcard hash/module.mk libtrace/module.mk fabric/module.mk \
+include $(wildcard hash/module.mk libtrace/module.mk fabric/module.mk replay/module.mk \
                    analyzer/module.mk viz/module.mk cli/module.mk \
                    examples/module.mk bench/module.mk tests/module.mk)
 

@@ -211,7 +211,7 @@ typedef struct hs__app_comm {
 } hs__app_comm;
 
 typedef struct hs__app {
-    char    *trace, *command, *map_policy, *map_param;
+    char    *trace, *command, *sim_command, *map_policy, *map_param;
     uint32_t ranks, ranks_per_node;
     uint32_t *node_of_rank;
     hs__app_phase *ph;
@@ -227,6 +227,10 @@ typedef struct hs__app {
     char    *bg_spec;
     uint32_t *bg_nodes;
     uint32_t nbg_nodes;
+    /* replay.status: "ok", or why the replay did not complete ("deadlock",
+     * "incomplete", ...); NULL when app.json does not say */
+    char    *replay_status;
+    uint64_t unmatched_sends, unmatched_recvs;
     /* kept to re-emit as-is */
     hs_jdoc *doc;
     const hs_jv *latency, *congestion_impact;
@@ -359,6 +363,7 @@ typedef struct hs__accuracy {
 struct hs_analysis {
     hs_analyze_params p;
     char    *command;
+    char    *phases_file;               /* --phases FILE as given, or NULL */
     hs__run *r;
     hs__app *app;
     hs__phase_rules rules;

@@ -784,6 +784,7 @@ void hs_an_free(hs_analysis *a)
     if (!a)
         return;
     free(a->command);
+    free(a->phases_file);
     free(a->est_route);
     free(a->est_blind);
     free(a->status);
@@ -863,7 +864,9 @@ int hs_analyze_run(const char *run, const hs_analyze_params *prm, hs_analysis **
     a->p = *prm;
     a->p.phases_file = NULL;
     a->p.command = NULL;
-    if (prm->command && !(a->command = strdup(prm->command))) {
+    if ((prm->command && !(a->command = strdup(prm->command))) ||
+        (prm->phases_file && !(a->phases_file = strdup(prm->phases_file)))) {
+        free(a->command);
         free(a);
         return hs_error_set(err, HS_ENOMEM, "out of memory");
     }

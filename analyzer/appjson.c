@@ -93,6 +93,7 @@ void hs__an_app_free(hs__app *a)
         return;
     free(a->trace);
     free(a->command);
+    free(a->sim_command);
     free(a->map_policy);
     free(a->map_param);
     free(a->node_of_rank);
@@ -106,6 +107,7 @@ void hs__an_app_free(hs__app *a)
     free(a->comm);
     free(a->bg_spec);
     free(a->bg_nodes);
+    free(a->replay_status);
     hs_jdoc_free(a->doc);
     free(a);
 }
@@ -289,6 +291,18 @@ static void read_background(actx *c, hs__app *a, const hs_jv *root, uint32_t nod
     a->nbg_nodes = (uint32_t)n;
 }
 
+/* replay: whether the replay completed; other keys are the model's
+ * parameters, re-read by nobody here. */
+static void read_replay(actx *c, hs__app *a, const hs_jv *root)
+{
+    const hs_jv *r = get(c, root, "replay", HS_JV_OBJ, 0);
+    if (!r)
+        return;
+    a->replay_status = get_str(c, r, "status", 0);
+    a->unmatched_sends = get_u64(c, r, "unmatched_sends", 0, UINT64_MAX);
+    a->unmatched_recvs = get_u64(c, r, "unmatched_recvs", 0, UINT64_MAX);
+}
+
 int hs__an_app_read(const char *dir, uint32_t nodes, hs__app **out, hs_error *err)
 {
     *out = NULL;
@@ -322,6 +336,7 @@ int hs__an_app_read(const char *dir, uint32_t nodes, hs__app **out, hs_error *er
                             (unsigned long long)ver);
     a->trace = get_str(&c, root, "trace", 0);
     a->command = get_str(&c, root, "command", 0);
+    a->sim_command = get_str(&c, root, "simulate_command", 0);
     a->ranks = (uint32_t)get_u64(&c, root, "ranks", 1, 1u << 30);
     if (!c.rc && a->ranks == 0)
         afail(&c, root, "ranks", "must be positive");
@@ -339,6 +354,7 @@ int hs__an_app_read(const char *dir, uint32_t nodes, hs__app **out, hs_error *er
     }
     read_comm(&c, a, root);
     read_background(&c, a, root, nodes);
+    read_replay(&c, a, root);
     const hs_jv *ci = hs_jv_get(d, root, "congestion_impact");
     if (ci && hs_jv_kind(ci) != HS_JV_NULL)
         a->congestion_impact = ci;

@@ -541,6 +541,7 @@ static void w_app(hs_json *w, const hs_analysis *a)
     hs_json_obj_begin(w);
     kv_str(w, "trace", p->trace);
     kv_str(w, "command", p->command);
+    kv_str(w, "simulate_command", p->sim_command);
     kv_uint(w, "ranks", p->ranks);
     hs_json_key(w, "mapping");
     hs_json_obj_begin(w);
@@ -600,6 +601,45 @@ static void w_app(hs_json *w, const hs_analysis *a)
     hs_json_obj_end(w);
 }
 
+/* Whether the replay that produced the run completed, and what it means for
+ * the findings when it did not; NULL when complete or not a replay. */
+static const char *replay_caveat(const hs_analysis *a)
+{
+    const hs__app *p = a->app;
+    if (!p || !p->replay_status || strcmp(p->replay_status, "ok") == 0)
+        return NULL;
+    if (strcmp(p->replay_status, "deadlock") == 0)
+        return "the replay did not complete: some ranks could never go on (a trace cut short, "
+               "e.g. by a killed run, or a receive no rank sends). The counters cover only the "
+               "part that was replayed: congestion later in the run is missing, the phase and "
+               "run times are not the application's, and 'no congestion' here means none "
+               "in that part only.";
+    if (strcmp(p->replay_status, "incomplete") == 0)
+        return "the replay ended with messages or receives left unmatched (see app.json "
+               "replay.unmatched_*): that traffic never crossed the model, so links it "
+               "would have loaded may be under-reported.";
+    return "the replay did not complete (see app.json replay.status): the counters cover only "
+           "the part that was replayed, and times are not the application's.";
+}
+
+static void w_replay(hs_json *w, const hs_analysis *a)
+{
+    const hs__app *p = a->app;
+    hs_json_key(w, "replay");
+    if (!p || !p->replay_status) {
+        hs_json_null(w);
+        return;
+    }
+    const char *caveat = replay_caveat(a);
+    hs_json_obj_begin(w);
+    kv_str(w, "status", p->replay_status);
+    kv_bool(w, "complete", caveat == NULL);
+    kv_uint(w, "unmatched_sends", p->unmatched_sends);
+    kv_uint(w, "unmatched_recvs", p->unmatched_recvs);
+    kv_str(w, "caveat", caveat);
+    hs_json_obj_end(w);
+}
+
 int hs_an_write_json(const hs_analysis *a, const char *path, hs_error *err)
 {
     const hs__run *r = a->r;
@@ -614,6 +654,7 @@ int hs_an_write_json(const hs_analysis *a, const char *path, hs_error *err)
     kv_str(&w, "hopscope", HS_VERSION);
     kv_str(&w, "command", a->command);
     kv_str(&w, "run", r->dir);
+    w_replay(&w, a);
 
     hs_json_key(&w, "decoder");
     hs_json_obj_begin(&w);
@@ -636,6 +677,7 @@ int hs_an_write_json(const hs_analysis *a, const char *path, hs_error *err)
     kv_num(&w, "load_high", a->p.load_high);
     kv_num(&w, "load_low", a->p.load_low);
     kv_uint(&w, "load_bin_ps", a->p.load_bin_ps);
+    kv_str(&w, "phases_file", a->phases_file);
     hs_json_obj_end(&w);
 
     hs_json_key(&w, "topology");
@@ -816,6 +858,11 @@ void hs_an_print(const hs_analysis *a, FILE *f)
     hs_an_get_summary(a, &s);
     char buf[200];
     fprintf(f, "run        %s\n", r->dir);
+    const char *caveat = replay_caveat(a);
+    if (caveat) {
+        fprintf(f, "REPLAY     %s: ", a->app->replay_status);
+        wrap(f, caveat, 11 + (unsigned)strlen(a->app->replay_status) + 2, 11);
+    }
     fprintf(f, "network    %s\n", r->topo_spec);
     fprintf(f, "           %u nodes, %u switches, %u links\n", r->N, r->S, r->L);
     fprintf(f, "decoder    %s", decoder_name(a->decoder));

@@ -107,6 +107,39 @@ echo "per-message cost (two clock reads, the wrapper, a record stored); the mean
 echo "adds the flush work (encode + deflate + write, see below), which on this"
 echo "two-core machine has no idle core to run on."
 echo
+echo "### Start-up and tear-down"
+echo
+echo "8 ranks on this machine (oversubscribed: every rank polls for a core), the"
+echo "slowest rank's time inside MPI_Init and MPI_Finalize (bench/mpi/inittime.c)."
+echo
+echo "| MPI | | without | with libhopscope.so | added |"
+echo "|---|---|---|---|---|"
+for m in $(mpis); do
+    : >"$TMP/b"; : >"$TMP/t"
+    ov=$([ $m = openmpi ] && echo --oversubscribe)
+    for i in $(seq $RUNS); do
+        if [ $m = openmpi ]; then
+            mpirun.openmpi $ov -np 8 "$BUILD/bench/mpi/$m/inittime" >>"$TMP/b" 2>>"$TMP/stderr"
+            run $m 8 1 0 $ov "$BUILD/bench/mpi/$m/inittime" >>"$TMP/t"
+        else
+            run $m 8 0 0 "$BUILD/bench/mpi/$m/inittime" >>"$TMP/b"
+            run $m 8 1 0 "$BUILD/bench/mpi/$m/inittime" >>"$TMP/t"
+        fi
+    done
+    for col in 1 2; do
+        b=$(awk -v c=$col '{print $c}' "$TMP/b" | median) t=$(awk -v c=$col '{print $c}' "$TMP/t" | median)
+        [ $col = 1 ] && what=MPI_Init || what=MPI_Finalize
+        printf '| %s | %s | %.1f ms | %.1f ms | **%.1f ms** |\n' $m $what \
+            "$(echo "$b / 1000" | bc -l)" "$(echo "$t / 1000" | bc -l)" "$(echo "($t - $b) / 1000" | bc -l)"
+    done
+done
+echo
+echo "Target: under 50 ms added to MPI_Init.  Ranks on one host share"
+echo "CLOCK_MONOTONIC and take no clock-synchronisation exchanges; one rank per"
+echo "other host is measured (5 ping-pongs).  What remains are hopscope's few"
+echo "collectives (settings, host names, directory, epoch), each a scheduler slice"
+echo "or more when ranks outnumber cores."
+echo
 echo "### Trace size: 3D halo exchange"
 echo
 echo "tests/mpi/halo3d on 8 ranks (2x2x2, periodic), 300 iterations of 6 faces of"

@@ -54,8 +54,6 @@ typedef struct hs__pipe {
     const char *topo;         /* NULL: the smallest full fat-tree holding the job */
     const char *map, *ppn, *background, *bits, *seed, *compute_scale, *phases;
     int congestion_impact;    /* with a background: replay with and without it */
-    int auto_compute_scale;   /* scale computation by cores/ranks when the
-                                 recording was oversubscribed */
     char **launcher;
     int nlauncher;
 } hs__pipe;

@@ -359,7 +359,6 @@ int hs__cmd_demo(int argc, char **argv)
     p.map = "random";       /* scattered over the machine: a poor placement */
     p.background = "mixed:frac=0.8"; /* GPCNeT's congestors on most free nodes */
     p.phases = phases;
-    p.auto_compute_scale = 1;
     if (strcmp(mpi, "openmpi") == 0) {
         p.launcher = launcher_ompi;
         p.nlauncher = (int)(sizeof launcher_ompi / sizeof launcher_ompi[0]);

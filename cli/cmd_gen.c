@@ -2,6 +2,7 @@
  * pf3d, canary, incast) without running MPI, at any scale. */
 #include "cli.h"
 #include "hopscope/fabric.h"
+#include "hopscope/replay.h"
 
 #include <getopt.h>
 #include <stdio.h>

@@ -253,10 +253,11 @@ static void summary(const char *dir)
         return;
     }
     const hs_trace_rankstat *x = &s->total;
-    printf("hopscope: trace in %s: %u ranks on %u nodes, %" PRIu64 " events, %" PRIu64
+    uint32_t nn = hs_trace_get_manifest(t)->nnodes;
+    printf("hopscope: trace in %s: %u rank%s on %u node%s, %" PRIu64 " events, %" PRIu64
            " messages (%" PRIu64 " bytes), %" PRIu64 " collective calls, %" PRIu64
            " one-sided operations, %.3f s; %s\n",
-           dir, s->nranks, hs_trace_get_manifest(t)->nnodes, x->events, x->sent_messages,
+           dir, s->nranks, s->nranks == 1 ? "" : "s", nn, nn == 1 ? "" : "s", x->events, x->sent_messages,
            x->sent_bytes, x->coll_calls, x->rma_ops, (double)(x->t_last - x->t_first) * 1e-9,
            s->incomplete_ranks ? "INCOMPLETE (see 'hopscope trace stats')" : "complete");
     if (s->incomplete_ranks)

@@ -38,10 +38,9 @@ const char hs__help_run[] =
     "  --congestion-impact  with a background: replay with and without it\n"
     HS__HELP_BITS
     "  --seed N           seed (1)\n"
-    "  --compute-scale X  factor on the recorded computation (1).  When more ranks\n"
-    "                     than cores were recorded on this machine, their\n"
-    "                     computation includes waiting for a core: run says so and\n"
-    "                     the factor that would undo it\n"
+    "  --compute-scale X  factor on the recorded computation, or auto (the default,\n"
+    "                     as in simulate: ranks recorded on a host with more ranks\n"
+    "                     than cores get cores/ranks)\n"
     "analyze:\n"
     "  --phases FILE      phase names ('hopscope help analyze')\n"
     "\n"

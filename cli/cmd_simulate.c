@@ -8,6 +8,7 @@
  * replay's only -i. */
 #include "cli.h"
 #include "hopscope/fabric.h"
+#include "hopscope/replay.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -142,8 +143,10 @@ static int apply(sim_opts *o, int c, const char *v)
         o->prm.scheme.hash_bits = u == 5 ? 1 : (unsigned)u - 5;
         break;
     case O_SCALE:
-        if (hs_parse_double(v, &d) || !(d >= 0) || d > 1e6)
-            return bad("compute-scale", v, "a factor >= 0 on the recorded computation");
+        if (strcmp(v, "auto") == 0)
+            d = HS_REPLAY_SCALE_AUTO;
+        else if (hs_parse_double(v, &d) || !(d >= 0) || d > 1e6)
+            return bad("compute-scale", v, "auto, or a factor >= 0 on the recorded computation");
         o->rp.compute_scale = d;
         break;
     case O_MAXCOMP:
@@ -409,12 +412,12 @@ static int replay(sim_opts *o)
         printf("\n");
         print_lat("latency", &r.lat);
         printf("phases      %-4s %-22s %-10s %12s %14s %12s %12s\n", "id", "name", "kind",
-               "messages", "bytes", "time in MPI", "p99 latency");
+               "messages", "bytes", "MPI per rank", "p99 latency");
         for (uint32_t i = 0; i < r.nphases; i++) {
             const hs_replay_phase *ph = &r.phases[i];
             printf("            %-4u %-22.22s %-10s %12llu %14llu %12s %12s\n", ph->id, ph->name,
                    ph->kind, (unsigned long long)ph->messages, (unsigned long long)ph->bytes,
-                   ph->app ? tstr(ph->time, a, sizeof a) : "-",
+                   ph->app ? tstr(r.ranks ? ph->time / r.ranks : 0, a, sizeof a) : "-",
                    ph->lat.messages ? tstr(ph->lat.p99, b, sizeof b) : "-");
         }
         if (r.ci) {
@@ -439,7 +442,8 @@ static int replay(sim_opts *o)
     return ret;
 }
 
-/* Parses the command line into *o; 0 or the exit code of a usage error. */
+/* Parses the command line into *o, defaults first; 0 or the exit code of a
+ * usage error. */
 static int parse_args(int argc, char **argv, sim_opts *o)
 {
     memset(o, 0, sizeof *o);
@@ -486,12 +490,23 @@ int hs__cmd_simulate_check(int argc, char **argv)
     return 0;
 }
 
+static int sim_main(const char *cmd, int argc, char **argv);
+
 int hs__cmd_simulate(int argc, char **argv)
+{
+    char *cmd = hs__cmd_line(argc, argv); /* before getopt permutes argv */
+    int rc = sim_main(cmd, argc, argv);
+    free(cmd);
+    return rc;
+}
+
+static int sim_main(const char *cmd, int argc, char **argv)
 {
     sim_opts o;
     int c = parse_args(argc, argv, &o);
     if (c)
         return c;
+    o.rp.command = cmd;
     if (!o.topo)
         return hs__usage_error(CMD, "give the network: --topo SPEC (see 'hopscope help topo')");
     if (o.rp.trace)

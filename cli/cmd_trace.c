@@ -301,8 +301,9 @@ static int do_stats(int argc, char **argv)
         putchar('\n');
     } else {
         const hs_trace_manifest *m = hs_trace_get_manifest(t);
-        printf("trace %s: %s, %u ranks on %u nodes, %s\ncommand: %s\n", argv[optind],
-               m->mpi_library, m->nranks, m->nnodes, m->start_time, m->command);
+        printf("trace %s: %s, %u rank%s on %u node%s, %s\ncommand: %s\n", argv[optind],
+               m->mpi_library, m->nranks, m->nranks == 1 ? "" : "s", m->nnodes,
+               m->nnodes == 1 ? "" : "s", m->start_time, m->command);
         hs_trace_stats_print(s, stdout, (uint32_t)(matrix > UINT32_MAX ? UINT32_MAX : matrix));
     }
     hs_trace_stats_free(s);

@@ -10,11 +10,13 @@
 #include "cli.h"
 #include "hopscope/analyzer.h"
 #include "hopscope/fabric.h"
+#include "hopscope/replay.h"
 
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define CMD "whatif"
 #define JSON_MAX (256u << 20)
@@ -135,7 +137,38 @@ static void path_join(char *dst, size_t n, const char *dir, const char *leaf)
         dst[0] = 0;
 }
 
-static int run_scenario(scenario *sc, const hs_replay_params *base, int quiet)
+/* The phases file RUN's analysis used (analysis.json params.phases_file),
+ * so that the new runs' phases carry the same names; NULL when there is
+ * none.  Copied into buf. */
+static const char *previous_phases(const char *run, char *buf, size_t n, int quiet)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/analysis.json", run);
+    hs_jdoc *d;
+    hs_error e;
+    if (hs_jdoc_load(path, JSON_MAX, &d, &e))
+        return NULL;
+    const hs_jv *pf = hs_jv_get(d, hs_jv_get(d, hs_jdoc_root(d), "params"), "phases_file");
+    const char *s = hs_jv_kind(pf) == HS_JV_STR ? hs_jv_str(d, pf) : NULL;
+    const char *ret = NULL;
+    if (s && snprintf(buf, n, "%s", s) < (int)n) {
+        if (access(buf, R_OK) == 0) {
+            ret = buf;
+            if (!quiet)
+                fprintf(stderr, "hopscope %s: phase names from %s (as %s/analysis.json)\n",
+                        CMD, buf, run);
+        } else {
+            fprintf(stderr, "hopscope %s: warning: %s/analysis.json named phases from '%s', "
+                    "which cannot be read from here; phases keep their tag names (give "
+                    "--phases FILE)\n", CMD, run, buf);
+        }
+    }
+    hs_jdoc_free(d);
+    return ret;
+}
+
+static int run_scenario(scenario *sc, const hs_replay_params *base, const char *phases,
+                        int quiet)
 {
     hs_replay_params rp = *base;
     rp.map = sc->map;
@@ -158,6 +191,7 @@ static int run_scenario(scenario *sc, const hs_replay_params *base, int quiet)
     hs_analyze_params ap;
     hs_analyze_params_default(&ap);
     ap.command = "hopscope whatif";
+    ap.phases_file = phases;
     rc = hs_analyze_run(sc->dir, &ap, &sc->a, &e);
     if (!rc) {
         char path[4300];
@@ -187,10 +221,17 @@ int hs__cmd_whatif(int argc, char **argv)
         { "trace", required_argument, NULL, 't' },
         { "output", required_argument, NULL, 'o' },
         { "quiet", no_argument, NULL, 'q' },
+        { "phases", required_argument, NULL, 'p' },
         { NULL, 0, NULL, 0 },
     };
-    const char *mapspec = NULL, *trace = NULL, *out = NULL;
+    const char *mapspec = NULL, *trace = NULL, *out = NULL, *phases = NULL;
     int nobg = 0, quiet = 0, c;
+    /* the command line, before getopt permutes argv: each new run's app.json
+     * records it as the command that replayed it */
+    char cmd[8192];
+    size_t o = (size_t)snprintf(cmd, sizeof cmd, "hopscope");
+    for (int i = 0; i < argc && o < sizeof cmd; i++)
+        o += (size_t)snprintf(cmd + o, sizeof cmd - o, " %s", argv[i]);
     opterr = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, "o:q", opts, NULL)) != -1) {
@@ -200,6 +241,7 @@ int hs__cmd_whatif(int argc, char **argv)
         case 't': trace = optarg; break;
         case 'o': out = optarg; break;
         case 'q': quiet = 1; break;
+        case 'p': phases = optarg; break;
         default: return hs__usage_error(CMD, "unknown option '%s'", argv[optind - 1]);
         }
     }
@@ -235,9 +277,13 @@ int hs__cmd_whatif(int argc, char **argv)
         return HS_EXIT_FAIL;
     }
 
-    /* the run as it is */
+    /* the run as it is, with the phase names its analysis had */
+    char phbuf[4200];
+    if (!phases)
+        phases = previous_phases(run, phbuf, sizeof phbuf, quiet);
     hs_analyze_params ap;
     hs_analyze_params_default(&ap);
+    ap.phases_file = phases;
     scenario sc[4];
     memset(sc, 0, sizeof sc);
     int rc = hs_analyze_run(run, &ap, &sc[0].a, &e);
@@ -257,6 +303,7 @@ int hs__cmd_whatif(int argc, char **argv)
     int ret = load_params(run, &rp, &man, &app, coll, sizeof coll);
     if (trace)
         rp.trace = trace;
+    rp.command = cmd;
     int have_bg = rp.background && *rp.background;
     sc[0].background = have_bg;
     if (!ret && nobg && !have_bg) {
@@ -316,7 +363,7 @@ int hs__cmd_whatif(int argc, char **argv)
         }
     }
     for (int i = 1; i < ns && !ret; i++)
-        if (run_scenario(&sc[i], &rp, quiet))
+        if (run_scenario(&sc[i], &rp, phases, quiet))
             ret = HS_EXIT_FAIL;
     if (!ret) {
         const hs_an_summary *b = &sc[0].s;

@@ -78,7 +78,10 @@ static const hs__cmd commands[] = {
       "                     trace:PATH[,ppn=P] (another trace, looped)\n"
       "  --congestion-impact  replay without and with the background; report\n"
       "                     GPCNeT's Congestion Impact (p99 latency ratio)\n"
-      "  --compute-scale X  factor on the recorded computation (1; 0: none)\n"
+      "  --compute-scale X  factor on the recorded computation (0: none), or auto\n"
+      "                     (the default): ranks recorded on a host with more ranks\n"
+      "                     than cores get cores/ranks, the others 1 (the trace\n"
+      "                     records each host's cores; a note says what was done)\n"
       "  --max-compute T    refuse a trace that gives one thread more computation\n"
       "                     than T after scaling (3600s; 0: no limit): such gaps come\n"
       "                     from damaged times and would simulate hours of idle\n"
@@ -210,7 +213,8 @@ static const hs__cmd commands[] = {
     { "render", hs__cmd_render, "SVG pictures and an HTML report of the congestion (report.html)",
       hs__help_render },
     { "whatif", hs__cmd_whatif, "re-simulate a replayed run with another mapping or without background",
-      "usage: hopscope whatif RUN --map MAP|suggested [--no-background] [-o DIR]\n"
+      "usage: hopscope whatif RUN --map MAP|suggested [--no-background] [--phases FILE]\n"
+      "                      [-o DIR]\n"
       "\n"
       "Replays the trace behind RUN (a run of 'hopscope simulate -i TRACE') again on\n"
       "the same machine with the same network, in-band and replay parameters\n"
@@ -224,6 +228,8 @@ static const hs__cmd commands[] = {
       "  --no-background    also replay without the run's background jobs (with the\n"
       "                     current mapping, and with the new one when --map is given)\n"
       "  --trace PATH       the trace, when app.json's path is not valid from here\n"
+      "  --phases FILE      phase names for the analyses (default: the file RUN's\n"
+      "                     last 'analyze --phases' used, from RUN/analysis.json)\n"
       "  -o, --output DIR   where the new runs go (default RUN.whatif): DIR/map,\n"
       "                     DIR/nobg, DIR/map-nobg, and the mapping files\n"
       "  -q, --quiet        no progress lines\n"

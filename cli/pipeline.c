@@ -7,6 +7,7 @@
 #include "cli.h"
 #include "hopscope/analyzer.h"
 #include "hopscope/fabric.h"
+#include "hopscope/replay.h"
 #include "hopscope/trace.h"
 
 #include <stdarg.h>
@@ -137,7 +138,7 @@ static void step(int i, const char *what)
 
 int hs__pipe_run(const hs__pipe *p, hs__pipe_out *out)
 {
-    char trace[4096], run[4096], topo[128], cs[32];
+    char trace[4096], run[4096], topo[128];
     memset(out, 0, sizeof *out);
     if (snprintf(trace, sizeof trace, "%s/trace", p->dir) >= (int)sizeof trace ||
         snprintf(run, sizeof run, "%s/run", p->dir) >= (int)sizeof run ||
@@ -191,22 +192,9 @@ int hs__pipe_run(const hs__pipe *p, hs__pipe_out *out)
     step(2, "simulate: the recorded communication replayed on the modelled machine");
     if (!p->topo)
         printf("      no --topo: the smallest full fat-tree that holds the job, %s\n", topo);
+    /* an oversubscribed recording's computation is scaled by the replay
+     * itself (--compute-scale auto), which says so like simulate does */
     const char *scale = p->compute_scale;
-    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    if (hosts == 1 && ncpu > 0 && ranks > (uint32_t)ncpu) {
-        /* Oversubscribed recording: a rank's computation between MPI calls
-         * was stretched by waiting for a core. */
-        if (p->auto_compute_scale && !scale) {
-            snprintf(cs, sizeof cs, "%.6g", (double)ncpu / ranks);
-            scale = cs;
-            printf("      %u ranks were recorded on %ld cores: computation times are scaled "
-                   "by %s to undo the time-sharing\n", ranks, ncpu, cs);
-        } else if (!scale) {
-            printf("      note: %u ranks were recorded on %ld cores, so their recorded "
-                   "computation includes waiting for a core; --compute-scale %.3g would undo it\n",
-                   ranks, ncpu, (double)ncpu / ranks);
-        }
-    }
     a.n = 0;
     add(&a, "simulate");
     add_opt(&a, "--topo", p->topo ? p->topo : topo);

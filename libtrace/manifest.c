@@ -83,6 +83,11 @@ int hs_trace_manifest_write(const char *dir, const hs_trace_manifest *m, hs_erro
         put_escaped(f, m->rank_host ? m->rank_host[r] : m->node_names[m->rank_node[r]]);
         fputc('\n', f);
     }
+    for (uint32_t h = 0; h < m->nhosts; h++) {
+        fprintf(f, "host_cores %u ", m->host_cores[h]);
+        put_escaped(f, m->host_name[h]);
+        fputc('\n', f);
+    }
     fputs("end\n", f);
     int bad = ferror(f);
     if (fclose(f) != 0 || bad) {
@@ -99,10 +104,24 @@ int hs_trace_manifest_write(const char *dir, const hs_trace_manifest *m, hs_erro
 
 /* ---- reading ------------------------------------------------------------ */
 
+int32_t hs_trace_manifest_host_of(const hs_trace_manifest *m, uint32_t r)
+{
+    if (!m || !m->rank_host || r >= m->nranks || !m->rank_host[r])
+        return -1;
+    for (uint32_t h = 0; h < m->nhosts; h++)
+        if (m->host_name[h] && strcmp(m->host_name[h], m->rank_host[r]) == 0)
+            return (int32_t)h;
+    return -1;
+}
+
 void hs_trace_manifest_free(hs_trace_manifest *m)
 {
     if (!m)
         return;
+    for (uint32_t h = 0; h < m->nhosts; h++)
+        free(m->host_name[h]);
+    free(m->host_name);
+    free(m->host_cores);
     free(m->writer);
     free(m->mpi_abi);
     free(m->mpi_library);
@@ -359,6 +378,32 @@ int hs_trace_manifest_read(const char *dir, hs_trace_manifest *m, hs_error *err)
                         rc = take_str(&mp, &m->rank_host[r], "rank host", f4);
                         next_rank++;
                     }
+                }
+            }
+        } else if (strcmp(key, "host_cores") == 0) {
+            char *sp2 = strchr(val, ' ');
+            uint32_t cores;
+            if (!sp2)
+                rc = perr(&mp, "expected 'host_cores CORES HOST'");
+            else if (*sp2 = 0, (rc = take_u32(&mp, "host_cores", val, &cores, 1u << 24)) == 0) {
+                if (cores == 0)
+                    rc = perr(&mp, "host_cores 0");
+                else if ((m->nhosts & (m->nhosts - 1)) == 0) { /* 0, 1, 2, 4, ...: grow */
+                    size_t nc = m->nhosts ? 2u * m->nhosts : 1;
+                    char **nn = realloc(m->host_name, nc * sizeof *nn);
+                    if (nn)
+                        m->host_name = nn;
+                    uint32_t *ncr = nn ? realloc(m->host_cores, nc * sizeof *ncr) : NULL;
+                    if (ncr)
+                        m->host_cores = ncr;
+                    else
+                        rc = hs_error_set(err, HS_ENOMEM, "out of memory");
+                }
+                if (!rc) {
+                    m->host_name[m->nhosts] = NULL;
+                    m->host_cores[m->nhosts] = cores;
+                    rc = take_str(&mp, &m->host_name[m->nhosts], "host name", sp2 + 1);
+                    m->nhosts++;
                 }
             }
         } else {

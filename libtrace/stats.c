@@ -289,6 +289,7 @@ static void add_rankstat(hs_trace_rankstat *t, const hs_trace_rankstat *r)
     t->rma_ops += r->rma_ops;
     t->rma_bytes += r->rma_bytes;
     t->mpi_seconds += r->mpi_seconds;
+    t->init_seconds += r->init_seconds;
     if (r->events) {
         if (!t->events || r->t_first < t->t_first)
             t->t_first = r->t_first;
@@ -331,7 +332,10 @@ int hs_trace_stats_compute(hs_trace *t, hs_trace_stats **out, hs_error *err)
             /* in double: the reader bounds times, but a difference of two
              * int64 times must never be what overflows */
             double sec = ((double)ev.t_end - (double)ev.t_start) * 1e-9;
-            rs->mpi_seconds += sec;
+            if (ev.kind == HS_TRACE_INIT || ev.kind == HS_TRACE_FINALIZE)
+                rs->init_seconds += sec;
+            else
+                rs->mpi_seconds += sec;
             hs_trace_kindstat *ks = &kinds[ev.kind];
             ks->kind = ev.kind;
             ks->calls += ev.repeat;
@@ -418,8 +422,10 @@ void hs_trace_stats_print(const hs_trace_stats *s, FILE *f, uint32_t max_matrix)
             s->incomplete_ranks ? "some rank files are incomplete, see below" : "all complete");
     human_bytes(b1, sizeof b1, t->sent_bytes);
     human_bytes(b2, sizeof b2, t->recv_bytes);
-    fprintf(f, "events %" PRIu64 ", span %.6f s, time in MPI %.6f s (summed over ranks)\n",
-            t->events, ((double)t->t_last - (double)t->t_first) * 1e-9, t->mpi_seconds);
+    fprintf(f, "events %" PRIu64 ", span %.6f s, time in MPI %.6f s summed over ranks "
+            "(%.6f s per rank), MPI_Init and MPI_Finalize %.6f s apart\n",
+            t->events, ((double)t->t_last - (double)t->t_first) * 1e-9, t->mpi_seconds,
+            s->nranks ? t->mpi_seconds / s->nranks : 0.0, t->init_seconds);
     fprintf(f, "point-to-point: %" PRIu64 " messages sent (%s), %" PRIu64
             " received (%s), %" PRIu64 " monitored\n",
             t->sent_messages, b1, t->recv_messages, b2, t->monitored);
@@ -499,6 +505,7 @@ static void json_rankstat(hs_json *w, const hs_trace_rankstat *x)
     hs_json_key(w, "rma_ops"); hs_json_uint(w, x->rma_ops);
     hs_json_key(w, "rma_bytes"); hs_json_uint(w, x->rma_bytes);
     hs_json_key(w, "mpi_seconds"); hs_json_num(w, x->mpi_seconds);
+    hs_json_key(w, "init_seconds"); hs_json_num(w, x->init_seconds);
     hs_json_key(w, "t_first_ns"); hs_json_int(w, x->t_first);
     hs_json_key(w, "t_last_ns"); hs_json_int(w, x->t_last);
 }

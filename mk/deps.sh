@@ -10,8 +10,10 @@ PKGS_TEST="libcmocka-dev libxml2-utils"
 PKGS_MPI="libopenmpi-dev openmpi-bin mpich libmpich-dev gfortran"
 PKGS_APPS="hpcc"
 PKGS_BROWSER="chromium"
+# make bench: bench/json.sh compares common/jsonread.c with these two.
+PKGS_BENCH="libjansson-dev libcjson-dev"
 
-want="$PKGS_BUILD $PKGS_TEST $PKGS_MPI $PKGS_APPS $PKGS_BROWSER"
+want="$PKGS_BUILD $PKGS_TEST $PKGS_MPI $PKGS_APPS $PKGS_BROWSER $PKGS_BENCH"
 case "${1:-}" in
   --list) echo $want; exit 0 ;;
 esac

@@ -222,6 +222,11 @@ static void read_head(rd *r, hs_viz_model *m, const hs_jv *root)
     m->command = str(r, root, "command", "analysis", NUL);
     m->run = str(r, root, "run", "analysis", NUL);
     m->hopscope = str(r, root, "hopscope", "analysis", NUL);
+    const hs_jv *rp = get(r, root, "replay", "analysis", HS_JV_OBJ, NUL);
+    if (rp && !boolean(r, rp, "complete", "replay", 0)) {
+        m->replay_status = str(r, rp, "status", "replay", NUL);
+        m->replay_caveat = str(r, rp, "caveat", "replay", NUL);
+    }
     const hs_jv *dec = get(r, root, "decoder", "analysis", HS_JV_OBJ, NUL);
     m->decoder = str(r, dec, "used", "decoder", NUL);
     m->decoder_note = str(r, dec, "note", "decoder", NUL);
@@ -823,6 +828,7 @@ static void read_app(rd *r, hs_viz_model *m, const hs_jv *root)
     p->have = 1;
     p->trace = str(r, a, "trace", "app", NUL);
     p->command = str(r, a, "command", "app", NUL);
+    p->sim_command = str(r, a, "simulate_command", "app", NUL);
     p->ranks = uint_(r, a, "ranks", "app", 0, UINT32_MAX, 0);
     const hs_jv *mp = get(r, a, "mapping", "app", HS_JV_OBJ, NUL);
     p->map_policy = str(r, mp, "policy", "app.mapping", NUL);
@@ -986,6 +992,8 @@ void hs_viz_free(hs_viz_model *m)
     free(m->command);
     free(m->run);
     free(m->hopscope);
+    free(m->replay_status);
+    free(m->replay_caveat);
     free(m->topo_kind);
     free(m->spec);
     free(m->routing);
@@ -1041,6 +1049,7 @@ void hs_viz_free(hs_viz_model *m)
     hs__vz_app *p = &m->app;
     free(p->trace);
     free(p->command);
+    free(p->sim_command);
     free(p->map_policy);
     free(p->map_param);
     free(p->background);

@@ -661,6 +661,7 @@ static const char CSS[] =
     "h1{font-size:22px;margin-bottom:4px}h2{font-size:18px;margin-top:32px;"
     "border-bottom:1px solid #ccc}h3{font-size:15px;margin:4px 0}\n"
     ".meta{color:#555;font-size:13px}.small{font-size:12px;color:#444}\n"
+    ".warn{border-left:4px solid #b00;background:#fff3f3;padding:6px 10px}\n"
     "ol.findings{padding-left:22px}li.finding{margin-bottom:14px}\n"
     "li.pattern h3{color:#a1283a}li.mapping h3{color:#7a3d00}li.interference h3{color:#1f4e8c}\n"
     "table{border-collapse:collapse;font-size:12px;margin:6px 0}"
@@ -709,6 +710,14 @@ static void report_html(ctx *x)
         hs__vz_puts(&b, ".");
     }
     hs__vz_puts(&b, "</p>\n");
+    if (m->replay_status) {
+        hs__vz_puts(&b, "<p class=\"warn\"><b>The replay did not complete (");
+        hs__vz_esc(&b, m->replay_status);
+        hs__vz_puts(&b, ").</b> ");
+        if (m->replay_caveat)
+            hs__vz_esc(&b, m->replay_caveat);
+        hs__vz_puts(&b, "</p>\n");
+    }
     diagnosis(&b, m);
 
     hs__vz_puts(&b, "<h2 id=\"network\">Where: the network</h2>\n<p class=\"small\">Dark links "
@@ -740,19 +749,25 @@ static void report_html(ctx *x)
         inline_doc(&b, x, "compare.svg", "A and B side by side");
     }
     accuracy(&b, m);
+    /* every step in the order it ran; a step this run does not know of is
+     * said so, not left out */
     hs__vz_puts(&b, "<h2 id=\"commands\">How this report was made</h2>\n<pre>");
-    if (x->o->command) {
-        hs__vz_esc(&b, x->o->command);
+    if (m->app.have) {
+        hs__vz_puts(&b, "# the application, as its trace's manifest records it\n");
+        hs__vz_esc(&b, m->app.command && *m->app.command ? m->app.command : "(not recorded)");
+        hs__vz_puts(&b, "\n# the replay: machine, mapping, background\n");
+        hs__vz_esc(&b, m->app.sim_command ? m->app.sim_command
+                                          : "(not recorded: app.json from an older hopscope "
+                                            "or the library)");
         hs__vz_puts(&b, "\n");
+    } else {
+        hs__vz_puts(&b, "# synthetic traffic, no application: see the run's manifest.json\n");
     }
-    if (m->command) {
-        hs__vz_esc(&b, m->command);
-        hs__vz_puts(&b, "\n");
-    }
-    if (m->app.command) {
-        hs__vz_esc(&b, m->app.command);
-        hs__vz_puts(&b, "\n");
-    }
+    hs__vz_puts(&b, "# the analysis\n");
+    hs__vz_esc(&b, m->command ? m->command : "(not recorded: analysed by the library)");
+    hs__vz_puts(&b, "\n# the pictures and this report\n");
+    hs__vz_esc(&b, x->o->command ? x->o->command : "(not recorded)");
+    hs__vz_puts(&b, "\n");
     hs__vz_puts(&b, "</pre>\n<p class=\"small\">hopscope ");
     hs__vz_esc(&b, HS_VERSION);
     hs__vz_puts(&b, "; analysis by hopscope ");

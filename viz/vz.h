@@ -136,7 +136,7 @@ typedef struct hs__vz_phase_lat {
 
 typedef struct hs__vz_app {
     int       have;
-    char     *trace, *command, *map_policy, *map_param;
+    char     *trace, *command, *sim_command, *map_policy, *map_param;
     uint64_t  ranks, ranks_per_node;
     int       have_time;
     double    total_ps, compute_ps, comm_ps;
@@ -154,6 +154,9 @@ typedef struct hs__vz_app {
 struct hs_viz_model {
     char     *path;             /* where it was read from */
     char     *command, *run, *hopscope;
+    /* the replay did not complete: its status and what that means (NULL when
+     * it completed or the run is no replay) */
+    char     *replay_status, *replay_caveat;
     /* topology */
     int       topo;             /* HS__VZ_TOPO_* */
     char     *topo_kind, *spec, *routing;

@@ -230,7 +230,14 @@ typedef struct hs_trace_manifest {
     uint32_t *rank_pid;     /* [nranks] */
     size_t   nsettings;
     char   **settings;      /* "HOPSCOPE_X=value" as the job saw them */
+    uint32_t nhosts;        /* real hosts whose cores are known (0: none) */
+    char   **host_name;     /* [nhosts] as in rank_host */
+    uint32_t *host_cores;   /* [nhosts] cores online there when recorded */
 } hs_trace_manifest;
+
+/* The index into host_name/host_cores of rank r's real host, or -1 when
+ * the manifest does not say (traces from gen, or from an older libhopscope). */
+int32_t hs_trace_manifest_host_of(const hs_trace_manifest *m, uint32_t r);
 
 /* Writes DIR/manifest.txt atomically (temporary file + rename).
  * HS_EINVAL for an inconsistent manifest, HS_EIO. */
@@ -324,7 +331,11 @@ typedef struct hs_trace_rankstat {
     uint64_t monitored;            /* sent messages carrying the in-band field */
     uint64_t coll_calls, coll_bytes_sent, coll_bytes_recv;
     uint64_t rma_ops, rma_bytes;
-    double   mpi_seconds;          /* time inside recorded MPI calls */
+    double   mpi_seconds;          /* time inside recorded MPI calls, less
+                                      MPI_Init and MPI_Finalize */
+    double   init_seconds;         /* time inside MPI_Init(_thread) and
+                                      MPI_Finalize: start-up and tear-down, not
+                                      the application's communication */
     int64_t  t_first, t_last;
 } hs_trace_rankstat;
 

@@ -516,16 +516,29 @@ MPI_Request *hs__reqcopy(int n)
 
 /* ---- clock synchronisation ----------------------------------------------------- */
 
-/* Cristian's method against rank 0, best of SYNC_ROUNDS exchanges per rank,
- * on the private communicator.  Sets offset (add to local CLOCK_MONOTONIC to
- * get rank 0's) and, at MPI_Init, the job epoch. */
+/* Cristian's method against rank 0, best of SYNC_ROUNDS exchanges, on the
+ * private communicator.  Sets offset (add to local CLOCK_MONOTONIC to get
+ * rank 0's) and, at MPI_Init, the job epoch.
+ *
+ * CLOCK_MONOTONIC is one clock per host (one kernel), so ranks on rank 0's
+ * host have offset 0 exactly and exchange nothing, and one rank per other
+ * host (its leader) is measured and its result given to the host's other
+ * ranks.  Ping-pongs between ranks time-sharing a core cost a scheduler
+ * slice each (tens of ms under MPICH's busy polling): measuring every rank
+ * made an 8-rank job on one host start a second later. */
 static void clock_sync(hs__clock_rec *out, int which)
 {
     MPI_Comm comm = hs__g.priv;
     memset(out, 0, sizeof *out);
     out->which = (uint32_t)which;
+    const uint32_t *lead = hs__g.sync_leader;
+    uint32_t me = (uint32_t)hs__g.rank;
     if (hs__g.rank == 0) {
         for (int r = 1; r < hs__g.size; r++) {
+            /* rank 0's host shares its clock; other ranks hear their
+             * leader's result when it is measured */
+            if (lead && lead[r] != (uint32_t)r)
+                continue;
             uint64_t best_rtt = UINT64_MAX, best_b = 0;
             int64_t best_off = 0;
             for (int k = 0; k < SYNC_ROUNDS; k++) {
@@ -541,10 +554,19 @@ static void clock_sync(hs__clock_rec *out, int which)
             }
             uint64_t res[3] = { (uint64_t)best_off, best_rtt, best_b };
             HS_PMPI(Send)(res, sizeof res, MPI_BYTE, r, SYNC_TAG, comm);
+            for (int q = r + 1; lead && q < hs__g.size; q++)
+                if (lead[q] == (uint32_t)r)
+                    HS_PMPI(Send)(res, sizeof res, MPI_BYTE, q, SYNC_TAG, comm);
         }
         out->local_ns = hs__mono_ns();
+    } else if (lead && lead[me] == 0) {
+        out->offset_ns = 0;
+        out->rtt_ns = 0;
+        out->local_ns = hs__mono_ns();
     } else {
-        for (int k = 0; k < SYNC_ROUNDS; k++) {
+        /* every rank has the table or none does (it is allocated before the
+         * job agrees to record), so all decide alike */
+        for (int k = 0; (!lead || lead[me] == me) && k < SYNC_ROUNDS; k++) {
             HS_PMPI(Recv)(NULL, 0, MPI_BYTE, 0, SYNC_TAG, comm, MPI_STATUS_IGNORE);
             uint64_t b = hs__mono_ns();
             HS_PMPI(Send)(&b, 8, MPI_BYTE, 0, SYNC_TAG, comm);
@@ -566,7 +588,42 @@ static void clock_sync(hs__clock_rec *out, int which)
 typedef struct hostinfo {
     char host[HOST_LEN];
     uint32_t pid;
+    uint32_t cores;       /* online there: the replay undoes oversubscription */
 } hostinfo;
+
+/* leader[r] = the lowest rank on rank r's host, the same on every rank (from
+ * the same gathered names).  Linear time through an open-addressing table of
+ * leaders keyed by the host name's hash; without memory for the table, the
+ * quadratic scan. */
+static void host_leaders(const hostinfo *hi, int n, uint32_t *leader)
+{
+    size_t cap = 16;
+    while (cap < 2 * (size_t)n)
+        cap *= 2;
+    int32_t *tab = malloc(cap * sizeof *tab);
+    for (int r = 0; r < n; r++) {
+        const char *h = hi[r].host;
+        if (!tab) {
+            int q = 0;
+            while (q < r && strncmp(hi[q].host, h, HOST_LEN) != 0)
+                q++;
+            leader[r] = (uint32_t)q;
+            continue;
+        }
+        if (r == 0)
+            memset(tab, 0xff, cap * sizeof *tab);
+        uint64_t x = 1469598103934665603ull;              /* FNV-1a */
+        for (size_t i = 0; i < HOST_LEN && h[i]; i++)
+            x = (x ^ (unsigned char)h[i]) * 1099511628211ull;
+        size_t i = (size_t)x & (cap - 1);
+        while (tab[i] >= 0 && strncmp(hi[tab[i]].host, h, HOST_LEN) != 0)
+            i = (i + 1) & (cap - 1);
+        if (tab[i] < 0)
+            tab[i] = r;
+        leader[r] = (uint32_t)tab[i];
+    }
+    free(tab);
+}
 
 /* Virtual placement from HOPSCOPE_NODES / HOPSCOPE_NODE_MAP, decided by
  * rank 0 and broadcast.  Returns the number of nodes, or 0 to fall back to
@@ -704,9 +761,27 @@ static void write_manifest(const settings *s, const hostinfo *hi, const uint32_t
     for (char **e = environ; *e; e++)
         if (strncmp(*e, "HOPSCOPE_", 9) == 0)
             set[nset++] = *e;
+    /* distinct real hosts with their cores, in order of first appearance */
+    char **hname = calloc((size_t)hs__g.size, sizeof *hname);
+    uint32_t *hcores = calloc((size_t)hs__g.size, sizeof *hcores);
+    uint32_t nh = 0;
     for (int r = 0; r < hs__g.size; r++) {
         hosts[r] = (char *)hi[r].host;
         pids[r] = hi[r].pid;
+        if (!hname || !hcores || !hi[r].cores)
+            continue;
+        uint32_t h = 0;
+        while (h < nh && strcmp(hname[h], hi[r].host) != 0)
+            h++;
+        if (h == nh) {
+            hname[nh] = (char *)hi[r].host;
+            hcores[nh++] = hi[r].cores;
+        }
+    }
+    if (hname && hcores) {
+        m.nhosts = nh;
+        m.host_name = hname;
+        m.host_cores = hcores;
     }
     m.nranks = (uint32_t)hs__g.size;
     m.nnodes = (uint32_t)nnodes;
@@ -733,6 +808,8 @@ static void write_manifest(const settings *s, const hostinfo *hi, const uint32_t
     free(set);
     free(hosts);
     free(pids);
+    free(hname);
+    free(hcores);
 }
 
 /* ---- end of recording ------------------------------------------------------------ */
@@ -930,13 +1007,16 @@ void hs__start(int provided, uint64_t t0, uint64_t t1)
     hostinfo *hi = calloc((size_t)hs__g.size, sizeof *hi);
     uint32_t *node = calloc((size_t)hs__g.size, sizeof *node);
     char **node_names = calloc((size_t)hs__g.size, sizeof *node_names);
-    int ok = hi && node && node_names && hs__g.mon_seq, all_ok = 0;
+    hs__g.sync_leader = calloc((size_t)hs__g.size, sizeof *hs__g.sync_leader);
+    int ok = hi && node && node_names && hs__g.sync_leader && hs__g.mon_seq, all_ok = 0;
     HS_PMPI(Allreduce)(&ok, &all_ok, 1, MPI_INT, MPI_MIN, hs__g.priv);
     if (!all_ok) {
         hs__warn("not recording (out of memory at start)");
         free(hi);
         free(node);
         free(node_names);
+        free(hs__g.sync_leader);
+        hs__g.sync_leader = NULL;
         hs__g.finished = 1;
         return;
     }
@@ -944,7 +1024,10 @@ void hs__start(int provided, uint64_t t0, uint64_t t1)
     memset(&mine, 0, sizeof mine);
     gethostname(mine.host, sizeof mine.host - 1);
     mine.pid = (uint32_t)getpid();
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    mine.cores = ncpu > 0 && ncpu < (1L << 24) ? (uint32_t)ncpu : 0;
     HS_PMPI(Allgather)(&mine, sizeof mine, MPI_BYTE, hi, sizeof mine, MPI_BYTE, hs__g.priv);
+    host_leaders(hi, hs__g.size, hs__g.sync_leader);
     char node_mode[4200] = "host";
     int nnodes = virtual_nodes(&s, node, node_mode, sizeof node_mode);
     if (nnodes > 0) {
@@ -1067,6 +1150,8 @@ int hs__finalize_prepare(hs__clock_rec *c1)
         return 0;
     /* Every rank is in MPI_Finalize: the last collective work hopscope does. */
     clock_sync(c1, 1);
+    free(hs__g.sync_leader);
+    hs__g.sync_leader = NULL;
     HS_PMPI(Comm_free)(&hs__g.priv);
     return 1;
 }

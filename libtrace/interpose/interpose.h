@@ -150,6 +150,9 @@ typedef struct hs__global {
     char     my_node_name[MPI_MAX_PROCESSOR_NAME];
     /* clock sync */
     hs__clock_rec clk0;
+    uint32_t *sync_leader;     /* [size] the first rank on each rank's host:
+                                  ranks that share rank 0's host share its
+                                  clock; one rank per other host is synced */
     z_stream zmeta, zmeta_t;   /* deflate states for clock/end blocks (file_lock) */
     uint64_t events_total, dropped_total;
 } hs__global;

@@ -24,6 +24,7 @@
  * Prints one line: TARGET, inputs tried, accepted, rejected. */
 #include "hopscope/analyzer.h"
 #include "hopscope/fabric.h"
+#include "hopscope/replay.h"
 #include "hopscope/trace.h"
 #include "hopscope/viz.h"
 #include "../../libtrace/format.h"

@@ -67,6 +67,21 @@ after=$(awk '/^suggested mapping/ { print $10 }' "$T_TMP/w1")
 if [ "$after" -lt "$before" ]; then t_ok "fewer congested links ($before -> $after)"; else
     t_fail "fewer congested links" "$before -> $after"; fi
 "$HOPSCOPE" whatif "$T_TMP/pf" --no-background > /dev/null 2>&1; t_eq "no background to remove exits 2" 2 $?
+# The report names every step with its command line, the replay's included.
+"$HOPSCOPE" render "$T_TMP/pf" -q > /dev/null
+sed -n '/id="commands"/,/<\/pre>/p' "$T_TMP/pf/report.html" > "$T_TMP/prov"
+t_grep "provenance: the trace's command" '^hopscope gen pf3d --ranks 64 --iters 6' "$T_TMP/prov"
+t_grep "provenance: the replay's command" "^hopscope simulate --topo fattree:k=8,n=2,taper=4 -i $T_TMP/pf.trace --map file:$T_TMP/scatter.map" "$T_TMP/prov"
+t_grep "provenance: the analysis" "^hopscope analyze $T_TMP/pf\$" "$T_TMP/prov"
+t_grep "provenance: the render" "^hopscope render $T_TMP/pf -q\$" "$T_TMP/prov"
+# The new runs keep the phase names the run's analysis had.
+printf 'tag 100-105 halo\ncollective alltoall fft\n' > "$T_TMP/pf-phases.txt"
+"$HOPSCOPE" analyze "$T_TMP/pf" --phases "$T_TMP/pf-phases.txt" > /dev/null
+"$HOPSCOPE" whatif "$T_TMP/pf" --map linear -q -o "$T_TMP/pfw" > /dev/null
+t_grep "whatif keeps named phases" '"name":"fft"' "$T_TMP/pfw/map/analysis.json"
+t_grep "whatif keeps named tag ranges" '"name":"halo"' "$T_TMP/pfw/map/analysis.json"
+"$HOPSCOPE" whatif "$T_TMP/pf" --map linear -q -o "$T_TMP/pfw2" --phases /dev/null > /dev/null
+t_grep "whatif --phases overrides" '"name":"tag 100"' "$T_TMP/pfw2/map/analysis.json"
 "$HOPSCOPE" whatif "$T_TMP/inc" --map suggested > /dev/null 2> "$T_TMP/err"; rc=$?
 t_eq "whatif on a synthetic run exits 1" 1 "$rc"
 t_grep "whatif explains it needs a replay" 'simulate -i TRACE' "$T_TMP/err"

@@ -56,6 +56,7 @@ for m in $(lt_mpis); do
     t_grep "$m: unknown launcher warned about" "not a launcher hopscope knows" "$T_TMP/e"
     t_grep "$m: unknown launcher: trace complete" "; complete$" "$T_TMP/o"
     t_grep "$m: ldd picked the $m library" "^mpi_abi $m\$" "$T_TMP/env-$m/manifest.txt"
+    t_grep "$m: the host's cores recorded" "^host_cores $(getconf _NPROCESSORS_ONLN) $(hostname)\$" "$T_TMP/env-$m/manifest.txt"
 
     # --- refusing to overwrite ----------------------------------------------------------
     "$HOPSCOPE" record -o "$T_TMP/env-$m" -- env "$ring" 4 100 >"$T_TMP/o" 2>"$T_TMP/e"

@@ -64,10 +64,16 @@ case "$comm" in *"[0,1,61440,3]"*) t_ok "comm matrix: 0 -> 1, 3 messages of 20 K
 t_grep "manifest names app.json" '"file": "app.json"' "$T_TMP/r1/manifest.json"
 "$HOPSCOPE" simulate --topo $T -i "$T_TMP/h64" -o "$T_TMP/r2" --quiet
 same=1
-for f in app.json manifest.json truth.bin counters.bin records.bin phases.tsv; do
+for f in manifest.json truth.bin counters.bin records.bin phases.tsv; do
     cmp -s "$T_TMP/r1/$f" "$T_TMP/r2/$f" || same=0
 done
+# app.json records the command line, which names the output directory
+grep -v '"simulate_command"' "$T_TMP/r1/app.json" > "$T_TMP/a1"
+grep -v '"simulate_command"' "$T_TMP/r2/app.json" > "$T_TMP/a2"
+cmp -s "$T_TMP/a1" "$T_TMP/a2" || same=0
 t_eq "same trace and seed, byte-identical run directories" 1 "$same"
+t_eq "app.json records the replay's command" 1 \
+    "$(grep -c "\"simulate_command\": \"hopscope simulate --topo $T -i $T_TMP/h64 -o $T_TMP/r2 --quiet\"" "$T_TMP/r2/app.json")"
 "$HOPSCOPE" simulate --topo $T -i "$T_TMP/h64" --compute-scale 0 --quiet -o "$T_TMP/r3"
 t_eq "--compute-scale 0: no computation" 0 "$(rp_field "$T_TMP/r3" compute_ps)"
 "$HOPSCOPE" simulate --topo $T -i "$T_TMP/h64" --bits 5 --quiet -o "$T_TMP/r4"
@@ -101,6 +107,16 @@ t_grep "deadlock: reported" "the replay cannot go on" "$T_TMP/e"
 t_grep "deadlock: names a blocked rank and its call" "rank [0-9]+: MPI_waitall \(event [0-9]+ of the rank\) on 12 requests" "$T_TMP/e"
 t_grep "deadlock: names receives that never matched" "rank [0-9]+ posted a receive from rank [0-9]+, tag 10[0-5]" "$T_TMP/e"
 t_eq "deadlock: app.json says so" deadlock "$(rp_field "$T_TMP/rd" status)"
+# The analysis and the report say at the top that the replay did not complete.
+"$HOPSCOPE" analyze "$T_TMP/rd" > "$T_TMP/an" 2>&1
+t_eq "deadlock: analyze still runs" 0 $?
+sed -n 2p "$T_TMP/an" > "$T_TMP/an2"
+t_grep "deadlock: analyze says so first" "^REPLAY     deadlock: the replay did not complete" "$T_TMP/an2"
+t_grep "deadlock: analysis.json says so" '"replay":\{"status":"deadlock","complete":false' \
+    "$T_TMP/rd/analysis.json"
+"$HOPSCOPE" render "$T_TMP/rd" > /dev/null 2>&1
+t_grep "deadlock: the report says so" 'class="warn"><b>The replay did not complete \(deadlock\)' \
+    "$T_TMP/rd/report.html"
 
 # ---- mapping experiment (reduced; docs/validation.md) ------------------------------
 # 256 ranks, 4 per node, on a 2:1 tapered 64-node fat-tree.  Linear keeps a

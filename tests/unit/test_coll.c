@@ -10,7 +10,7 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include "../../fabric/coll.h"
+#include "../../replay/coll.h"
 #include "hopscope/common.h"
 
 enum { MAXN = 64, MAXSTEPS = 4096, MAXX = 8192 };

@@ -7,6 +7,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -303,6 +305,262 @@ static void test_fuzz(void **state)
     free(s);
 }
 
+/* ---- property fuzz: random documents through the writer and back ---------
+ * Random trees (objects with unique keys, arrays, strings with escapes,
+ * control characters and multi-byte UTF-8, integers over the whole int64
+ * and uint64 ranges, doubles of random bits, booleans, nulls) are written
+ * with hs_json, compact and pretty, and read back: every value, key and
+ * string must come back exactly, in order.  Then the same text is mutated
+ * and truncated: accepted or rejected with the offset, never a crash. */
+typedef struct xv {
+    hs_jv_type t;
+    char    *key;      /* member of an object: its key */
+    char    *s;        /* strings */
+    size_t   n;        /* containers: members */
+    int      kind;     /* numbers: 0 int64, 1 uint64, 2 double */
+    int64_t  i;
+    uint64_t u;
+    double   d;
+    int      b;
+} xv;
+typedef struct xlist {
+    xv    *v;
+    size_t n, cap;
+} xlist;
+
+static xv *xpush(xlist *l)
+{
+    if (l->n == l->cap) {
+        l->cap = l->cap ? 2 * l->cap : 64;
+        l->v = realloc(l->v, l->cap * sizeof *l->v);
+        assert_non_null(l->v);
+    }
+    memset(&l->v[l->n], 0, sizeof *l->v);
+    return &l->v[l->n++];
+}
+
+/* A random valid UTF-8 string without NUL (the writer takes C strings). */
+static char *rnd_str(uint64_t *seed, const char *suffix)
+{
+    size_t n = (size_t)(rng(seed) % 12);
+    char *s = malloc(4 * n + 32);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        switch (rng(seed) % 6) {
+        case 0: s[k++] = (char)(1 + rng(seed) % 0x1f); break;          /* control */
+        case 1: s[k++] = "\"\\/"[rng(seed) % 3]; break;
+        case 2: {                                                       /* U+0080..U+07FF */
+            unsigned c = 0x80 + (unsigned)(rng(seed) % 0x780);
+            s[k++] = (char)(0xc0 | c >> 6);
+            s[k++] = (char)(0x80 | (c & 0x3f));
+            break;
+        }
+        case 3: {                                                       /* U+0800..U+FFFF, no surrogates */
+            unsigned c = 0x800 + (unsigned)(rng(seed) % (0x10000 - 0x800 - 0x800));
+            if (c >= 0xd800)
+                c += 0x800;
+            s[k++] = (char)(0xe0 | c >> 12);
+            s[k++] = (char)(0x80 | ((c >> 6) & 0x3f));
+            s[k++] = (char)(0x80 | (c & 0x3f));
+            break;
+        }
+        case 4: {                                                       /* U+10000..U+10FFFF */
+            unsigned c = 0x10000 + (unsigned)(rng(seed) % 0x100000);
+            s[k++] = (char)(0xf0 | c >> 18);
+            s[k++] = (char)(0x80 | ((c >> 12) & 0x3f));
+            s[k++] = (char)(0x80 | ((c >> 6) & 0x3f));
+            s[k++] = (char)(0x80 | (c & 0x3f));
+            break;
+        }
+        default: s[k++] = (char)(0x20 + rng(seed) % 0x5f); break;      /* printable ASCII */
+        }
+    }
+    strcpy(s + k, suffix);
+    return s;
+}
+
+static void gen_value(hs_json *w, xlist *l, uint64_t *seed, int depth, char *key)
+{
+    xv *x = xpush(l);
+    size_t me = l->n - 1;
+    x->key = key;
+    if (key)
+        hs_json_key(w, key);
+    unsigned what = (unsigned)(rng(seed) % (depth < 6 ? 10 : 7));
+    switch (what) {
+    case 0: x->t = HS_JV_NULL; hs_json_null(w); break;
+    case 1: x->t = HS_JV_BOOL; x->b = (int)(rng(seed) & 1); hs_json_bool(w, x->b); break;
+    case 2: x->t = HS_JV_STR; x->s = rnd_str(seed, ""); hs_json_str(w, x->s); break;
+    case 3: x->t = HS_JV_NUM; x->kind = 0; x->i = (int64_t)rng(seed) >> (rng(seed) % 64);
+            hs_json_int(w, x->i); break;
+    case 4: x->t = HS_JV_NUM; x->kind = 1; x->u = rng(seed) >> (rng(seed) % 64);
+            hs_json_uint(w, x->u); break;
+    case 5: case 6: {
+        uint64_t bits = rng(seed);
+        double d;
+        memcpy(&d, &bits, sizeof d);
+        if (rng(seed) % 2)
+            d = (double)(int64_t)(rng(seed) % 2000001) / 1000.0 - 1000.0;
+        x->t = HS_JV_NUM;
+        x->kind = 2;
+        /* the writer writes non-finite numbers as null, and -0 as 0 */
+        if (!isfinite(d))
+            x->t = HS_JV_NULL;
+        x->d = d == 0 ? 0 : d;
+        hs_json_num(w, d);
+        break;
+    }
+    default: {
+        int obj = what == 9 || (what == 8 && rng(seed) % 2);
+        size_t n = (size_t)(rng(seed) % 6);
+        x->t = obj ? HS_JV_OBJ : HS_JV_ARR;
+        x->n = n;
+        if (obj)
+            hs_json_obj_begin(w);
+        else
+            hs_json_arr_begin(w);
+        for (size_t i = 0; i < n; i++) {
+            char suffix[24];
+            snprintf(suffix, sizeof suffix, "#%zu", i);   /* keys unique */
+            gen_value(w, l, seed, depth + 1, obj ? rnd_str(seed, suffix) : NULL);
+        }
+        if (obj)
+            hs_json_obj_end(w);
+        else
+            hs_json_arr_end(w);
+        (void)me;
+    }
+    }
+}
+
+/* Compares the parsed value with the expected pre-order list from *at. */
+static void check_value(const hs_jdoc *d, const hs_jv *v, const xlist *l, size_t *at)
+{
+    const xv *x = &l->v[(*at)++];
+    assert_int_equal(hs_jv_kind(v), x->t);
+    switch (x->t) {
+    case HS_JV_BOOL: {
+        int b;
+        assert_int_equal(hs_jv_bool(v, &b), 0);
+        assert_int_equal(b, x->b);
+        break;
+    }
+    case HS_JV_STR:
+        assert_string_equal(hs_jv_str(d, v), x->s);
+        break;
+    case HS_JV_NUM: {
+        double dv;
+        assert_int_equal(hs_jv_double(v, &dv), 0);
+        if (x->kind == 0) {
+            int64_t i;
+            assert_int_equal(hs_jv_i64(v, &i), 0);
+            assert_true(i == x->i);
+            assert_true(dv == (double)x->i);
+        } else if (x->kind == 1) {
+            uint64_t u;
+            assert_int_equal(hs_jv_u64(v, &u), 0);
+            assert_true(u == x->u);
+            assert_true(dv == (double)x->u);
+        } else {
+            if (dv != x->d)
+                fail_msg("double %.17g read back as %.17g", x->d, dv);
+        }
+        break;
+    }
+    case HS_JV_ARR:
+    case HS_JV_OBJ:
+        assert_int_equal(hs_jv_len(v), x->n);
+        for (size_t i = 0; i < x->n; i++) {
+            const xv *c = &l->v[*at];
+            if (x->t == HS_JV_OBJ) {
+                assert_string_equal(hs_jv_key_at(d, v, i), c->key);
+                assert_ptr_equal(hs_jv_get(d, v, c->key), hs_jv_at(d, v, i));
+            }
+            check_value(d, hs_jv_at(d, v, i), l, at);
+        }
+        break;
+    default:
+        break;
+    }
+}
+
+static void test_fuzz_round_trip(void **state)
+{
+    (void)state;
+    uint64_t seed = 2026;
+    int accepted = 0, rejected = 0;
+    for (int it = 0; it < 1500; it++) {
+        int pretty = it & 1;
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+        assert_non_null(f);
+        hs_json w;
+        hs_json_init(&w, f, pretty);
+        xlist l = {0};
+        /* the root is a container, as in every file hopscope writes */
+        hs_json_obj_begin(&w);
+        size_t n = 1 + (size_t)(rng(&seed) % 8);
+        xv *root = xpush(&l);
+        root->t = HS_JV_OBJ;
+        root->n = n;
+        for (size_t i = 0; i < n; i++) {
+            char suffix[24];
+            snprintf(suffix, sizeof suffix, "@%zu", i);
+            gen_value(&w, &l, &seed, 1, rnd_str(&seed, suffix));
+        }
+        hs_json_obj_end(&w);
+        assert_int_equal(hs_json_finish(&w), 0);
+        fclose(f);
+
+        hs_jdoc *d;
+        hs_error e;
+        hs_error_clear(&e);
+        int rc = hs_jdoc_parse(buf, len, "rt.json", &d, &e);
+        if (rc)
+            fail_msg("writer output rejected: %s\n%.*s", e.msg, (int)(len < 400 ? len : 400), buf);
+        size_t at = 0;
+        check_value(d, hs_jdoc_root(d), &l, &at);
+        assert_int_equal(at, l.n);
+        hs_jdoc_free(d);
+
+        /* mutated and truncated: accepted, or rejected naming the offset */
+        for (int m = 0; m < 4; m++) {
+            char *t = malloc(len + 1);
+            memcpy(t, buf, len);
+            size_t tn = len;
+            size_t pos = (size_t)(rng(&seed) % len);
+            switch (rng(&seed) % 4) {
+            case 0: tn = pos; break;
+            case 1: t[pos] = (char)rng(&seed); break;
+            case 2: t[pos] = "{}[]\",:\\ 0-.eEtfn"[rng(&seed) % 18]; break;
+            default: memmove(t + pos, t + pos + 1, len - pos - 1); tn--; break;
+            }
+            rc = hs_jdoc_parse(t, tn, "m.json", &d, &e);
+            if (rc == 0) {
+                accepted++;
+                hs_jdoc_free(d);
+            } else {
+                rejected++;
+                assert_int_equal(rc, HS_EFORMAT);
+                assert_non_null(strstr(e.msg, "m.json: offset "));
+                assert_null(d);
+            }
+            free(t);
+        }
+        for (size_t i = 0; i < l.n; i++) {
+            free(l.v[i].key);
+            free(l.v[i].s);
+        }
+        free(l.v);
+        free(buf);
+    }
+    /* both outcomes happen, or the mutations test nothing */
+    assert_true(accepted > 0 && rejected > 0);
+    print_message("round trip: 1500 documents; mutations: %d accepted, %d rejected\n",
+                  accepted, rejected);
+}
+
 static void test_load(void **state)
 {
     (void)state;
@@ -332,6 +590,7 @@ int main(void)
         cmocka_unit_test(test_rejects),
         cmocka_unit_test(test_writer_round_trip),
         cmocka_unit_test(test_fuzz),
+        cmocka_unit_test(test_fuzz_round_trip),
         cmocka_unit_test(test_load),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "hopscope/fabric.h"
+#include "hopscope/replay.h"
 #include "hopscope/trace.h"
 
 #define TOPO "fattree:k=4,n=2"   /* nodes 0..3 share leaf switch 0 */
@@ -501,6 +502,79 @@ static void test_allreduce_and_barrier(void **s)
     rm_trace();
 }
 
+/* Ranks recorded on a host with more ranks than cores had their computation
+ * stretched by waiting for a core: the replay scales it by cores/ranks on
+ * that host (docs/replay.md), unless a factor is given. */
+static void rewrite_hosts(uint32_t n, const char *const *rank_host, uint32_t nh,
+                          const char *const *hosts, const uint32_t *cores)
+{
+    hs_trace_manifest m;
+    hs_error e;
+    assert_int_equal(hs_trace_manifest_read(dir, &m, &e), 0);
+    for (uint32_t r = 0; r < n; r++) {
+        free(m.rank_host[r]);
+        m.rank_host[r] = strdup(rank_host[r]);
+    }
+    for (uint32_t h = 0; h < m.nhosts; h++)
+        free(m.host_name[h]);
+    free(m.host_name);
+    free(m.host_cores);
+    m.nhosts = nh;
+    m.host_name = malloc(nh * sizeof *m.host_name);
+    m.host_cores = malloc(nh * sizeof *m.host_cores);
+    for (uint32_t h = 0; h < nh; h++) {
+        m.host_name[h] = strdup(hosts[h]);
+        m.host_cores[h] = cores[h];
+    }
+    assert_int_equal(hs_trace_manifest_write(dir, &m, &e), 0);
+    hs_trace_manifest_free(&m);
+}
+
+static void test_compute_scale_rule(void **s)
+{
+    (void)s;
+    tw w[4];
+    new_trace(4, w);
+    for (int r = 0; r < 4; r++)
+        coll(&w[r], HS_TRACE_BARRIER, 0, 3000);      /* 3 us of computation first */
+    finish(w, 4);
+    static const char *const rank_host[] = { "a", "a", "a", "b" };
+    static const char *const hosts[] = { "a", "b" };
+    static const uint32_t cores[] = { 2, 4 };
+    rewrite_hosts(4, rank_host, 2, hosts, cores);
+    hs_replay_result r;
+    assert_int_equal(replay(NULL, 1, &r), 0);
+    /* 3 ranks on 2 cores: x 2/3; the rank alone on 4 cores: x 1 */
+    assert_int_equal(r.compute_mean, (3 * 2000 + 3000) * HS_PS_PER_NS / 4);
+    assert_true(r.compute_scale_min > 0.6666 && r.compute_scale_min < 0.6667);
+    assert_true(r.compute_scale_max == 1.0);
+    assert_non_null(r.report);
+    assert_non_null(strstr(r.report, "3 of 4 ranks were recorded on hosts with fewer cores than "
+                                     "ranks (3 ranks on 2 cores on a)"));
+    hs_replay_result_free(&r);
+
+    /* a given factor wins, and nothing is said */
+    hs_replay_params p;
+    hs_replay_params_default(&p);
+    p.trace = dir;
+    p.topo = TOPO;
+    p.compute_scale = 1.0;
+    hs_error e;
+    assert_int_equal(hs_replay_run(&p, &r, &e), 0);
+    assert_int_equal(r.compute_mean, 3000 * HS_PS_PER_NS);
+    assert_true(!r.report || !strstr(r.report, "fewer cores"));
+    hs_replay_result_free(&r);
+
+    /* every host with enough cores: nothing scaled */
+    static const uint32_t many[] = { 3, 1 };
+    rewrite_hosts(4, rank_host, 2, hosts, many);
+    assert_int_equal(replay(NULL, 1, &r), 0);
+    assert_int_equal(r.compute_mean, 3000 * HS_PS_PER_NS);
+    assert_true(r.compute_scale_min == 1.0 && r.compute_scale_max == 1.0);
+    hs_replay_result_free(&r);
+    rm_trace();
+}
+
 /* ---- one-sided ---------------------------------------------------------------------- */
 
 static void rma_ev(tw *x, int kind, uint64_t win, int32_t peer, int32_t tag, uint64_t b,
@@ -926,6 +1000,7 @@ int main(void)
         cmocka_unit_test(test_leftover_reported),
         cmocka_unit_test(test_max_compute),
         cmocka_unit_test(test_allreduce_and_barrier),
+        cmocka_unit_test(test_compute_scale_rule),
         cmocka_unit_test(test_rma_lock_put_get),
         cmocka_unit_test(test_mappings),
         cmocka_unit_test(test_mapping_in_replay),

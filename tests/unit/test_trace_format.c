@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -790,6 +791,54 @@ static void test_stats_ring(void **state)
     free(dir);
 }
 
+/* MPI_Init and MPI_Finalize are start-up and tear-down: counted apart from
+ * the time in MPI, which would otherwise be mostly MPI_Init on short runs. */
+static void test_stats_init_apart(void **state)
+{
+    (void)state;
+    char *dir = mkdtemp_dir();
+    write_manifest(dir, 1, 1);
+    hs_error e;
+    hs_trace_writer *w;
+    assert_int_equal(hs_trace_writer_open(&w, dir, 0, 1, &e), 0);
+    static const struct { int kind; int64_t t0, t1; } evs[] = {
+        { HS_TRACE_INIT, 0, 5000 },
+        { HS_TRACE_ALLREDUCE, 6000, 6010 },
+        { HS_TRACE_ALLREDUCE, 7000, 7030 },
+        { HS_TRACE_FINALIZE, 8000, 8500 },
+    };
+    for (size_t i = 0; i < sizeof evs / sizeof evs[0]; i++) {
+        hs_trace_event ev;
+        hs_trace_event_init(&ev, evs[i].kind);
+        ev.t_start = evs[i].t0;
+        ev.t_end = evs[i].t1;
+        if (evs[i].kind == HS_TRACE_ALLREDUCE) {
+            ev.comm = HS_TRACE_COMM_WORLD;
+            ev.bytes = ev.bytes2 = 8;
+        }
+        assert_int_equal(hs_trace_writer_event(w, &ev, &e), 0);
+    }
+    assert_int_equal(hs_trace_writer_close(w, &e), 0);
+    hs_trace *t;
+    assert_int_equal(hs_trace_open(dir, &t, &e), 0);
+    hs_trace_stats *s;
+    assert_int_equal(hs_trace_stats_compute(t, &s, &e), 0);
+    assert_true(fabs(s->total.mpi_seconds - 40e-9) < 1e-15);
+    assert_true(fabs(s->total.init_seconds - 5500e-9) < 1e-15);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    hs_trace_stats_print(s, f, 0);
+    fclose(f);
+    assert_non_null(strstr(buf, "time in MPI 0.000000 s summed over ranks (0.000000 s per rank), "
+                                "MPI_Init and MPI_Finalize 0.000006 s apart"));
+    free(buf);
+    hs_trace_stats_free(s);
+    hs_trace_close(t);
+    rm_rf(dir);
+    free(dir);
+}
+
 /* ---- truncation and damage --------------------------------------------- */
 
 static void test_truncation(void **state)
@@ -1096,6 +1145,7 @@ int main(void)
         cmocka_unit_test(test_times_checked),
         cmocka_unit_test(test_writer_refuses_times),
         cmocka_unit_test(test_stats_ring),
+        cmocka_unit_test(test_stats_init_apart),
         cmocka_unit_test(test_truncation),
         cmocka_unit_test(test_damage),
         cmocka_unit_test(test_fuzz_decoder),

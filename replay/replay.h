@@ -1,4 +1,4 @@
-/* fabric/replay.h — private: the MPI replay's state, shared by replay.c
+/* replay/replay.h — private: the MPI replay's state, shared by replay.c
  * (driver), replay_load.c (trace -> ops), replay_actor.c (the interpreter),
  * mpi_p2p.c (matching, protocols, transport), mpi_coll.c, mpi_rma.c,
  * background.c and replay_out.c (app.json, reports).
@@ -28,10 +28,11 @@
  *     there are queued and run after the event, so nothing recurses.
  *
  * Indices are uint32 into pools that grow by doubling (RP_NIL = none). */
-#ifndef HOPSCOPE_FABRIC_REPLAY_H
-#define HOPSCOPE_FABRIC_REPLAY_H
+#ifndef HOPSCOPE_REPLAY_REPLAY_H
+#define HOPSCOPE_REPLAY_REPLAY_H
 
-#include "engine.h"
+#include "hopscope/replay.h"
+#include "../common/rng.h"
 #include "coll.h"
 #include "hopscope/trace.h"
 
@@ -411,6 +412,11 @@ typedef struct rp {
     uint32_t *node_of;       /* [nranks] global rank -> node */
     hs_trace_manifest man;   /* of the application trace */
     int       have_man;
+    /* computation scale of the application's ranks (hs__rp_compute_scale):
+     * [ranks of the application trace] while it loads, then freed */
+    double   *app_scale;
+    double    scale_min, scale_max;   /* over the application's ranks */
+    char      scale_note[320];        /* why it was scaled; "" when it was not */
     const char *stage;
     /* background */
     uint32_t *bg_nodes;  uint32_t nbg_nodes;

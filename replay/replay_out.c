@@ -374,7 +374,11 @@ void hs__rp_report(rp *R, hs_replay_result *res)
     }
     free(bs.p);
     free(br.p);
+    if (R->scale_note[0])
+        sb_printf(&b, "%s", R->scale_note);
     res->warnings = R->warnings;
+    res->compute_scale_min = R->have_man && R->scale_min <= R->scale_max ? R->scale_min : 1.0;
+    res->compute_scale_max = R->have_man && R->scale_min <= R->scale_max ? R->scale_max : 1.0;
     res->report = b.p;
     if (R->deadlock)
         res->status = HS_EDEADLOCK;
@@ -477,6 +481,11 @@ int hs__rp_write_app_json(rp *R, const char *dir, const hs_replay_result *res,
     hs_json_str(&j, p->trace);
     hs_json_key(&j, "command");
     hs_json_str(&j, R->have_man && R->man.command ? R->man.command : "");
+    hs_json_key(&j, "simulate_command");
+    if (p->command)
+        hs_json_str(&j, p->command);
+    else
+        hs_json_null(&j);
     hs_json_key(&j, "ranks");
     hs_json_uint(&j, J->nranks);
 
@@ -676,7 +685,17 @@ int hs__rp_write_app_json(rp *R, const char *dir, const hs_replay_result *res,
     hs_json_key(&j, "ctrl_bytes");
     hs_json_uint(&j, p->ctrl_bytes);
     hs_json_key(&j, "compute_scale");
-    hs_json_num(&j, p->compute_scale);
+    if (p->compute_scale >= 0)
+        hs_json_num(&j, p->compute_scale);
+    else
+        hs_json_null(&j);
+    hs_json_key(&j, "compute_scale_applied");
+    hs_json_obj_begin(&j);
+    hs_json_key(&j, "min");
+    hs_json_num(&j, R->have_man && R->scale_min <= R->scale_max ? R->scale_min : 1.0);
+    hs_json_key(&j, "max");
+    hs_json_num(&j, R->have_man && R->scale_min <= R->scale_max ? R->scale_max : 1.0);
+    hs_json_obj_end(&j);
     hs_json_key(&j, "mem_bw_Bps");
     hs_json_uint(&j, p->mem_bw);
     hs_json_key(&j, "shm_latency_ps");

@@ -173,7 +173,7 @@ void hs_replay_params_default(hs_replay_params *p)
     memset(p, 0, sizeof *p);
     hs_fabric_params_default(&p->net);
     p->seed = 1;
-    p->compute_scale = 1.0;
+    p->compute_scale = HS_REPLAY_SCALE_AUTO;
     p->max_compute = 3600ull * 1000000000ull * HS_PS_PER_NS;
     p->eager_limit = 16384;
     p->ctrl_bytes = 0;
@@ -192,8 +192,9 @@ static int check_params(const hs_replay_params *p, hs_error *err)
         return hs_error_set(err, HS_EINVAL, "no trace given");
     if (!p->topo || !*p->topo)
         return hs_error_set(err, HS_EINVAL, "no topology given");
-    if (!(p->compute_scale >= 0) || p->compute_scale > 1e6)
-        return hs_error_set(err, HS_EINVAL, "compute scale %g: must be in [0, 1e6]",
+    if (p->compute_scale != HS_REPLAY_SCALE_AUTO &&
+        (!(p->compute_scale >= 0) || p->compute_scale > 1e6))
+        return hs_error_set(err, HS_EINVAL, "compute scale %g: must be in [0, 1e6], or auto",
                             p->compute_scale);
     if (p->mem_bw == 0)
         return hs_error_set(err, HS_EINVAL, "memory bandwidth must be positive");
@@ -286,6 +287,7 @@ static void rp_free(rp *R)
     free(R->man.command);
     free(R->man.node_mode);
     free(R->man.rank_node);
+    free(R->app_scale);
     free(R->bg_nodes);
     free(R->bg_phases);
 }

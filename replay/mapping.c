@@ -1,8 +1,9 @@
 /* Rank-to-node mappings: which node of the machine each rank of a job runs
- * on (include/hopscope/fabric.h lists the policies).  Pure functions of the
+ * on (include/hopscope/replay.h lists the policies).  Pure functions of the
  * configuration, so the same spec and seed place ranks identically in every
  * run, and `hopscope whatif` can re-simulate with another mapping. */
-#include "engine.h"
+#include "hopscope/replay.h"
+#include "../common/rng.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -9,7 +9,8 @@
  * Monitoring flags follow hs_trace_monitored() with the per-pair message
  * sequence, as the interposer decides them.  One rank file is open at a
  * time, so any number of ranks needs one file descriptor. */
-#include "engine.h"
+#include "hopscope/replay.h"
+#include "../common/rng.h"
 #include "hopscope/trace.h"
 
 #include <stdio.h>

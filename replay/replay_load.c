@@ -18,6 +18,7 @@
  *     rank as communicator ranks. */
 #include "replay.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1069,6 +1070,61 @@ static void lctx_free(lctx *L)
     hs__rp_map_free(&L->req);
 }
 
+/* The factor on the recorded computation of each rank of the application.
+ * Given (--compute-scale X >= 0): X everywhere.  Automatic: a rank recorded
+ * on a host with more ranks than cores had its computation stretched by
+ * waiting for a core, so it is scaled by cores / ranks there; ranks on
+ * hosts with enough cores, or whose host's cores the trace does not record,
+ * keep 1.  One rule for simulate, run, demo and whatif; the note says what
+ * was done. */
+static int compute_scale(rp *R, const hs_trace_manifest *m, hs_error *err)
+{
+    double given = R->prm->compute_scale;
+    R->app_scale = malloc(((size_t)m->nranks + 1) * sizeof *R->app_scale);
+    uint32_t *on = calloc((size_t)m->nhosts + 1, sizeof *on);
+    if (!R->app_scale || !on) {
+        free(on);
+        return hs_error_set(err, HS_ENOMEM, "out of memory");
+    }
+    int32_t *host = NULL;
+    if (!(given >= 0) && m->nhosts) {
+        host = malloc((size_t)m->nranks * sizeof *host);
+        if (!host) {
+            free(on);
+            return hs_error_set(err, HS_ENOMEM, "out of memory");
+        }
+        for (uint32_t r = 0; r < m->nranks; r++)
+            if ((host[r] = hs_trace_manifest_host_of(m, r)) >= 0)
+                on[host[r]]++;
+    }
+    uint32_t worst = UINT32_MAX, scaled = 0;
+    R->scale_min = INFINITY;
+    R->scale_max = -INFINITY;
+    for (uint32_t r = 0; r < m->nranks; r++) {
+        double s = given >= 0 ? given : 1.0;
+        if (host && host[r] >= 0 && on[host[r]] > m->host_cores[host[r]]) {
+            s = (double)m->host_cores[host[r]] / on[host[r]];
+            scaled++;
+            if (worst == UINT32_MAX || s < (double)m->host_cores[worst] / on[worst])
+                worst = (uint32_t)host[r];
+        }
+        R->app_scale[r] = s;
+        R->scale_min = s < R->scale_min ? s : R->scale_min;
+        R->scale_max = s > R->scale_max ? s : R->scale_max;
+    }
+    R->scale_note[0] = 0;
+    if (scaled)
+        snprintf(R->scale_note, sizeof R->scale_note,
+                 "%u of %u ranks were recorded on hosts with fewer cores than ranks (%u ranks "
+                 "on %u cores on %.64s): their computation is scaled by cores/ranks (%.4g "
+                 "there) to undo the time-sharing; --compute-scale 1 keeps it as recorded\n",
+                 scaled, m->nranks, on[worst], m->host_cores[worst], m->host_name[worst],
+                 (double)m->host_cores[worst] / on[worst]);
+    free(host);
+    free(on);
+    return 0;
+}
+
 static int load_rank(rp *R, hs_trace *tr, uint32_t job, uint32_t jr, const char *path,
                      hs_error *err)
 {
@@ -1080,7 +1136,8 @@ static int load_rank(rp *R, hs_trace *tr, uint32_t job, uint32_t jr, const char 
     L.grank = R->jobs[job].rank0 + jr;
     L.path = path;
     L.err = err;
-    L.scale = R->prm->compute_scale;
+    L.scale = R->jobs[job].app && R->app_scale ? R->app_scale[jr]
+            : R->prm->compute_scale >= 0 ? R->prm->compute_scale : 1.0;
     int rc = hs__rp_map_init(&L.req, 64);
     if (rc)
         return hs_error_set(err, rc, "out of memory");
@@ -1203,8 +1260,16 @@ int hs__rp_load_trace(rp *R, const char *path, int app, hs_error *err)
     J->sample_rate = m->sample_rate;
     J->sample_seed = m->sample_seed;
     J->actor0 = R->nactors;
+    if (app && (rc = compute_scale(R, m, err))) {
+        hs_trace_close(tr);
+        return rc;
+    }
     for (uint32_t r = 0; r < m->nranks && !rc; r++)
         rc = load_rank(R, tr, job, r, path, err);
+    if (app) {
+        free(R->app_scale);
+        R->app_scale = NULL;
+    }
     J = &R->jobs[job];
     J->nactors = R->nactors - J->actor0;
     if (!rc && app) {

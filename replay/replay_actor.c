@@ -371,8 +371,7 @@ void hs__rp_check_end(rp *R)
         else
             R->deadlock = 1;
         R->stop = 1;
-        if (R->F->in_run)
-            hs_fabric_stop(R->F);
+        hs_fabric_stop(R->F);   /* a no-op outside hs_fabric_run */
     }
 }
 
@@ -394,8 +393,7 @@ void hs__rp_drain(rp *R)
     R->draining = 0;
     if (R->error) {
         R->stop = 1;
-        if (R->F->in_run)
-            hs_fabric_stop(R->F);
+        hs_fabric_stop(R->F);   /* a no-op outside hs_fabric_run */
         return;
     }
     hs__rp_check_end(R);

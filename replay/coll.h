@@ -1,4 +1,4 @@
-/* fabric/coll.h — private to fabric: MPI collectives decomposed into
+/* replay/coll.h — private to replay: MPI collectives decomposed into
  * point-to-point steps, as MPICH and Open MPI do by default.
  *
  * A schedule is produced lazily, one step at a time, for one rank: a step is
