@@ -3,7 +3,8 @@
 #
 #   make                 everything (core library, hopscope command, interposers)
 #   make check           install missing Debian packages, build, run all tests,
-#                        then the unit tests again under ASan+UBSan
+#                        the unit tests again and the hopscope command under
+#                        ASan+UBSan
 #   make bench           benchmarks; figures go to docs/performance.md
 #   make demo            install missing packages, build, run `hopscope demo`
 #   make deps            install missing Debian packages (root) or say how
@@ -49,6 +50,7 @@ CORE_LIB      := $(BUILD)/lib/libhopscope-core.a
 CORE_SO       := $(BUILD)/lib/libhopscope-core.so
 CORE_SAN_LIB  := $(BUILD)/san/lib/libhopscope-core.a
 HOPSCOPE      := $(BUILD)/bin/hopscope
+HOPSCOPE_SAN  := $(BUILD)/san/bin/hopscope
 UNIT_BINS     := $(UNIT_TESTS:tests/unit/%.c=$(BUILD)/tests/%)
 UNIT_SAN_BINS := $(UNIT_TESTS:tests/unit/%.c=$(BUILD)/san/tests/%)
 BENCH_BINS    := $(BENCH_SRCS:bench/%.c=$(BUILD)/bench/%)
@@ -76,7 +78,7 @@ bench:
 	@$(MAKE) --no-print-directory all $(BENCH_BINS)
 	@bench/run.sh $(BUILD)
 
-tests: $(UNIT_BINS) $(UNIT_SAN_BINS) $(TEST_EXTRA)
+tests: $(UNIT_BINS) $(UNIT_SAN_BINS) $(HOPSCOPE_SAN) $(TEST_EXTRA)
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -101,6 +103,12 @@ $(CORE_SAN_LIB): $(CORE_SAN_OBJS)
 $(HOPSCOPE): $(CLI_SRCS:%.c=$(BUILD)/obj/%.o) $(CORE_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $^ $(LDLIBS_CORE)
+
+# The command itself under ASan+UBSan: the integration suite san_cli.sh
+# drives it over every reader and stage.
+$(HOPSCOPE_SAN): $(CLI_SRCS:%.c=$(BUILD)/san/obj/%.o) $(CORE_SAN_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) -fsanitize=address,undefined -o $@ $^ $(LDLIBS_CORE)
 
 $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(CORE_LIB)
 	@mkdir -p $(dir $@)

@@ -16,7 +16,6 @@
  * group each. */
 #include "an.h"
 
-#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,6 +39,15 @@ static int rule_fail(hs_error *err, const char *name, unsigned line, const char 
     return hs_error_set(err, HS_EFORMAT, "%s: line %u: %s%s%s%s", name, line, why,
                         what ? " '" : "", what ? what : "", what ? "'" : "");
 }
+
+/* The collective kinds app.json names (docs/formats.md, app.json
+ * `phases[].collective`): a rule naming anything else could never match,
+ * so a misspelt one ("alltoal") is an error, not a silent no-op.  The
+ * nonblocking and v/w forms are replayed as these kinds. */
+static const char *const coll_names[] = {
+    "barrier", "bcast", "reduce", "allreduce", "allgather", "alltoall",
+    "gather", "scatter", "reduce_scatter", "scan", "exscan", "neighbor",
+};
 
 /* "N" or "A-B" with 0 <= A <= B <= max. */
 static int parse_range(const char *s, int64_t max, int64_t *lo, int64_t *hi)
@@ -127,11 +135,10 @@ int hs__an_phase_rules_parse(const char *text, size_t len, const char *name,
             rc = parse_range(w2, 65535, &rule.lo, &rule.hi);
         } else if (strcmp(w1, "collective") == 0) {
             rule.what = 2;
-            if (!*w2)
-                rc = HS_EINVAL;
-            for (const char *c = w2; *c && !rc; c++)
-                if (!isalnum((unsigned char)*c) && *c != '_')
-                    rc = HS_EINVAL;
+            rc = HS_EINVAL;
+            for (size_t k = 0; k < sizeof coll_names / sizeof coll_names[0]; k++)
+                if (strcmp(w2, coll_names[k]) == 0)
+                    rc = 0;
         } else {
             hs__an_phase_rules_free(out);
             return rule_fail(err, name, line, "expected 'tag', 'collective' or 'phase', not", w1);
@@ -139,7 +146,10 @@ int hs__an_phase_rules_parse(const char *text, size_t len, const char *name,
         if (rc) {
             hs__an_phase_rules_free(out);
             return rule_fail(err, name, line,
-                             rule.what == 2 ? "expected a collective name (allreduce, bcast, ...), not"
+                             rule.what == 2 ? "expected a collective kind (barrier, bcast, "
+                                              "reduce, allreduce, allgather, alltoall, gather, "
+                                              "scatter, reduce_scatter, scan, exscan, neighbor), "
+                                              "not"
                              : rc == HS_ERANGE ? "range out of order or too large:"
                                                : "expected N or A-B, not", w2);
         }
@@ -185,20 +195,36 @@ int hs__an_phase_rules_read(const char *path, hs__phase_rules *out, hs_error *er
     FILE *f = fopen(path, "rb");
     if (!f)
         return hs_error_set(err, HS_ENOENT, "cannot open phases file '%s'", path);
-    char *buf = malloc(RULES_MAX_BYTES + 1);
-    if (!buf) {
-        fclose(f);
-        return hs_error_set(err, HS_ENOMEM, "out of memory");
+    /* grown as read: a phases file is a few lines, the bound is for hostile
+     * ones (a buffer of the bound each time made every read cost 16 MB) */
+    char *buf = NULL;
+    size_t n = 0, cap = 0;
+    int rc = 0;
+    for (;;) {
+        if (n == cap) {
+            size_t nc = cap ? 2 * cap : 4096;
+            char *nb = nc <= (size_t)RULES_MAX_BYTES + 1 ? realloc(buf, nc + 1) : NULL;
+            if (!nb) {
+                rc = nc > (size_t)RULES_MAX_BYTES + 1
+                         ? hs_error_set(err, HS_ERANGE, "%s: larger than %u bytes", path,
+                                        RULES_MAX_BYTES)
+                         : hs_error_set(err, HS_ENOMEM, "out of memory");
+                break;
+            }
+            buf = nb;
+            cap = nc;
+        }
+        size_t k = fread(buf + n, 1, cap - n, f);
+        n += k;
+        if (k == 0)
+            break;
     }
-    size_t n = fread(buf, 1, RULES_MAX_BYTES + 1, f);
-    int bad = ferror(f);
-    fclose(f);
-    int rc;
-    if (bad)
+    if (!rc && ferror(f))
         rc = hs_error_set(err, HS_EIO, "cannot read phases file '%s'", path);
-    else if (n > RULES_MAX_BYTES)
+    else if (!rc && n > RULES_MAX_BYTES)
         rc = hs_error_set(err, HS_ERANGE, "%s: larger than %u bytes", path, RULES_MAX_BYTES);
-    else
+    fclose(f);
+    if (!rc)
         rc = hs__an_phase_rules_parse(buf, n, path, out, err);
     free(buf);
     return rc;
@@ -215,4 +241,13 @@ const char *hs__an_phase_rules_match(const hs__phase_rules *r, uint32_t phase_id
             return q->name;
     }
     return NULL;
+}
+
+int hs_an_phases_check(const char *path, hs_error *err)
+{
+    hs__phase_rules r;
+    int rc = hs__an_phase_rules_read(path, &r, err);
+    if (!rc)
+        hs__an_phase_rules_free(&r);
+    return rc;
 }

@@ -882,6 +882,10 @@ static uint64_t cset_bytes(const hs__run *r)
     return 64 + (uint64_t)r->cnt_arrays * r->cnt_n * 8 * (r->cnt_second ? 4 : 2);
 }
 
+/* Bound on the sum of h^2 over all counter sets: the decoders add up to 8
+ * arrays of up to every set, in int64_t. */
+#define SUM_H2_MAX (1ull << 59)
+
 static int read_counters(hs__run *r, const char *name, const files *fl, hs_error *err)
 {
     char path[4096];
@@ -937,7 +941,7 @@ static int read_counters(hs__run *r, const char *name, const files *fl, hs_error
     r->ncs = M;
     uint32_t last_phase = 0;
     int any_phase = 0, any_win = 0;
-    uint64_t last_win = 0;
+    uint64_t last_win = 0, total_h2 = 0;
     for (uint32_t i = 0; i < M; i++) {
         uint64_t off = 56 + i * each;
         const unsigned char *p = m->p + off;
@@ -978,6 +982,32 @@ static int read_counters(hs__run *r, const char *name, const files *fl, hs_error
                                 "%llu of %llu packets)", path, (unsigned long long)off + 16,
                                 (unsigned long long)c->tot.flagged,
                                 (unsigned long long)c->tot.packets);
+        /* Every counted packet adds +-h to one entry of each t array (+-h^2
+         * of each t2), flagged ones to c (c2): an array's absolute sum is
+         * at most the set's sum of h^2 (flagged: of the flagged), h >= 1.
+         * Counters beyond that cannot come from packets, and they would
+         * overflow the transform, whose outputs the bound also bounds. */
+        total_h2 += (uint64_t)c->tot.sum_h2;
+        if (total_h2 > SUM_H2_MAX)
+            return hs_error_set(err, HS_EFORMAT, "%s: offset %llu: the sets' sums of h^2 add up "
+                                "to more than 2^59", path, (unsigned long long)off + 48);
+        const unsigned char *q = c->arrays;
+        for (unsigned a = 0; a < (r->cnt_second ? 4u : 2u); a++) {
+            uint64_t lim = (uint64_t)(a % 2 ? c->tot.sum_h2_flag : c->tot.sum_h2);
+            for (uint32_t j = 0; j < r->cnt_arrays; j++) {
+                uint64_t sum = 0;
+                for (uint64_t x = 0; x < r->cnt_n; x++, q += 8) {
+                    int64_t v = (int64_t)hs__le64(q);
+                    sum += v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+                    if (sum > lim)
+                        return hs_error_set(err, HS_EFORMAT, "%s: offset %llu: set %u: the "
+                                            "counters add up to more than its packets can "
+                                            "(sum of h^2 %llu)", path,
+                                            (unsigned long long)(q - m->p), i,
+                                            (unsigned long long)lim);
+                }
+            }
+        }
     }
     return 0;
 }
@@ -1200,9 +1230,10 @@ int hs__an_run_open(const char *dir, hs__run **out, hs_error *err)
         return rc;
     }
     if (!fl.records[0] && r->nrecords) {
+        unsigned long long nrec = r->nrecords;   /* r is freed below */
         hs__an_run_close(r);
         return hs_error_set(err, HS_EFORMAT, "%s/manifest.json: counts.records is %llu but files "
-                            "has no records", dir, (unsigned long long)r->nrecords);
+                            "has no records", dir, nrec);
     }
     if (fl.truth[0] && (rc = read_truth(r, fl.truth, &fl, err))) {
         hs__an_run_close(r);

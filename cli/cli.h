@@ -21,6 +21,14 @@ int hs__cmd_run(int argc, char **argv);
 extern const char hs__help_run[];
 int hs__cmd_topo(int argc, char **argv);
 int hs__cmd_simulate(int argc, char **argv);
+/* Checks simulate's replay options (argv as for hs__cmd_simulate, without
+ * -i) and prints a usage error: 0 or the exit code. */
+int hs__cmd_simulate_check(int argc, char **argv);
+/* The one description of --bits, for every command that takes it. */
+#define HS__HELP_BITS \
+    "  --bits B           width of the in-band field: 5 (hop counter c=3, one hash\n" \
+    "                     bit), 6 (c=4, b=1; the default), 7 (c=4, b=2) ... 13\n" \
+    "                     (c=4, b=8); docs/inband.md\n"
 int hs__cmd_analyze(int argc, char **argv);
 int hs__cmd_whatif(int argc, char **argv);
 int hs__cmd_trace(int argc, char **argv);

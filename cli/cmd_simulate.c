@@ -25,6 +25,7 @@ enum {
     /* replay */
     O_INPUT, O_MAP, O_PPN, O_BACKGROUND, O_CI, O_BITS, O_SCALE, O_EAGER, O_CTRL, O_MEMBW,
     O_SHMLAT, O_OVERHEAD, O_REDBW, O_COLL, O_TAGPH, O_LATCAP, O_WATCHDOG, O_BGCREDITS,
+    O_MAXCOMP,
 };
 
 static const struct option opts[] = {
@@ -69,6 +70,7 @@ static const struct option opts[] = {
     { "congestion-impact", no_argument, NULL, O_CI },
     { "bits", required_argument, NULL, O_BITS },
     { "compute-scale", required_argument, NULL, O_SCALE },
+    { "max-compute", required_argument, NULL, O_MAXCOMP },
     { "eager", required_argument, NULL, O_EAGER },
     { "ctrl-bytes", required_argument, NULL, O_CTRL },
     { "mem-bw", required_argument, NULL, O_MEMBW },
@@ -138,7 +140,8 @@ static int apply(sim_opts *o, int c, const char *v)
     case O_BITS:
         /* the in-band field width: hop counter + hash bits + congestion flag */
         rc = u64_in("bits", v, 5, 4 + HS_HASH_BITS_MAX + 1, &u,
-                    "the field width in bits, 5..13 (5: c=3,b=1; 6: c=4,b=1; 7: c=4,b=2 ...)");
+                    "the width of the in-band field, 5..13 (5: c=3,b=1; 6: c=4,b=1, the "
+                    "default; 7: c=4,b=2 ...)");
         o->prm.scheme.hop_bits = u == 5 ? 3 : 4;
         o->prm.scheme.hash_bits = u == 5 ? 1 : (unsigned)u - 5;
         break;
@@ -148,6 +151,11 @@ static int apply(sim_opts *o, int c, const char *v)
         else if (hs_parse_double(v, &d) || !(d >= 0) || d > 1e6)
             return bad("compute-scale", v, "auto, or a factor >= 0 on the recorded computation");
         o->rp.compute_scale = d;
+        break;
+    case O_MAXCOMP:
+        if (hs_parse_time(v, &t))
+            return bad("max-compute", v, "a time such as 600s (0: no limit)");
+        o->rp.max_compute = t;
         break;
     case O_EAGER:
         if (hs_parse_size(v, &u) || u > (1ull << 40))
@@ -446,25 +454,14 @@ static int replay(sim_opts *o)
     return ret;
 }
 
-static int sim_main(sim_opts *op, const char *cmd, int argc, char **argv);
-
-int hs__cmd_simulate(int argc, char **argv)
+/* Parses the command line into *o, defaults first; 0 or the exit code of a
+ * usage error. */
+static int parse_args(int argc, char **argv, sim_opts *o)
 {
-    sim_opts o;
-    memset(&o, 0, sizeof o);
-    hs_fabric_params_default(&o.prm);
-    hs_traffic_cfg_default(&o.tc);
-    hs_replay_params_default(&o.rp);
-    char *cmd = hs__cmd_line(argc, argv); /* before getopt permutes argv */
-    int rc = sim_main(&o, cmd, argc, argv);
-    free(cmd);
-    return rc;
-}
-
-static int sim_main(sim_opts *op, const char *cmd, int argc, char **argv)
-{
-    sim_opts o = *op;
-    o.rp.command = cmd;
+    memset(o, 0, sizeof *o);
+    hs_fabric_params_default(&o->prm);
+    hs_traffic_cfg_default(&o->tc);
+    hs_replay_params_default(&o->rp);
     int c;
     opterr = 0;
     optind = 1;
@@ -472,12 +469,56 @@ static int sim_main(sim_opts *op, const char *cmd, int argc, char **argv)
         if (c == '?' || c == ':')
             return hs__usage_error(CMD, "unknown option or missing value: '%s'",
                                    argv[optind - 1]);
-        int rc = apply(&o, c, optarg);
+        int rc = apply(o, c, optarg);
         if (rc)
             return rc;
     }
     if (optind != argc)
         return hs__usage_error(CMD, "unexpected argument '%s'", argv[optind]);
+    return 0;
+}
+
+/* The replay's options as `run` will pass them, checked before anything
+ * runs: the same parser, then every spec (topology when given, mapping,
+ * background, collectives) through hs_replay_check.  The trace need not
+ * exist yet. */
+int hs__cmd_simulate_check(int argc, char **argv)
+{
+    sim_opts o;
+    int rc = parse_args(argc, argv, &o);
+    if (rc)
+        return rc;
+    if (o.traffic_opt)
+        return hs__usage_error(CMD, "--%s is for synthetic traffic", o.traffic_name);
+    if (o.rp.congestion_impact && !o.rp.background)
+        return hs__usage_error(CMD, "--congestion-impact compares runs with and without a "
+                               "background: give --background SPEC");
+    o.rp.topo = o.topo;
+    o.rp.net = o.prm;
+    hs_error err;
+    hs_error_clear(&err);
+    if ((rc = hs_replay_check(&o.rp, &err)))
+        return hs__usage_error(CMD, "%s", hs_error_str(&err, rc));
+    return 0;
+}
+
+static int sim_main(const char *cmd, int argc, char **argv);
+
+int hs__cmd_simulate(int argc, char **argv)
+{
+    char *cmd = hs__cmd_line(argc, argv); /* before getopt permutes argv */
+    int rc = sim_main(cmd, argc, argv);
+    free(cmd);
+    return rc;
+}
+
+static int sim_main(const char *cmd, int argc, char **argv)
+{
+    sim_opts o;
+    int c = parse_args(argc, argv, &o);
+    if (c)
+        return c;
+    o.rp.command = cmd;
     if (!o.topo)
         return hs__usage_error(CMD, "give the network: --topo SPEC (see 'hopscope help topo')");
     if (o.rp.trace)

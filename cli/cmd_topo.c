@@ -71,6 +71,33 @@ static int print_path(const hs_topo *t, uint32_t src, uint32_t dst)
     return HS_EXIT_OK;
 }
 
+static void print_summary(const hs_topo_desc *d)
+{
+    const hs_topo_summary *s = &d->s;
+    char r[32], lt[32], bb[32];
+    printf("topology    %s\n", d->spec);
+    printf("nodes       %u\n", s->nodes);
+    printf("switches    %u\n", s->switches);
+    printf("links       %u directed (%u injection, %u ejection, %u switch-to-switch)\n",
+           s->links, s->inj_links, s->ej_links, s->sw_links);
+    printf("node links  %s, %s latency\n", hs_rate_str((double)d->node_bw, r, sizeof r),
+           hs_time_str(d->node_lat, lt, sizeof lt));
+    if (s->diameter == UINT32_MAX)
+        printf("diameter    infinite (not connected)\n");
+    else if (s->diameter_exact)
+        printf("diameter    %u links node to node\n", s->diameter);
+    else
+        printf("diameter    at least %u links node to node (%s)\n", s->diameter,
+               s->diameter_how);
+    printf("bisection   %s one way, %u links%s (%s)\n",
+           hs_rate_str(s->bisection_bw, bb, sizeof bb), s->bisection_links,
+           s->bisection_exact ? "" : ", upper bound", s->bisection_how);
+    printf("per node    %.3g of injection bandwidth across the bisection\n",
+           s->bisection_bw / ((double)s->nodes / 2.0 * (double)d->node_bw));
+    printf("routing     %s (%s, %u VC%s)\n", hs_routing_name(d->routing),
+           d->deterministic ? "deterministic" : "adaptive", d->vcs, d->vcs > 1 ? "s" : "");
+}
+
 int hs__cmd_topo(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -96,6 +123,17 @@ int hs__cmd_topo(int argc, char **argv)
                                                       : "one topology at a time");
     hs_error err;
     hs_error_clear(&err);
+    if (!path && !links) {
+        /* the summary needs no link table for the regular families */
+        hs_topo_desc d;
+        int rc = hs_topo_describe(argv[optind], &d, &err);
+        if (rc) {
+            fprintf(stderr, "hopscope topo: %s\n", hs_error_str(&err, rc));
+            return rc == HS_ENOMEM || rc == HS_EIO ? HS_EXIT_FAIL : HS_EXIT_USAGE;
+        }
+        print_summary(&d);
+        return HS_EXIT_OK;
+    }
     hs_topo *t;
     int rc = hs_topo_create(argv[optind], &t, &err);
     if (rc) {
@@ -122,39 +160,7 @@ int hs__cmd_topo(int argc, char **argv)
         hs_topo_free(t);
         return rc;
     }
-    if (links) {
-        print_links(t);
-        hs_topo_free(t);
-        return HS_EXIT_OK;
-    }
-    hs_topo_summary s;
-    rc = hs_topo_summarize(t, &s);
-    if (rc) {
-        fprintf(stderr, "hopscope topo: %s\n", hs_strerror(rc));
-        hs_topo_free(t);
-        return HS_EXIT_FAIL;
-    }
-    char r[32], lt[32], bb[32];
-    const hs_link_info *l0 = hs_topo_link(t, 1);
-    printf("topology    %s\n", hs_topo_spec(t));
-    printf("nodes       %u\n", s.nodes);
-    printf("switches    %u\n", s.switches);
-    printf("links       %u directed (%u injection, %u ejection, %u switch-to-switch)\n",
-           s.links, s.inj_links, s.ej_links, s.sw_links);
-    printf("node links  %s, %s latency\n", hs_rate_str((double)l0->bw, r, sizeof r),
-           hs_time_str(l0->lat, lt, sizeof lt));
-    if (s.diameter == UINT32_MAX)
-        printf("diameter    infinite (not connected)\n");
-    else
-        printf("diameter    %u links node to node\n", s.diameter);
-    printf("bisection   %s one way, %u links%s (%s)\n",
-           hs_rate_str(s.bisection_bw, bb, sizeof bb), s.bisection_links,
-           s.bisection_exact ? "" : ", upper bound", s.bisection_how);
-    printf("per node    %.3g of injection bandwidth across the bisection\n",
-           s.bisection_bw / ((double)s.nodes / 2.0 * (double)l0->bw));
-    printf("routing     %s (%s, %u VC%s)\n", hs_routing_name(hs_topo_routing(t)),
-           hs_topo_deterministic(t) ? "deterministic" : "adaptive", hs_topo_vcs(t),
-           hs_topo_vcs(t) > 1 ? "s" : "");
+    print_links(t);
     hs_topo_free(t);
     return HS_EXIT_OK;
 }

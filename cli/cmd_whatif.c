@@ -128,6 +128,15 @@ static int load_params(const char *run, hs_replay_params *rp, hs_jdoc **man, hs_
     return 0;
 }
 
+/* dir/leaf into dst; the caller has checked that it fits (the length test
+ * on the output directory), so a truncation here cannot happen silently. */
+static void path_join(char *dst, size_t n, const char *dir, const char *leaf)
+{
+    int k = snprintf(dst, n, "%s/%s", dir, leaf);
+    if (k < 0 || (size_t)k >= n)
+        dst[0] = 0;
+}
+
 /* The phases file RUN's analysis used (analysis.json params.phases_file),
  * so that the new runs' phases carry the same names; NULL when there is
  * none.  Copied into buf. */
@@ -258,6 +267,10 @@ int hs__cmd_whatif(int argc, char **argv)
             outdir[--n] = 0;
         strncat(outdir, ".whatif", sizeof outdir - strlen(outdir) - 1);
     }
+    /* the scenario directories below it must fit (path_join) */
+    if (strlen(outdir) + sizeof "/map-nobg" > sizeof ((scenario *)0)->dir)
+        return hs__usage_error(CMD, "output directory name longer than %zu characters",
+                               sizeof ((scenario *)0)->dir - sizeof "/map-nobg");
     hs_error e;
     if (hs_mkdir_p(outdir, &e)) {
         fprintf(stderr, "hopscope %s: %s\n", CMD, hs_error_str(&e, HS_EIO));
@@ -335,18 +348,18 @@ int hs__cmd_whatif(int argc, char **argv)
             snprintf(s->map, sizeof s->map, "%s", mapspec);
             s->name = mapspec;
         }
-        snprintf(s->dir, sizeof s->dir, "%s/map", outdir);
+        path_join(s->dir, sizeof s->dir, outdir, "map");
     }
     if (!ret && nobg) {
         scenario *s = &sc[ns++];
         s->name = "current mapping, no background";
         snprintf(s->map, sizeof s->map, "file:%s", curmap);
-        snprintf(s->dir, sizeof s->dir, "%s/nobg", outdir);
+        path_join(s->dir, sizeof s->dir, outdir, "nobg");
         if (mapspec) {
             s = &sc[ns++];
             s->name = suggested ? "suggested mapping, no background" : "new mapping, no background";
             snprintf(s->map, sizeof s->map, "%s", sc[1].map);
-            snprintf(s->dir, sizeof s->dir, "%s/map-nobg", outdir);
+            path_join(s->dir, sizeof s->dir, outdir, "map-nobg");
         }
     }
     for (int i = 1; i < ns && !ret; i++)

@@ -82,6 +82,9 @@ static const hs__cmd commands[] = {
       "                     (the default): ranks recorded on a host with more ranks\n"
       "                     than cores get cores/ranks, the others 1 (the trace\n"
       "                     records each host's cores; a note says what was done)\n"
+      "  --max-compute T    refuse a trace that gives one thread more computation\n"
+      "                     than T after scaling (3600s; 0: no limit): such gaps come\n"
+      "                     from damaged times and would simulate hours of idle\n"
       "  --eager BYTES      messages up to this size go eager, larger ones by\n"
       "                     rendezvous (RTS, CTS, data) (16K)\n"
       "  --ctrl-bytes B     payload of protocol control messages (0: one 64-byte packet)\n"
@@ -99,7 +102,7 @@ static const hs__cmd commands[] = {
       "                     at every watchdog round, stops it ('network_deadlock')\n"
       "  --bg-eager-credits N  background senders: eager messages unmatched at one\n"
       "                     receiver (64); beyond, rendezvous (bounds their memory)\n"
-      "  --bits B           in-band field width: 5 (c=3,b=1), 6 (c=4,b=1), 7 ...\n"
+      HS__HELP_BITS
       "\n"
       "synthetic traffic (every node posts messages at Poisson times, open loop):\n"
       "  --traffic P        uniform (default), shift[:S] (dst = src+S, default N/2),\n"

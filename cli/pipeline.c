@@ -94,6 +94,40 @@ static int auto_topology(const char *trace, const char *ppn, char *spec, size_t 
     return 0;
 }
 
+/* ---- checking the options of every step ---------------------------------------------- */
+
+/* simulate's options exactly as step 2 will pass them (the trace and the
+ * automatic topology do not exist yet), and analyze's phases file. */
+static int check_steps(const hs__pipe *p)
+{
+    /* record's one option of its own, by record's rule */
+    const char *mpi = p->mpi ? p->mpi : getenv("HOPSCOPE_MPI");
+    if (mpi && *mpi && strcmp(mpi, "openmpi") != 0 && strcmp(mpi, "mpich") != 0)
+        return hs__usage_error("record", "--mpi/HOPSCOPE_MPI must be openmpi or mpich, not '%s'",
+                               mpi);
+    argvb a = {.n = 0};
+    add(&a, "simulate");
+    add_opt(&a, "--topo", p->topo);
+    add_opt(&a, "--map", p->map);
+    add_opt(&a, "--ppn", p->ppn);
+    add_opt(&a, "--background", p->background);
+    if (p->congestion_impact)
+        add(&a, "--congestion-impact");
+    add_opt(&a, "--bits", p->bits);
+    add_opt(&a, "--seed", p->seed);
+    add_opt(&a, "--compute-scale", p->compute_scale);
+    int rc = hs__cmd_simulate_check(a.n, a.v);
+    if (rc)
+        return rc;
+    if (p->phases) {
+        hs_error err;
+        hs_error_clear(&err);
+        if ((rc = hs_an_phases_check(p->phases, &err)))
+            return hs__usage_error("analyze", "--phases: %s", hs_error_str(&err, rc));
+    }
+    return 0;
+}
+
 /* ---- the pipeline ------------------------------------------------------------------ */
 
 static void step(int i, const char *what)
@@ -114,6 +148,14 @@ int hs__pipe_run(const hs__pipe *p, hs__pipe_out *out)
         return HS_EXIT_USAGE;
     }
     snprintf(out->run, sizeof out->run, "%s", run);
+    /* Every later step's options are checked now, before the application
+     * runs and before anything is written: a typo in --bits or --topo must
+     * not cost a whole recorded run. */
+    int rc = check_steps(p);
+    if (rc) {
+        fprintf(stderr, "hopscope: nothing was run or written\n");
+        return rc;
+    }
     hs_error err;
     if (hs_mkdir_p(p->dir, &err)) {
         fprintf(stderr, "hopscope: %s\n", err.msg);
@@ -137,7 +179,7 @@ int hs__pipe_run(const hs__pipe *p, hs__pipe_out *out)
     for (int i = 0; i < p->nlauncher; i++)
         add(&a, p->launcher[i]);
     show(&a);
-    int rc = hs__cmd_record(a.n, a.v);
+    rc = hs__cmd_record(a.n, a.v);
     if (rc) {
         fprintf(stderr, "hopscope: the recorded run failed (status %d); stopping\n", rc);
         return rc;
@@ -169,7 +211,11 @@ int hs__pipe_run(const hs__pipe *p, hs__pipe_out *out)
     show(&a);
     rc = hs__cmd_simulate(a.n, a.v);
     if (rc) {
-        fprintf(stderr, "hopscope: the replay failed; stopping (run directory: %s)\n", run);
+        if (access(run, F_OK) == 0)
+            fprintf(stderr, "hopscope: the replay failed; stopping (run directory: %s)\n", run);
+        else
+            fprintf(stderr, "hopscope: the replay failed; stopping (the trace is in %s)\n",
+                    trace);
         return rc;
     }
 

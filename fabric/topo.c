@@ -1,7 +1,7 @@
 /* The topology graph: spec dispatch, the generic builder steps every
  * topology uses (nodes, cables, dense link IDs), accessors, names, and the
- * summary `hopscope topo` prints (diameter by BFS, bisection by each
- * topology's own cut).
+ * summary `hopscope topo` prints (diameter and bisection from each regular
+ * family's parameters, without building its links; BFS for files).
  *
  * Ownership: hs_topo_create returns a topology the caller frees with
  * hs_topo_free; on failure nothing is left allocated. */
@@ -226,7 +226,7 @@ static int check_built(const hs_topo *t, hs_error *err)
     return 0;
 }
 
-int hs_topo_create(const char *spec, hs_topo **out, hs_error *err)
+static int create(const char *spec, int shallow, hs_topo **out, hs_error *err)
 {
     *out = NULL;
     if (!spec)
@@ -234,6 +234,7 @@ int hs_topo_create(const char *spec, hs_topo **out, hs_error *err)
     hs_topo *t = calloc(1, sizeof *t);
     if (!t)
         return HS_ENOMEM;
+    t->shallow = shallow;
     t->bw = HS_DEFAULT_BW;
     t->lat = HS_DEFAULT_LAT;
     const char *colon = strchr(spec, ':');
@@ -243,6 +244,7 @@ int hs_topo_create(const char *spec, hs_topo **out, hs_error *err)
     char what[64];
     snprintf(what, sizeof what, "topology '%.*s'", (int)(tlen < 32 ? tlen : 32), spec);
     if (tlen == 4 && strncmp(spec, "file", 4) == 0) {
+        t->shallow = 0;   /* a file's graph is its only description */
         if (!*rest)
             rc = hs_error_set(err, HS_EINVAL, "topology 'file:PATH' needs a path");
         else
@@ -267,7 +269,7 @@ int hs_topo_create(const char *spec, hs_topo **out, hs_error *err)
                 rc = hs__spec_check_unused(&s, what, err);
         }
     }
-    if (!rc)
+    if (!rc && !t->shallow)
         rc = check_built(t, err);
     if (rc) {
         if (rc == HS_ENOMEM)
@@ -276,6 +278,35 @@ int hs_topo_create(const char *spec, hs_topo **out, hs_error *err)
         return rc;
     }
     *out = t;
+    return 0;
+}
+
+int hs_topo_create(const char *spec, hs_topo **out, hs_error *err)
+{
+    return create(spec, 0, out, err);
+}
+
+int hs_topo_describe(const char *spec, hs_topo_desc *d, hs_error *err)
+{
+    memset(d, 0, sizeof *d);
+    hs_topo *t;
+    /* a file is read and built whole: its graph is the only description */
+    int rc = create(spec, 1, &t, err);
+    if (rc)
+        return rc;
+    t->shallow = 0;   /* from here on it is a complete description */
+    if ((rc = hs_topo_summarize(t, &d->s))) {
+        hs_topo_free(t);
+        return hs_error_set(err, rc, "out of memory");
+    }
+    snprintf(d->spec, sizeof d->spec, "%s", t->spec);
+    d->kind = t->kind;
+    d->routing = t->routing;
+    d->deterministic = hs_topo_deterministic(t);
+    d->vcs = t->nvc;
+    d->node_bw = t->kind == HS_TOPO_FILE ? t->links[1].bw : t->bw;
+    d->node_lat = t->kind == HS_TOPO_FILE ? t->links[1].lat : t->lat;
+    hs_topo_free(t);
     return 0;
 }
 
@@ -398,26 +429,37 @@ void hs__topo_bfs(const hs_topo *t, uint32_t src, uint32_t *dist, uint32_t *queu
 }
 
 /* Largest shortest-path distance between two switches that have nodes,
- * plus the injection and ejection links; one BFS per such switch. */
-static int diameter(const hs_topo *t, uint32_t *out)
+ * plus the injection and ejection links; one BFS per source switch, the
+ * sources spread evenly over the switches with nodes. */
+uint32_t hs__topo_diameter_bfs(const hs_topo *t, uint32_t max_src, int *exact, int *rc)
 {
     uint32_t S = t->nswitches;
-    uint32_t *dist = malloc((size_t)S * sizeof *dist);
-    uint32_t *queue = malloc((size_t)S * sizeof *queue);
+    *rc = 0;
+    *exact = 1;
+    uint32_t *dist = malloc((size_t)(S ? S : 1) * sizeof *dist);
+    uint32_t *queue = malloc((size_t)(S ? S : 1) * sizeof *queue);
+    uint32_t *with = malloc((size_t)(S ? S : 1) * sizeof *with);
     uint8_t *has_node = calloc(S ? S : 1, 1);
-    if (!dist || !queue || !has_node) {
+    if (!dist || !queue || !with || !has_node) {
         free(dist);
         free(queue);
+        free(with);
         free(has_node);
-        return HS_ENOMEM;
+        *rc = HS_ENOMEM;
+        return 0;
     }
     for (uint32_t i = 0; i < t->nnodes; i++)
         has_node[t->node_sw[i]] = 1;
+    uint32_t nw = 0;
+    for (uint32_t i = 0; i < S; i++)
+        if (has_node[i])
+            with[nw++] = i;
+    uint32_t nsrc = max_src && nw > max_src ? max_src : nw;
+    *exact = nsrc == nw;
     uint32_t best = 0;
     int disconnected = 0;
-    for (uint32_t src = 0; src < S && !disconnected; src++) {
-        if (!has_node[src])
-            continue;
+    for (uint32_t k = 0; k < nsrc && !disconnected; k++) {
+        uint32_t src = with[(uint64_t)k * nw / nsrc];
         for (uint32_t i = 0; i < S; i++)
             dist[i] = UINT32_MAX;
         uint32_t nq = 0;
@@ -433,9 +475,9 @@ static int diameter(const hs_topo *t, uint32_t *out)
     }
     free(dist);
     free(queue);
+    free(with);
     free(has_node);
-    *out = disconnected ? UINT32_MAX : best + 2;
-    return 0;
+    return disconnected ? UINT32_MAX : best + 2;
 }
 
 int hs_topo_summarize(const hs_topo *t, hs_topo_summary *s)
@@ -444,21 +486,41 @@ int hs_topo_summarize(const hs_topo *t, hs_topo_summary *s)
     s->nodes = t->nnodes;
     s->switches = t->nswitches;
     s->links = t->nlinks;
-    for (uint32_t id = 1; id <= t->nlinks; id++) {
-        switch (t->links[id].kind) {
-        case HS_LINK_INJECTION: s->inj_links++; break;
-        case HS_LINK_EJECTION: s->ej_links++; break;
-        default: s->sw_links++; break;
-        }
-    }
-    int rc = diameter(t, &s->diameter);
-    if (rc)
-        return rc;
+    /* every node has exactly one link each way (IDs 1..N and N+1..2N) */
+    s->inj_links = s->ej_links = t->nnodes;
+    s->sw_links = t->nlinks - 2 * t->nnodes;
+    s->diameter_exact = 1;
     switch (t->kind) {
-    case HS_TOPO_FATTREE: hs__fattree_bisection(t, s); break;
-    case HS_TOPO_DRAGONFLY: hs__dragonfly_bisection(t, s); break;
-    case HS_TOPO_TORUS: hs__torus_bisection(t, s); break;
-    case HS_TOPO_FILE: hs__tfile_bisection(t, s); break;
+    case HS_TOPO_FATTREE:
+        s->diameter = hs__fattree_diameter(t);
+        hs__fattree_bisection(t, s);
+        break;
+    case HS_TOPO_DRAGONFLY:
+        s->diameter = hs__dragonfly_diameter(t);
+        hs__dragonfly_bisection(t, s);
+        break;
+    case HS_TOPO_TORUS:
+        s->diameter = hs__torus_diameter(t);
+        hs__torus_bisection(t, s);
+        break;
+    case HS_TOPO_FILE: {
+        int rc;
+        s->diameter = hs__topo_diameter_bfs(t, HS__DIAMETER_BFS_SOURCES, &s->diameter_exact,
+                                            &rc);
+        if (rc)
+            return rc;
+        hs__tfile_bisection(t, s);
+        break;
     }
+    }
+    if (s->diameter_exact)
+        snprintf(s->diameter_how, sizeof s->diameter_how, "%s",
+                 t->kind == HS_TOPO_FILE ? "BFS from every switch with nodes"
+                                         : "from the topology's parameters");
+    else
+        snprintf(s->diameter_how, sizeof s->diameter_how,
+                 "lower bound: BFS from %u evenly spread switches with nodes",
+                 HS__DIAMETER_BFS_SOURCES);
     return 0;
 }
+

@@ -70,6 +70,8 @@ struct hs_topo {
     uint32_t *port_out, *port_in;     /* [port_off[nswitches]] */
     uint32_t *node_sw;                /* [nnodes] */
     uint32_t *node_port;              /* [nnodes]: port at its switch */
+    int      shallow;                 /* parameters and counts only, no link
+                                         table (hs_topo_describe) */
     uint64_t bw;                      /* default link rate */
     hs_time  lat;                     /* default link latency */
     union {
@@ -158,6 +160,19 @@ void hs__fattree_bisection(const hs_topo *t, hs_topo_summary *s);
 void hs__dragonfly_bisection(const hs_topo *t, hs_topo_summary *s);
 void hs__torus_bisection(const hs_topo *t, hs_topo_summary *s);
 void hs__tfile_bisection(const hs_topo *t, hs_topo_summary *s);
+/* Node-to-node diameters from the families' parameters (no graph search);
+ * tests/unit/test_fabric_topo.c checks them against BFS. */
+uint32_t hs__fattree_diameter(const hs_topo *t);
+uint32_t hs__dragonfly_diameter(const hs_topo *t);
+uint32_t hs__torus_diameter(const hs_topo *t);
+/* Node-to-node diameter by BFS from at most max_src switches that have
+ * nodes (all of them when max_src is 0), chosen evenly; *exact = 1 when
+ * every such switch was a source (else the result is a lower bound).
+ * UINT32_MAX when a reached switch with nodes misses another; HS_ENOMEM
+ * as a negative value in *rc. */
+uint32_t hs__topo_diameter_bfs(const hs_topo *t, uint32_t max_src, int *exact, int *rc);
+/* Sources the summary of a topology file searches from (the stated bound). */
+#define HS__DIAMETER_BFS_SOURCES 256
 
 /* Minimal/deterministic forwarding choices (the forwarding-table view). */
 unsigned hs__fattree_route_set(const hs_topo *t, uint32_t sw, uint32_t dst,

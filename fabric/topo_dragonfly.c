@@ -88,6 +88,19 @@ static int partner(const hs__dragonfly *d, uint32_t G, uint32_t j, uint32_t *G2,
     return 1;
 }
 
+static int dragonfly_spec(hs_topo *t)
+{
+    const hs__dragonfly *d = &t->u.df;
+    char bw[32], lat[32], gbw[32], glat[32];
+    hs__fmt_rate_exact(t->bw, bw, sizeof bw);
+    hs__fmt_time_exact(t->lat, lat, sizeof lat);
+    hs__fmt_rate_exact(d->gbw, gbw, sizeof gbw);
+    hs__fmt_time_exact(d->glat, glat, sizeof glat);
+    return hs__topo_set_spec(t, "dragonfly:a=%u,p=%u,h=%u,g=%u,bw=%s,lat=%s,gbw=%s,glat=%s,"
+                             "routing=%s", d->a, d->p, d->h, d->g, bw, lat, gbw, glat,
+                             hs_routing_name(t->routing));
+}
+
 int hs__dragonfly_build(hs_topo *t, hs__spec *s, hs_error *err)
 {
     hs__dragonfly *d = &t->u.df;
@@ -182,6 +195,12 @@ int hs__dragonfly_build(hs_topo *t, hs__spec *s, hs_error *err)
     uint64_t nlinks = 2 * N + 2 * nlocal + nglobal;  /* nglobal counts both ends */
     if (nlinks > (1ull << 31))
         return hs_error_set(err, HS_ERANGE, "%s: network too large", WHAT);
+    if (t->shallow) {
+        t->nnodes = (uint32_t)N;
+        t->nswitches = (uint32_t)R;
+        t->nlinks = (uint32_t)nlinks;
+        return dragonfly_spec(t);
+    }
     uint32_t *nports = malloc(R * sizeof *nports);
     if (!nports)
         return HS_ENOMEM;
@@ -218,14 +237,7 @@ int hs__dragonfly_build(hs_topo *t, hs__spec *s, hs_error *err)
     if (next != nlinks + 1)
         return hs_error_set(err, HS_EINVAL, "internal: dragonfly built %u links, expected %llu",
                             next - 1, (unsigned long long)nlinks);
-    char bw[32], lat[32], gbw[32], glat[32];
-    hs__fmt_rate_exact(t->bw, bw, sizeof bw);
-    hs__fmt_time_exact(t->lat, lat, sizeof lat);
-    hs__fmt_rate_exact(d->gbw, gbw, sizeof gbw);
-    hs__fmt_time_exact(d->glat, glat, sizeof glat);
-    return hs__topo_set_spec(t, "dragonfly:a=%u,p=%u,h=%u,g=%u,bw=%s,lat=%s,gbw=%s,glat=%s,"
-                             "routing=%s", d->a, d->p, d->h, d->g, bw, lat, gbw, glat,
-                             hs_routing_name(t->routing));
+    return dragonfly_spec(t);
 }
 
 void hs__dragonfly_switch_name(const hs_topo *t, uint32_t sw, char *buf, size_t n)
@@ -282,4 +294,65 @@ void hs__dragonfly_bisection(const hs_topo *t, hs_topo_summary *s)
     s->bisection_links = (uint32_t)links;
     s->bisection_bw = bw;
     s->bisection_exact = 0;
+}
+
+/* Routers of one group are fully connected (1 hop, 0 for a = 1).  Between
+ * groups G and X (always connected: the builder refuses otherwise), router
+ * r of G and r' of X are 1 hop apart when a global cable joins them, 2 when
+ * r owns a cable to X or r' one to G (global, then local), else 3.  So a
+ * pair of groups reaches 3 when both have a router owning no cable to the
+ * other, else 2 unless every router pair is cabled directly.  Global port
+ * j of a group belongs to router j / h. */
+uint32_t hs__dragonfly_diameter(const hs_topo *t)
+{
+    const hs__dragonfly *d = &t->u.df;
+    uint32_t best = d->a > 1 ? 1 : 0;
+    if (d->g < 2)
+        return best + 2;
+    uint32_t *mark = calloc(d->a, sizeof *mark);
+    uint32_t *pairs = malloc(((size_t)d->a * d->h + 1) * sizeof *pairs);
+    uint32_t stamp = 0;
+    if (!mark || !pairs)
+        best = 3;   /* out of memory: the bound that holds for connected groups */
+    for (uint32_t G = 0; G < d->g && best < 3; G++)
+        for (uint32_t X = G + 1; X < d->g && best < 3; X++) {
+            uint32_t owners[2] = { 0, 0 };
+            size_t np = 0;
+            for (int side = 0; side < 2; side++) {
+                uint32_t A = side ? X : G, B = side ? G : X;
+                size_t i = (size_t)A * d->g + B;
+                stamp++;
+                for (uint32_t q = d->goff[i]; q < d->goff[i + 1]; q++) {
+                    uint32_t j = d->gport[q], r = j / d->h;
+                    if (mark[r] != stamp) {
+                        mark[r] = stamp;
+                        owners[side]++;
+                    }
+                    uint32_t G2, j2;
+                    if (!side && partner(d, A, j, &G2, &j2))
+                        pairs[np++] = r * d->a + j2 / d->h;
+                }
+            }
+            uint32_t dist;
+            if (owners[0] < d->a && owners[1] < d->a) {
+                dist = 3;
+            } else {
+                /* distinct router pairs joined directly */
+                for (size_t i = 1; i < np; i++)
+                    for (size_t k = i; k > 0 && pairs[k - 1] > pairs[k]; k--) {
+                        uint32_t x = pairs[k];
+                        pairs[k] = pairs[k - 1];
+                        pairs[k - 1] = x;
+                    }
+                size_t distinct = np ? 1 : 0;
+                for (size_t i = 1; i < np; i++)
+                    distinct += pairs[i] != pairs[i - 1];
+                dist = distinct == (size_t)d->a * d->a ? 1 : 2;
+            }
+            if (dist > best)
+                best = dist;
+        }
+    free(mark);
+    free(pairs);
+    return best + 2;
 }

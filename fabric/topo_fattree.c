@@ -85,6 +85,23 @@ uint32_t hs__fattree_dmodk_up(const hs__fattree *ft, unsigned level, uint32_t ds
     return (uint32_t)((dst / wprod(ft, level)) % ft->w[level + 1]);
 }
 
+static int fattree_spec(hs_topo *t)
+{
+    const hs__fattree *ft = &t->u.ft;
+    char bw[32], lat[32];
+    hs__fmt_rate_exact(t->bw, bw, sizeof bw);
+    hs__fmt_time_exact(t->lat, lat, sizeof lat);
+    if (ft->kary_k)
+        return hs__topo_set_spec(t, "fattree:k=%u,n=%u,taper=%u,bw=%s,lat=%s,routing=%s",
+                                 ft->kary_k, ft->kary_n, ft->taper, bw, lat,
+                                 hs_routing_name(t->routing));
+    char dl[128], ul[128];
+    fmt_list(ft->m, ft->h, dl, sizeof dl);
+    fmt_list(ft->w, ft->h, ul, sizeof ul);
+    return hs__topo_set_spec(t, "fattree:down=%s,up=%s,bw=%s,lat=%s,routing=%s", dl, ul,
+                             bw, lat, hs_routing_name(t->routing));
+}
+
 int hs__fattree_build(hs_topo *t, hs__spec *s, hs_error *err)
 {
     hs__fattree *ft = &t->u.ft;
@@ -192,6 +209,12 @@ int hs__fattree_build(hs_topo *t, hs__spec *s, hs_error *err)
     if ((rc = hs__spec_link(s, "bw", "lat", &t->bw, &t->lat, WHAT, err)))
         return rc;
     t->nvc = 1;  /* up*-down* paths have no cyclic channel dependency */
+    if (t->shallow) {
+        t->nnodes = (uint32_t)N;
+        t->nswitches = (uint32_t)nsw;
+        t->nlinks = (uint32_t)nlinks;
+        return fattree_spec(t);
+    }
 
     uint32_t *nports = malloc(nsw * sizeof *nports);
     if (!nports)
@@ -226,18 +249,7 @@ int hs__fattree_build(hs_topo *t, hs__spec *s, hs_error *err)
             }
         }
     }
-    char bw[32], lat[32];
-    hs__fmt_rate_exact(t->bw, bw, sizeof bw);
-    hs__fmt_time_exact(t->lat, lat, sizeof lat);
-    if (ft->kary_k)
-        return hs__topo_set_spec(t, "fattree:k=%u,n=%u,taper=%u,bw=%s,lat=%s,routing=%s",
-                                 ft->kary_k, ft->kary_n, ft->taper, bw, lat,
-                                 hs_routing_name(t->routing));
-    char dl[128], ul[128];
-    fmt_list(ft->m, ft->h, dl, sizeof dl);
-    fmt_list(ft->w, ft->h, ul, sizeof ul);
-    return hs__topo_set_spec(t, "fattree:down=%s,up=%s,bw=%s,lat=%s,routing=%s", dl, ul,
-                             bw, lat, hs_routing_name(t->routing));
+    return fattree_spec(t);
 }
 
 void hs__fattree_switch_name(const hs_topo *t, uint32_t sw, char *buf, size_t n)
@@ -287,4 +299,18 @@ void hs__fattree_bisection(const hs_topo *t, hs_topo_summary *s)
     snprintf(s->bisection_how, sizeof s->bisection_how,
              "cut between halves of the top-level subtrees%s",
              s->bisection_exact ? "" : " (odd count: approximate)");
+}
+
+/* Two nodes whose lowest common subtree is at level l are 2l links apart
+ * (up l, down l: the subtrees below l are disjoint).  Such pairs exist for
+ * every level l whose switches have two or more children (m[l] >= 2), so
+ * the diameter is twice the highest such level (2 for a single switch). */
+uint32_t hs__fattree_diameter(const hs_topo *t)
+{
+    const hs__fattree *ft = &t->u.ft;
+    unsigned top = 1;
+    for (unsigned l = 1; l <= ft->h; l++)
+        if (ft->m[l] >= 2)
+            top = l;
+    return 2 * top;
 }

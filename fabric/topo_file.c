@@ -331,6 +331,14 @@ static int parse_file(parser *p, FILE *f, hs_topo *t, hs_error *err)
     return 0;
 }
 
+/* A device's name once the topology owns the names (p->devs[].name is NULL
+ * by then). */
+static const char *dev_name(const hs_topo *t, const dev *d)
+{
+    const hs__tfile *tf = &t->u.file;
+    return d->is_switch ? tf->switch_names[d->index] : tf->node_names[d->index];
+}
+
 /* Shortest-path tables, then the file's route entries, then the check. */
 static int build_tables(parser *p, hs_topo *t, hs_error *err)
 {
@@ -403,14 +411,15 @@ static int build_tables(parser *p, hs_topo *t, hs_error *err)
         }
         if (!found)
             rc = hs_error_set(err, HS_EFORMAT, "%s:%u: '%s' is not a neighbour of '%s'",
-                              p->path, r->line, x->name, p->devs[r->sw].name);
+                              p->path, r->line, dev_name(t, x), dev_name(t, &p->devs[r->sw]));
         else if (t->node_sw[n] == s && found != hs_topo_node_ejection(t, n))
             rc = hs_error_set(err, HS_EFORMAT, "%s:%u: '%s' is attached to '%s': its route "
                               "there can only be the node itself", p->path, r->line,
-                              p->devs[r->node].name, p->devs[r->sw].name);
+                              dev_name(t, &p->devs[r->node]), dev_name(t, &p->devs[r->sw]));
         else if (!x->is_switch && x->index != n)
             rc = hs_error_set(err, HS_EFORMAT, "%s:%u: route for '%s' leads to another node "
-                              "'%s'", p->path, r->line, p->devs[r->node].name, x->name);
+                              "'%s'", p->path, r->line, dev_name(t, &p->devs[r->node]),
+                              dev_name(t, x));
         else
             tf->lft[(size_t)s * N + n] = found;
     }

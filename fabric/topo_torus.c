@@ -24,6 +24,19 @@
 
 #define MAX_SWITCHES (1u << 24)
 
+static int torus_spec(hs_topo *t)
+{
+    const hs__torus *tr = &t->u.tor;
+    char dl[160], bw[32], lat[32];
+    size_t off = 0;
+    for (unsigned i = 0; i < tr->n; i++)
+        off += (size_t)snprintf(dl + off, sizeof dl - off, "%s%u", i ? "x" : "", tr->k[i]);
+    hs__fmt_rate_exact(t->bw, bw, sizeof bw);
+    hs__fmt_time_exact(t->lat, lat, sizeof lat);
+    return hs__topo_set_spec(t, "%s:%s,p=%u,bw=%s,lat=%s,routing=dor",
+                             tr->wrap ? "torus" : "mesh", dl, tr->p, bw, lat);
+}
+
 int hs__torus_build(hs_topo *t, hs__spec *s, int wrap, hs_error *err)
 {
     const char *what = wrap ? "topology 'torus'" : "topology 'mesh'";
@@ -97,6 +110,12 @@ int hs__torus_build(hs_topo *t, hs__spec *s, int wrap, hs_error *err)
         if (wrap && tr->k[i] > 2)
             t->nvc = 2;
     }
+    if (t->shallow) {
+        t->nnodes = (uint32_t)N;
+        t->nswitches = (uint32_t)S;
+        t->nlinks = (uint32_t)nlinks;
+        return torus_spec(t);
+    }
     uint32_t *nports = malloc(S * sizeof *nports);
     if (!nports)
         return HS_ENOMEM;
@@ -129,14 +148,7 @@ int hs__torus_build(hs_topo *t, hs__spec *s, int wrap, hs_error *err)
                                hs__torus_port(tr, i, -1), &fwd);
             }
         }
-    char dl[160], bw[32], lat[32];
-    size_t off = 0;
-    for (unsigned i = 0; i < tr->n; i++)
-        off += (size_t)snprintf(dl + off, sizeof dl - off, "%s%u", i ? "x" : "", tr->k[i]);
-    hs__fmt_rate_exact(t->bw, bw, sizeof bw);
-    hs__fmt_time_exact(t->lat, lat, sizeof lat);
-    return hs__topo_set_spec(t, "%s:%s,p=%u,bw=%s,lat=%s,routing=dor", wrap ? "torus" : "mesh",
-                             dl, tr->p, bw, lat);
+    return torus_spec(t);
 }
 
 void hs__torus_switch_name(const hs_topo *t, uint32_t sw, char *buf, size_t n)
@@ -176,7 +188,9 @@ unsigned hs__torus_route_set(const hs_topo *t, uint32_t sw, uint32_t dst,
 }
 
 /* Cut through the middle of the largest dimension (lowest on a tie):
- * coordinates below k/2 on one side. */
+ * coordinates below k/2 on one side.  Each of the S/k lines along that
+ * dimension crosses it once, and a ring of more than two switches a second
+ * time through its wrap-around cable; every torus link has the same rate. */
 void hs__torus_bisection(const hs_topo *t, hs_topo_summary *s)
 {
     const hs__torus *tr = &t->u.tor;
@@ -192,21 +206,23 @@ void hs__torus_bisection(const hs_topo *t, hs_topo_summary *s)
         snprintf(s->bisection_how, sizeof s->bisection_how, "cut between halves of the nodes");
         return;
     }
-    uint64_t links = 0;
-    double bw = 0;
-    for (uint32_t id = 2 * t->nnodes + 1; id <= t->nlinks; id++) {
-        const hs_link_info *l = &t->links[id];
-        int a = hs__torus_coord(tr, l->from, dmax) < k / 2;
-        int b = hs__torus_coord(tr, l->to, dmax) < k / 2;
-        if (a && !b) {
-            links++;
-            bw += (double)l->bw;
-        }
-    }
+    uint64_t lines = (uint64_t)t->nswitches / k;
+    uint64_t links = lines * (tr->wrap && k > 2 ? 2 : 1);
     s->bisection_links = (uint32_t)links;
-    s->bisection_bw = bw;
+    s->bisection_bw = (double)links * (double)t->bw;
     s->bisection_exact = k % 2 == 0;
     snprintf(s->bisection_how, sizeof s->bisection_how,
              "cut through the middle of dimension %u%s", dmax,
              k % 2 ? " (odd size: unbalanced)" : "");
+}
+
+/* Shortest paths go each dimension's shorter way independently: the
+ * farthest switches differ by k/2 (ring) or k-1 (line) in every one. */
+uint32_t hs__torus_diameter(const hs_topo *t)
+{
+    const hs__torus *tr = &t->u.tor;
+    uint32_t d = 0;
+    for (unsigned i = 0; i < tr->n; i++)
+        d += tr->wrap ? tr->k[i] / 2 : tr->k[i] - 1;
+    return d + 2;
 }

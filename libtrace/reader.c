@@ -110,6 +110,8 @@ struct hs_trace_cursor {
     hs__clock_rec clk[2];
     int have_clk[2];
     hs_trace_rank_info info;
+    int64_t last_start;        /* job time of the last event returned */
+    int have_last;
     uint64_t max_index;        /* bound on comm/win indices (events in file + 2) */
     rcomm *comms;
     size_t ncomms;
@@ -578,6 +580,39 @@ static int32_t group_rank(const rcomm *g, uint32_t i, int remote)
     return remote ? g->remote[i] : g->members[i];
 }
 
+/* The times of an event in job ns, checked: both within HS_TRACE_TIME_LIMIT,
+ * the end not before the start, and starts not decreasing along the rank
+ * (the format keeps each thread in start order and the reader merges the
+ * threads by start).  A file that breaks this is damaged or hostile: its
+ * times would send every consumer (stats spans, replay gaps) into overflow
+ * or into replaying years of idle time. */
+static int check_times(hs_trace_cursor *c, tstream *s, const hs_trace_event *ev, hs_error *err)
+{
+    char why[200];
+    const char *name = hs_trace_kind_name(ev->kind);
+    if (ev->t_start < -HS_TRACE_TIME_LIMIT || ev->t_start > HS_TRACE_TIME_LIMIT ||
+        ev->t_end < -HS_TRACE_TIME_LIMIT || ev->t_end > HS_TRACE_TIME_LIMIT) {
+        snprintf(why, sizeof why, "%s event at %lld ns .. %lld ns: time out of range "
+                 "(|t| <= 2^56 ns, about 834 days)", name, (long long)ev->t_start,
+                 (long long)ev->t_end);
+        return stream_error(c, s, why, err);
+    }
+    if (ev->t_end < ev->t_start) {
+        snprintf(why, sizeof why, "%s event ends at %lld ns, before it starts at %lld ns",
+                 name, (long long)ev->t_end, (long long)ev->t_start);
+        return stream_error(c, s, why, err);
+    }
+    if (c->have_last && ev->t_start < c->last_start) {
+        snprintf(why, sizeof why, "%s event starts at %lld ns, before the previous event of "
+                 "the rank (%lld ns): events must be in start order", name,
+                 (long long)ev->t_start, (long long)c->last_start);
+        return stream_error(c, s, why, err);
+    }
+    c->last_start = ev->t_start;
+    c->have_last = 1;
+    return 0;
+}
+
 /* Translates the stream's current record into ev (lists into cursor scratch). */
 static int translate(hs_trace_cursor *c, tstream *s, hs_trace_event *ev, hs_error *err)
 {
@@ -589,6 +624,9 @@ static int translate(hs_trace_cursor *c, tstream *s, hs_trace_event *ev, hs_erro
     ev->repeat = r->repeat;
     ev->t_start = units_to_job_ns(c, r->t0);
     ev->t_end = units_to_job_ns(c, r->t1);
+    int rc = check_times(c, s, ev, err);
+    if (rc)
+        return rc;
     ev->peer = r->peer;
     ev->tag = r->tag;
     ev->peer2 = r->peer2;
@@ -603,7 +641,7 @@ static int translate(hs_trace_cursor *c, tstream *s, hs_trace_event *ev, hs_erro
 
     if (r->kind == HS_TRACE_COMM_CREATE) {
         rcomm *parent;
-        int rc = comm_at(c, s, r->comm2, &parent, err);
+        rc = comm_at(c, s, r->comm2, &parent, err);
         if (rc)
             return rc;
         uint64_t parent_id = parent ? parent->id : 0;   /* the table may move below */
@@ -650,7 +688,7 @@ static int translate(hs_trace_cursor *c, tstream *s, hs_trace_event *ev, hs_erro
         return 0;
     }
     if (d->fields & HS__F_COMM) {
-        int rc = comm_at(c, s, r->comm, &cm, err);
+        rc = comm_at(c, s, r->comm, &cm, err);
         if (rc)
             return rc;
         ev->comm = cm ? cm->id : 0;

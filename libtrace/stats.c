@@ -329,7 +329,9 @@ int hs_trace_stats_compute(hs_trace *t, hs_trace_stats **out, hs_error *err)
             rs->events++;
             if (ev.t_end > rs->t_last)
                 rs->t_last = ev.t_end;
-            double sec = (double)(ev.t_end - ev.t_start) * 1e-9;
+            /* in double: the reader bounds times, but a difference of two
+             * int64 times must never be what overflows */
+            double sec = ((double)ev.t_end - (double)ev.t_start) * 1e-9;
             if (ev.kind == HS_TRACE_INIT || ev.kind == HS_TRACE_FINALIZE)
                 rs->init_seconds += sec;
             else
@@ -422,7 +424,7 @@ void hs_trace_stats_print(const hs_trace_stats *s, FILE *f, uint32_t max_matrix)
     human_bytes(b2, sizeof b2, t->recv_bytes);
     fprintf(f, "events %" PRIu64 ", span %.6f s, time in MPI %.6f s summed over ranks "
             "(%.6f s per rank), MPI_Init and MPI_Finalize %.6f s apart\n",
-            t->events, (double)(t->t_last - t->t_first) * 1e-9, t->mpi_seconds,
+            t->events, ((double)t->t_last - (double)t->t_first) * 1e-9, t->mpi_seconds,
             s->nranks ? t->mpi_seconds / s->nranks : 0.0, t->init_seconds);
     fprintf(f, "point-to-point: %" PRIu64 " messages sent (%s), %" PRIu64
             " received (%s), %" PRIu64 " monitored\n",

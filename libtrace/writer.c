@@ -214,8 +214,13 @@ int hs_trace_writer_event(hs_trace_writer *w, const hs_trace_event *ev, hs_error
     const hs__kind_desc *d = ev->kind <= HS_TRACE_KIND_MAX ? &hs__kinds[ev->kind] : NULL;
     if (!d || !d->name)
         return hs_error_set(err, HS_EINVAL, "unknown event kind %u", ev->kind);
-    if (ev->flags & ~HS_TRACE_F_ALL || ev->t_end < ev->t_start || ev->repeat == 0)
-        return hs_error_set(err, HS_EINVAL, "%s: bad flags, times or repeat count", d->name);
+    if (ev->flags & ~HS_TRACE_F_ALL || ev->repeat == 0)
+        return hs_error_set(err, HS_EINVAL, "%s: bad flags or repeat count", d->name);
+    if (ev->t_start < -HS_TRACE_TIME_LIMIT || ev->t_end > HS_TRACE_TIME_LIMIT ||
+        ev->t_end < ev->t_start)
+        return hs_error_set(err, HS_EINVAL, "%s at %lld ns .. %lld ns: times must satisfy "
+                            "-2^56 <= start <= end <= 2^56 ns", d->name,
+                            (long long)ev->t_start, (long long)ev->t_end);
     if (ev->thread >= WRITER_MAX_THREADS)
         return hs_error_set(err, HS_EINVAL, "thread %u beyond %u", ev->thread,
                             WRITER_MAX_THREADS);

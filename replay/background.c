@@ -283,6 +283,20 @@ static uint32_t default_trace_ppn(const char *path)
     return best;
 }
 
+int hs__rp_background_check(const char *spec, hs_error *err)
+{
+    bgspec b;
+    char tpath[1200];
+    int rc = parse(spec, &b, tpath, sizeof tpath, err);
+    if (rc || !b.trace)
+        return rc;
+    hs_trace_manifest m;
+    if ((rc = hs_trace_manifest_read(b.trace, &m, err)))
+        return rc;
+    hs_trace_manifest_free(&m);
+    return 0;
+}
+
 int hs__rp_background(rp *R, const char *spec, const uint8_t *used, hs_error *err)
 {
     bgspec b;

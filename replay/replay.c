@@ -14,6 +14,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -173,6 +174,7 @@ void hs_replay_params_default(hs_replay_params *p)
     hs_fabric_params_default(&p->net);
     p->seed = 1;
     p->compute_scale = HS_REPLAY_SCALE_AUTO;
+    p->max_compute = 3600ull * 1000000000ull * HS_PS_PER_NS;
     p->eager_limit = 16384;
     p->ctrl_bytes = 0;
     p->mem_bw = 10000000000ull;          /* 10 GB/s: one core's memcpy */
@@ -324,6 +326,37 @@ static void manifest_extra(void *ctx, hs_json *j)
     hs_json_obj_end(j);
 }
 
+/* A mapping file places ranks freely: with --ppn given, no node may get
+ * more ranks than that (the file and the option would describe different
+ * machines); without it, the ranks per node reported are the file's. */
+static int file_ppn(hs_mapping_cfg *map, uint32_t given, const uint32_t *node, uint32_t nranks,
+                    uint32_t nnodes, hs_error *err)
+{
+    uint32_t *cnt = calloc(nnodes, sizeof *cnt);
+    if (!cnt)
+        return hs_error_set(err, HS_ENOMEM, "out of memory");
+    uint32_t most = 0, at = 0;
+    for (uint32_t r = 0; r < nranks; r++)
+        if (++cnt[node[r]] > most) {
+            most = cnt[node[r]];
+            at = node[r];
+        }
+    free(cnt);
+    if (given && most > given) {
+        char list[160];
+        size_t k = 0;
+        list[0] = 0;
+        for (uint32_t r = 0, shown = 0; r < nranks && k < sizeof list - 16; r++)
+            if (node[r] == at)
+                k += (size_t)snprintf(list + k, sizeof list - k, "%s%u", shown++ ? ", " : "", r);
+        return hs_error_set(err, HS_EINVAL, "%s: node %u gets %u ranks (%s), more than --ppn %u",
+                            map->file, at, most, list, given);
+    }
+    if (most > map->ppn)
+        map->ppn = most;
+    return 0;
+}
+
 static int place_app(rp *R, hs_mapping_cfg *map, hs_error *err)
 {
     const hs_replay_params *p = R->prm;
@@ -366,6 +399,8 @@ static int place_app(rp *R, hs_mapping_cfg *map, hs_error *err)
     if (!node)
         return hs_error_set(err, HS_ENOMEM, "out of memory");
     rc = hs_mapping_build(map, J->nranks, R->nnodes, node, err);
+    if (!rc && map->policy == HS_MAP_FILE)
+        rc = file_ppn(map, p->ppn, node, J->nranks, R->nnodes, err);
     if (!rc)
         for (uint32_t r = 0; r < J->nranks; r++)
             R->ranks[J->rank0 + r].node = node[r];
@@ -581,6 +616,47 @@ static int run_once(const hs_replay_params *p, const char *bg, const char *out, 
     res->wall_write += wall_now() - w_ran;
     res->wall += wall_now() - w0;
     rp_free(R);
+    return rc;
+}
+
+int hs_replay_check(const hs_replay_params *p, hs_error *err)
+{
+    hs_replay_params q = *p;
+    if (!q.trace)
+        q.trace = "(not yet recorded)";   /* the range checks need a name */
+    if (!q.topo)
+        q.topo = "(chosen later)";
+    int rc = check_params(&q, err);
+    if (rc)
+        return rc;
+    if (p->topo) {
+        hs_topo *t;
+        if ((rc = hs_topo_create(p->topo, &t, err)))
+            return rc;
+        hs_topo_free(t);
+    }
+    if (p->map) {
+        hs_mapping_cfg m;
+        memset(&m, 0, sizeof m);
+        if ((rc = hs_mapping_parse(p->map, &m, err)))
+            return rc;
+        if (m.policy == HS_MAP_FILE) {
+            FILE *f = fopen(m.file, "r");
+            if (!f)
+                return hs_error_set(err, HS_EINVAL, "mapping file '%s': %s", m.file,
+                                    strerror(errno));
+            fclose(f);
+        }
+    }
+    if (p->background && (rc = hs__rp_background_check(p->background, err)))
+        return rc;
+    if (p->coll) {
+        rp *R = calloc(1, sizeof *R);
+        if (!R)
+            return hs_error_set(err, HS_ENOMEM, "out of memory");
+        rc = hs__rp_coll_parse(R, p->coll, err);
+        free(R);
+    }
     return rc;
 }
 

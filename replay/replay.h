@@ -545,5 +545,8 @@ void hs__rp_phases_result(rp *R, hs_replay_result *res);
 /* Parses the background spec and adds its jobs (programs or a trace) on
  * nodes the application does not use; fills R->node_of for them. */
 int hs__rp_background(rp *R, const char *spec, const uint8_t *used, hs_error *err);
+/* Parses a background spec without placing it (a trace:PATH must have a
+ * readable manifest). */
+int hs__rp_background_check(const char *spec, hs_error *err);
 
 #endif

@@ -171,6 +171,7 @@ typedef struct thr {
     size_t   n, cap;
     int64_t  prev_end;    /* ns */
     int64_t  gap;         /* ns of computation not yet given to an op */
+    uint64_t compute;     /* ps of computation given to ops so far */
     int      ended;
 } thr;
 
@@ -214,26 +215,58 @@ static thr *get_thr(lctx *L, uint16_t t)
     return &L->th[t];
 }
 
-/* The computation before an event, in ps; consumes the thread's gap. */
-static uint64_t take_gap(lctx *L, thr *T, const hs_trace_event *ev)
+/* ns from `from` to `t` when t is later, else 0; never overflows (the reader
+ * bounds times, but this is the arithmetic that must not trust it). */
+static int64_t ns_after(int64_t t, int64_t from)
 {
-    int64_t g = T->gap;
-    if (ev->t_start > T->prev_end)
-        g += ev->t_start - T->prev_end;
+    if (t <= from)
+        return 0;
+    __int128 d = (__int128)t - from;
+    return d > INT64_MAX ? INT64_MAX : (int64_t)d;
+}
+
+static int64_t add_sat(int64_t a, int64_t b)
+{
+    __int128 v = (__int128)a + b;
+    return v > INT64_MAX ? INT64_MAX : v < INT64_MIN ? INT64_MIN : (int64_t)v;
+}
+
+/* The computation before an event, in ps, into *out; consumes the thread's
+ * gap.  A thread whose computation adds up to more than --max-compute is
+ * refused: it would make the model simulate that much idle time (and the
+ * background traffic through it), and no real trace the model can replay
+ * holds hours of computation between calls. */
+static int take_gap(lctx *L, thr *T, const hs_trace_event *ev, uint64_t *out)
+{
+    int64_t g = add_sat(T->gap, ns_after(ev->t_start, T->prev_end));
     T->gap = 0;
     if (ev->t_end > T->prev_end)
         T->prev_end = ev->t_end;
+    *out = 0;
     if (g <= 0)
         return 0;
     double ps = (double)g * (double)HS_PS_PER_NS * L->scale;
-    return ps >= 1.8e19 ? (uint64_t)1.8e19 : (uint64_t)(ps + 0.5);
+    *out = ps >= 1.8e19 ? (uint64_t)1.8e19 : (uint64_t)(ps + 0.5);
+    T->compute = T->compute + *out < T->compute ? UINT64_MAX : T->compute + *out;
+    hs_time max = L->R->prm->max_compute;
+    if (max && T->compute > max) {
+        char a[32], b[32];
+        return hs_error_set(L->err, HS_ERANGE, "%s: rank %u, event %u (%s at %.9g s): the "
+                            "recorded computation up to here gives this thread %s to compute "
+                            "(gaps between calls x compute scale %g), more than the limit "
+                            "--max-compute %s; a trace with such gaps is likely damaged, "
+                            "raise the limit to replay it anyway", L->path, L->jrank, L->evno,
+                            hs_trace_kind_name(ev->kind), (double)ev->t_start * 1e-9,
+                            hs_time_str(T->compute, a, sizeof a), L->scale,
+                            hs_time_str(max, b, sizeof b));
+    }
+    return 0;
 }
 
 /* An event that takes no replayed time: keep the computation before it. */
 static void skip(thr *T, const hs_trace_event *ev)
 {
-    if (ev->t_start > T->prev_end)
-        T->gap += ev->t_start - T->prev_end;
+    T->gap = add_sat(T->gap, ns_after(ev->t_start, T->prev_end));
     if (ev->t_end > T->prev_end)
         T->prev_end = ev->t_end;
 }
@@ -244,7 +277,9 @@ static int emit(lctx *L, thr *T, const hs_trace_event *ev, unsigned code, rp_op 
         return hs_error_set(L->err, HS_ENOMEM, "out of memory compiling %s", L->path);
     rp_op *o = &T->ops[T->n++];
     memset(o, 0, sizeof *o);
-    o->gap = take_gap(L, T, ev);
+    int rc = take_gap(L, T, ev, &o->gap);
+    if (rc)
+        return rc;
     o->code = (uint8_t)code;
     o->kind = ev->kind;
     o->slot = RP_NIL;

@@ -87,6 +87,21 @@ static double num(rd *r, const hs_jv *obj, const char *key, const char *where, i
     return x;
 }
 
+/* num() within [lo, hi]: analysis.json is outside input, and a value no
+ * analysis can produce (a negative standard error, a threshold outside the
+ * analyzer's own range) is refused by name rather than drawn. */
+static double numr(rd *r, const hs_jv *obj, const char *key, const char *where, int fl,
+                   double def, double lo, double hi)
+{
+    double x = num(r, obj, key, where, fl, def);
+    if (!r->rc && hs_jv_get(r->d, obj, key) && isfinite(x) && (x < lo || x > hi)) {
+        bad(r, hs_jv_get(r->d, obj, key), "%s.%s = %g is outside [%g, %g]", where, key, x, lo,
+            hi);
+        return def;
+    }
+    return x;
+}
+
 static uint64_t uint_(rd *r, const hs_jv *obj, const char *key, const char *where, int fl,
                       uint64_t max, uint64_t def)
 {
@@ -216,10 +231,11 @@ static void read_head(rd *r, hs_viz_model *m, const hs_jv *root)
     m->decoder = str(r, dec, "used", "decoder", NUL);
     m->decoder_note = str(r, dec, "note", "decoder", NUL);
     const hs_jv *p = get(r, root, "params", "analysis", HS_JV_OBJ, NUL);
-    m->cf_threshold = num(r, p, "cf_threshold", "params", 0, 0.25);
-    m->z = num(r, p, "z", "params", 0, 2);
-    m->min_packets = num(r, p, "min_packets", "params", 0, 100);
-    m->max_cf_se = num(r, p, "max_cf_se", "params", 0, 0.1);
+    /* the analyzer's own ranges (analyze.c, check_params) */
+    m->cf_threshold = numr(r, p, "cf_threshold", "params", 0, 0.25, 0, 1);
+    m->z = numr(r, p, "z", "params", 0, 2, 0, 10);
+    m->min_packets = numr(r, p, "min_packets", "params", 0, 100, 1, 1e15);
+    m->max_cf_se = numr(r, p, "max_cf_se", "params", 0, 0.1, 0, 1);
     const hs_jv *ms = get(r, root, "measurement", "analysis", HS_JV_OBJ, NUL);
     m->duration_ps = num(r, ms, "duration_ps", "measurement", 0, NAN);
     m->window_ps = num(r, ms, "window_ps", "measurement", 0, NAN);
@@ -232,7 +248,7 @@ static void read_head(rd *r, hs_viz_model *m, const hs_jv *root)
     m->links_congested = uint_(r, s, "links_congested", "summary", 0, UINT64_MAX, 0);
     m->nroots_summary = uint_(r, s, "roots", "summary", 0, UINT64_MAX, 0);
     m->max_cf = num(r, s, "max_cf", "summary", 0, NAN);
-    m->max_cf_err = num(r, s, "max_cf_se", "summary", 0, NAN);
+    m->max_cf_err = numr(r, s, "max_cf_se", "summary", 0, NAN, 0, INFINITY);
     m->max_cf_link = (uint32_t)uint_(r, s, "max_cf_link", "summary", 0, m->L, 0);
     m->top = str(r, s, "top", "summary", NUL);
 }
@@ -422,9 +438,21 @@ static void read_links(rd *r, hs_viz_model *m, const hs_jv *root)
         k->capacity = num(r, o, "capacity", w, 0, m->link_capacity);
         hs__vz_est *e = &m->est[l];
         e->traffic = num(r, o, "traffic", w, 0, 0); /* absent: nothing crossed it */
-        e->traffic_se = num(r, o, "traffic_se", w, 0, 0);
+        e->traffic_se = numr(r, o, "traffic_se", w, 0, 0, 0, INFINITY);
         e->cf = num(r, o, "cf", w, NUL, NAN);
-        e->cf_se = num(r, o, "cf_se", w, NUL, NAN);
+        e->cf_se = numr(r, o, "cf_se", w, NUL, NAN, 0, INFINITY);
+        if (isfinite(e->cf)) {
+            /* cf is congested / traffic, and present only for traffic > 0
+             * (docs/formats.md): it must agree with the two at the six
+             * significant digits they are written with */
+            double cg = num(r, o, "congested", w, REQ, NAN);
+            if (!r->rc && (!(e->traffic > 0) ||
+                           fabs(e->cf * e->traffic - cg) > 1e-5 * (fabs(cg) + fabs(e->traffic))))
+                bad(r, hs_jv_get(r->d, o, "cf"), "%s.cf = %g is not congested / traffic "
+                    "(%g / %g)", w, e->cf, cg, e->traffic);
+            if (fabs(e->cf) > m->max_abs_cf)
+                m->max_abs_cf = fabs(e->cf);
+        }
         e->load = num(r, o, "load", w, 0, 0);
         e->congested = (uint8_t)boolean(r, o, "is_congested", w, 0);
         e->root = (uint8_t)boolean(r, o, "is_root", w, 0);
@@ -433,8 +461,8 @@ static void read_links(rd *r, hs_viz_model *m, const hs_jv *root)
         if (t) {
             char tw[48];
             snprintf(tw, sizeof tw, "%s.truth", w);
-            e->t_packets = num(r, t, "packets", tw, REQ, NAN);
-            e->t_cf = num(r, t, "cf", tw, NUL, NAN);
+            e->t_packets = numr(r, t, "packets", tw, REQ, NAN, 0, INFINITY);
+            e->t_cf = numr(r, t, "cf", tw, NUL, NAN, 0, 1);   /* the truth is a fraction */
         }
         if (strcmp(st, "ok") == 0)
             e->state = isfinite(e->cf) ? HS__VZ_OK : HS__VZ_INSUFF;
@@ -517,6 +545,12 @@ static void read_rows(rd *r, const hs_viz_model *m, const hs_jv *o, const char *
         }
         hs__vz_est *e = &v->row[i];
         v->row_link[i] = (uint32_t)id;
+        if (x[C_TRSE] < 0 || x[C_CFSE] < 0 || x[C_TP] < 0 || x[C_TC] < 0 ||
+            x[C_TC] > x[C_TP]) {
+            bad(r, row, "%s.rows[%zu]: a negative standard error or count, or more true "
+                "congested packets than packets", w, i);
+            return;
+        }
         e->traffic = x[C_TR];
         e->traffic_se = isfinite(x[C_TRSE]) ? x[C_TRSE] : 0;
         e->cf = x[C_CF];
@@ -603,6 +637,14 @@ static void read_windows(rd *r, hs_viz_model *m, const hs_jv *root)
     }
 }
 
+/* The cf of a root or finding is one link's: no larger in size than the
+ * largest link CF read (with the links' rounding). */
+static double link_cf(rd *r, const hs_viz_model *m, const hs_jv *o, const char *w)
+{
+    double lim = m->max_abs_cf * (1 + 1e-5) + 1e-9;
+    return numr(r, o, "cf", w, NUL, NAN, -lim, lim);
+}
+
 static void read_roots(rd *r, hs_viz_model *m, const hs_jv *root)
 {
     const hs_jv *a = get(r, root, "roots", "analysis", HS_JV_ARR, NUL);
@@ -625,8 +667,8 @@ static void read_roots(rd *r, hs_viz_model *m, const hs_jv *root)
         q->heavy = boolean(r, o, "heavy", w, 0);
         q->load_peak = hs_jv_get(r->d, o, "load_busy") ? num(r, o, "load_busy", w, 0, NAN)
                                                        : num(r, o, "load_peak", w, 0, NAN);
-        q->cf = num(r, o, "cf", w, 0, NAN);
-        q->cf_se = num(r, o, "cf_se", w, 0, NAN);
+        q->cf = link_cf(r, m, o, w);
+        q->cf_se = numr(r, o, "cf_se", w, 0, NAN, 0, INFINITY);
         for (uint32_t k = 0; k < q->nlinks && !r->rc; k++)
             if (!m->root_num[q->links[k]])
                 m->root_num[q->links[k]] = (uint32_t)i + 1;
@@ -669,8 +711,8 @@ static void read_findings(rd *r, hs_viz_model *m, const hs_jv *root)
             }
         }
         f->has_numbers = hs_jv_get(r->d, o, "cf") != NULL;
-        f->cf = num(r, o, "cf", w, NUL, NAN);
-        f->cf_se = num(r, o, "cf_se", w, NUL, NAN);
+        f->cf = link_cf(r, m, o, w);
+        f->cf_se = numr(r, o, "cf_se", w, NUL, NAN, 0, INFINITY);
         f->load_peak = hs_jv_get(r->d, o, "load_busy") ? num(r, o, "load_busy", w, NUL, NAN)
                                                        : num(r, o, "load_peak", w, NUL, NAN);
         f->severity = num(r, o, "severity", w, NUL, NAN);
@@ -879,6 +921,9 @@ static int build(const hs_jdoc *d, const char *name, hs_viz_model **out, hs_erro
     read_head(&r, m, root);
     read_devices(&r, m, root);
     read_links(&r, m, root);
+    if (!r.rc && isfinite(m->max_cf) && fabs(m->max_cf) > m->max_abs_cf * (1 + 1e-5) + 1e-9)
+        bad(&r, hs_jv_get(d, hs_jv_get(d, root, "summary"), "max_cf"),
+            "summary.max_cf = %g is larger than every link's CF", m->max_cf);
     read_roots(&r, m, root);
     read_findings(&r, m, root);
     read_phases(&r, m, root);

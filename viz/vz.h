@@ -171,6 +171,7 @@ struct hs_viz_model {
     /* summary */
     uint64_t  links_ok, links_congested, nroots_summary;
     double    max_cf, max_cf_err;
+    double    max_abs_cf;   /* largest |cf| of the links (bounds roots and findings) */
     uint32_t  max_cf_link;
     char     *top;
     /* devices */

@@ -66,6 +66,9 @@ typedef struct hs_analyze_params {
 } hs_analyze_params;
 
 void hs_analyze_params_default(hs_analyze_params *p);
+/* Reads a phases file (--phases) as hs_analyze_run would, to refuse a bad
+ * one before any work: 0, or HS_ENOENT / HS_EFORMAT (line number) ... */
+int hs_an_phases_check(const char *path, hs_error *err);
 
 typedef struct hs_analysis hs_analysis;
 

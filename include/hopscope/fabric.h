@@ -166,10 +166,30 @@ typedef struct hs_topo_summary {
     uint32_t bisection_links; /* directed links crossing the cut one way */
     int      bisection_exact; /* 0: an upper bound from a heuristic cut */
     char     bisection_how[96];
+    int      diameter_exact;  /* 0: a lower bound (BFS from a sample) */
+    char     diameter_how[96];
 } hs_topo_summary;
 
-/* Fills s; HS_ENOMEM. */
+/* Fills s; HS_ENOMEM.  Fat-trees, dragonflies, tori and meshes from their
+ * parameters (constant time and memory beyond the topology); topology
+ * files by BFS from at most 256 switches with nodes (diameter_exact says
+ * whether that was all of them). */
 int hs_topo_summarize(const hs_topo *t, hs_topo_summary *s);
+
+/* What `hopscope topo SPEC` prints, without building the link table of a
+ * regular family (a 1M-node torus is described in constant memory); a
+ * topology file is built, as its graph is its only description. */
+typedef struct hs_topo_desc {
+    hs_topo_summary s;
+    char        spec[512];    /* canonical */
+    hs_topo_kind kind;
+    hs_routing  routing;
+    int         deterministic;
+    unsigned    vcs;
+    uint64_t    node_bw;      /* of the node links */
+    hs_time     node_lat;
+} hs_topo_desc;
+int hs_topo_describe(const char *spec, hs_topo_desc *d, hs_error *err);
 
 /* Forwarding table entry: the output links a packet at switch `sw` for node
  * `dst` may take (one for deterministic routing, several for adaptive up

@@ -107,6 +107,10 @@ typedef struct hs_replay_params {
                                   HS_REPLAY_SCALE_AUTO (the default): ranks
                                   recorded on a host with more ranks than cores
                                   get cores/ranks, the others 1 (docs/replay.md) */
+    hs_time  max_compute;      /* refuse a trace that gives one thread more
+                                  computation than this, after scaling (1 h;
+                                  0: no limit): such gaps come from damaged
+                                  times and would simulate hours of idle */
     uint64_t eager_limit;      /* messages up to this many bytes go eager (16 KiB) */
     uint32_t ctrl_bytes;       /* payload of protocol control messages (0: one
                                   minimum-size packet) */
@@ -139,6 +143,13 @@ typedef struct hs_replay_params {
 } hs_replay_params;
 
 void hs_replay_params_default(hs_replay_params *p);
+/* Checks what the parameters say without reading the trace, so that a
+ * caller can refuse a bad option before the expensive work: the ranges of
+ * hs_replay_run, the topology spec (built once when set), the mapping spec
+ * (a mapping file must be readable), the background spec (a trace:PATH
+ * background's manifest must read) and the collective algorithms.  trace
+ * and topo may be NULL here.  0, or HS_EINVAL (...) with err saying why. */
+int hs_replay_check(const hs_replay_params *p, hs_error *err);
 
 /* Latency of messages: for each message that crossed the network, the time
  * its packets spent between posting at the source NIC and delivery, summed

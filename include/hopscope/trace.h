@@ -198,6 +198,13 @@ typedef struct hs_trace_event {
     const int32_t *remote;           /* COMM_CREATE remote group of an intercommunicator */
 } hs_trace_event;
 
+/* Bound on event times: |t_start|, |t_end| <= 2^56 ns (about 834 days
+ * either side of the epoch).  Readers reject events beyond it, events that
+ * end before they start, and a rank whose event starts go back in time;
+ * the writer refuses them.  Any difference of two valid times fits in an
+ * int64_t. */
+#define HS_TRACE_TIME_LIMIT (INT64_C(1) << 56)
+
 /* Sets every field to its "unused" value (see above). */
 void hs_trace_event_init(hs_trace_event *ev, int kind);
 

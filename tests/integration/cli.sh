@@ -15,6 +15,37 @@ t_grep "suggests near command" "did you mean 'demo'" "$T_TMP/err"
 t_eq "bad option value exits 2" 2 "$rc"
 t_grep "bad value named" "bad value 'abc' for --packets" "$T_TMP/err"
 
+# run checks the options of every step before the application runs: a bad
+# value exits 2 naming it, and neither runs the launcher nor writes anything.
+printf 'tag 1 a\ncollective alltoal x\n' > "$T_TMP/phases"
+bad_run() { # NAME PATTERN OPTIONS...
+    n=$1; pat=$2; shift 2
+    rm -rf "$T_TMP/r" "$T_TMP/ran"
+    "$HOPSCOPE" run -o "$T_TMP/r" "$@" -- sh -c "touch '$T_TMP/ran'" 2> "$T_TMP/err"; rc=$?
+    t_eq "run $n exits 2" 2 "$rc"
+    t_grep "run $n names the problem" "$pat" "$T_TMP/err"
+    t_check "run $n launches nothing" test ! -e "$T_TMP/ran"
+    t_check "run $n writes nothing" test ! -e "$T_TMP/r"
+}
+bad_run "--bits 2" "--bits 2: expected the width of the in-band field, 5..13" --bits 2
+bad_run "--topo fattree:k=0" "topology 'fattree': k=0" --topo fattree:k=0
+bad_run "--map file:missing" "mapping file '$T_TMP/nomap'" --map "file:$T_TMP/nomap"
+bad_run "--map bogus" "mapping 'bogus'" --map bogus
+bad_run "--background foo" "unknown background 'foo'" --background foo
+bad_run "--background trace:missing" "$T_TMP/notrace" --background "trace:$T_TMP/notrace"
+bad_run "--ppn 0" "--ppn 0" --ppn 0
+bad_run "--seed x" "--seed x" --seed x
+bad_run "--compute-scale -1" "--compute-scale -1" --compute-scale -1
+bad_run "--phases (unknown collective)" "phases: line 2: expected a collective kind" \
+    --phases "$T_TMP/phases"
+bad_run "--phases missing" "cannot open phases file" --phases "$T_TMP/nophases"
+bad_run "--mpi foo" "must be openmpi or mpich, not 'foo'" --mpi foo
+# one meaning and one text for --bits in run and simulate
+"$HOPSCOPE" run --help | grep -A2 -- '--bits B  ' > "$T_TMP/bits_run"
+"$HOPSCOPE" help simulate | grep -A2 -- '--bits B  ' > "$T_TMP/bits_sim"
+t_check "run and simulate describe --bits alike" cmp "$T_TMP/bits_run" "$T_TMP/bits_sim"
+t_grep "--bits is the field width" 'width of the in-band field' "$T_TMP/bits_run"
+
 # The demo is deterministic and its decoders agree.
 "$HOPSCOPE" demo --codec --packets 20000 --seed 3 | grep -v '^decode:' > "$T_TMP/d1"
 "$HOPSCOPE" demo --codec --packets 20000 --seed 3 | grep -v '^decode:' > "$T_TMP/d2"

@@ -212,6 +212,8 @@ static void m_routes_class(unsigned char **b, size_t *n) { (void)n; put32(*b + 4
 static void m_counters_k(unsigned char **b, size_t *n) { (void)n; put32(*b + 16, 9); }
 static void m_counters_kind(unsigned char **b, size_t *n) { (void)n; put32(*b + 56, 3); }
 static void m_counters_phase(unsigned char **b, size_t *n) { (void)n; put64(*b + 56 + 8, 4242); }
+/* found by tests/fuzz: INT64_MIN in a counter overflowed the transform */
+static void m_counters_big(unsigned char **b, size_t *n) { (void)n; put64(*b + 56 + 64, 1ull << 63); }
 static void m_records_src(unsigned char **b, size_t *n) { (void)n; put32(*b + 40 + 40 * 7, 999); }
 static void m_records_field(unsigned char **b, size_t *n) { (void)n; put64(*b + 40 + 40 * 3 + 24, 1ull << 40); }
 static void m_records_time(unsigned char **b, size_t *n)
@@ -244,6 +246,8 @@ static void m_man_version(unsigned char **b, size_t *n) { replace(b, n, "\"versi
 static void m_man_nodes(unsigned char **b, size_t *n) { replace(b, n, "\"nodes\": 16,", ""); }
 static void m_man_syntax(unsigned char **b, size_t *n) { replace(b, n, "\"links\": 64,", "\"links\": 64,,"); }
 static void m_man_file(unsigned char **b, size_t *n) { replace(b, n, "\"file\": \"truth.bin\"", "\"file\": \"../truth.bin\""); }
+/* found by tests/fuzz: the error path read the run after freeing it */
+static void m_man_norecords(unsigned char **b, size_t *n) { replace(b, n, "\"records\": {", "\"rfile:cords\": {"); }
 static void m_links_header(unsigned char **b, size_t *n) { replace(b, n, "# hopscope links 1", "# hopscope links 2"); }
 static void m_links_kind(unsigned char **b, size_t *n) { replace(b, n, "\tinjection\t", "\tinjektion\t"); }
 static void m_links_newline(unsigned char **b, size_t *n) { (*n)--; (void)b; }
@@ -263,6 +267,7 @@ static void test_rejects(void **state)
         { "manifest.json", m_man_nodes, HS_EFORMAT, "missing key topology.nodes" },
         { "manifest.json", m_man_syntax, HS_EFORMAT, "manifest.json: offset " },
         { "manifest.json", m_man_file, HS_EFORMAT, "not a file name inside the run directory" },
+        { "manifest.json", m_man_norecords, HS_EFORMAT, "but files has no records" },
         { "links.tsv", m_links_header, HS_EVERSION, "links.tsv: line 1: " },
         { "links.tsv", m_links_kind, HS_EFORMAT, "links.tsv: line 3: unknown link kind 'injektion'" },
         { "links.tsv", m_links_newline, HS_EFORMAT, "does not end with a newline" },
@@ -275,6 +280,8 @@ static void test_rejects(void **state)
         { "routes.bin", m_routes_entry, HS_EFORMAT, "which does not leave switch" },
         { "routes.bin", m_routes_class, HS_EFORMAT, "routes.bin: offset 48: node 0 has class 9999" },
         { "counters.bin", m_counters_k, HS_EFORMAT, "counters.bin: offset 16: k = 9" },
+        { "counters.bin", m_counters_big, HS_EFORMAT, "counters.bin: offset 120: set 0: the "
+          "counters add up to more than its packets can" },
         { "counters.bin", m_counters_kind, HS_EFORMAT, "counters.bin: offset 56: set kind 3" },
         { "counters.bin", m_counters_phase, HS_EFORMAT, "set for phase 4242" },
         { "counters.bin", m_pad, HS_EFORMAT, "(truncated or padded)" },
@@ -385,7 +392,12 @@ static void test_phase_rules(void **state)
         { "# c\ntag 5-3 halo\n", "line 2: range out of order" },
         { "tags 5 halo\n", "line 1: expected 'tag', 'collective' or 'phase', not 'tags'" },
         { "tag 5\n", "line 1: no name after the selector" },
-        { "collective all-reduce x\n", "line 1: expected a collective name" },
+        { "collective all-reduce x\n", "line 1: expected a collective kind" },
+        /* well-formed but no such collective: it could never match */
+        { "tag 1 a\n\ncollective alltoal x\n", "line 3: expected a collective kind (barrier, "
+          "bcast, reduce, allreduce, allgather, alltoall, gather, scatter, reduce_scatter, "
+          "scan, exscan, neighbor), not 'alltoal'" },
+        { "collective ialltoall x\n", "line 1: expected a collective kind" },
         { "phase 70000 big\n", "line 1: range out of order or too large" },
     };
     for (size_t i = 0; i < sizeof badr / sizeof badr[0]; i++) {

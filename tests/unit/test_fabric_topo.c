@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "hopscope/fabric.h"
+#include "../../fabric/topo.h"
 
 static hs_topo *make(const char *spec)
 {
@@ -453,7 +454,13 @@ static void test_file(void **state)
         { "hopscope-topology 1\nswitch s t u\nnode a b\nlink a s\nlink b u\nlink s t\n"
           "link t u\nlink s u\nroute s b t\nroute t b s\n", "loop" },
         { "hopscope-topology 1\nswitch s t\nnode a b\nlink a s\nlink b t\nlink s t\n"
-          "route s b a\n", "leads to another node" },
+          "route s b a\n", ":7: route for 'b' leads to another node 'a'" },
+        /* the names in route errors (once printed as '(null)') */
+        { "hopscope-topology 1\nswitch s0 s1\nnode c d\nlink c s0\nlink d s1\nlink s0 s1\n"
+          "route s0 c s0\n", ":7: 's0' is not a neighbour of 's0'" },
+        { "hopscope-topology 1\nswitch s0 s1\nnode c d\nlink c s0\nlink d s1\nlink s0 s1\n"
+          "route s0 c s1\n", ":7: 'c' is attached to 's0': its route there can only be the "
+          "node itself" },
         { "hopscope-topology 1\nswitch s$\n", "bad name" },
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -655,9 +662,146 @@ static void test_fuzz_traffic(void **state)
     }
 }
 
+/* ---- analytic summaries against graph search ---------------------------- */
+
+/* One topology: the summary from the parameters (hs_topo_summarize on the
+ * built graph, and hs_topo_describe without it) against BFS from every
+ * switch, and the torus cut against a count of the links crossing it. */
+static void check_summary(const char *spec)
+{
+    hs_topo *t;
+    hs_error e;
+    hs_error_clear(&e);
+    if (hs_topo_create(spec, &t, &e))
+        fail_msg("%s: %s", spec, e.msg);
+    hs_topo_summary s;
+    assert_int_equal(hs_topo_summarize(t, &s), 0);
+    int exact, rc;
+    uint32_t bfs = hs__topo_diameter_bfs(t, 0, &exact, &rc);
+    assert_int_equal(rc, 0);
+    assert_true(exact);
+    if (s.diameter != bfs)
+        fail_msg("%s: diameter %u from the parameters, %u by BFS", spec, s.diameter, bfs);
+    assert_true(s.diameter_exact);
+    uint32_t inj = 0, ej = 0;
+    for (uint32_t id = 1; id <= hs_topo_links(t); id++) {
+        inj += hs_topo_link(t, id)->kind == HS_LINK_INJECTION;
+        ej += hs_topo_link(t, id)->kind == HS_LINK_EJECTION;
+    }
+    assert_int_equal(s.inj_links, inj);
+    assert_int_equal(s.ej_links, ej);
+    if (hs_topo_type(t) == HS_TOPO_TORUS) {
+        const hs__torus *tr = &t->u.tor;
+        unsigned dmax = 0;
+        for (unsigned i = 1; i < tr->n; i++)
+            if (tr->k[i] > tr->k[dmax])
+                dmax = i;
+        uint32_t k = tr->k[dmax], links = 0;
+        for (uint32_t id = 2 * hs_topo_nodes(t) + 1; k > 1 && id <= hs_topo_links(t); id++) {
+            const hs_link_info *l = hs_topo_link(t, id);
+            links += hs__torus_coord(tr, l->from, dmax) < k / 2 &&
+                     hs__torus_coord(tr, l->to, dmax) >= k / 2;
+        }
+        if (k > 1 && s.bisection_links != links)
+            fail_msg("%s: bisection %u links from the parameters, %u crossing", spec,
+                     s.bisection_links, links);
+    }
+    hs_topo_desc d;
+    assert_int_equal(hs_topo_describe(spec, &d, &e), 0);
+    assert_int_equal(d.s.nodes, s.nodes);
+    assert_int_equal(d.s.switches, s.switches);
+    assert_int_equal(d.s.links, s.links);
+    assert_int_equal(d.s.sw_links, s.sw_links);
+    assert_int_equal(d.s.diameter, s.diameter);
+    assert_int_equal(d.s.bisection_links, s.bisection_links);
+    assert_true(d.s.bisection_bw == s.bisection_bw);
+    assert_string_equal(d.spec, hs_topo_spec(t));
+    assert_int_equal(d.vcs, hs_topo_vcs(t));
+    assert_int_equal(d.node_bw, hs_topo_link(t, 1)->bw);
+    hs_topo_free(t);
+}
+
+static void test_summary_analytic(void **state)
+{
+    (void)state;
+    char spec[128];
+    static const char *const dims[] = { "2", "3", "5", "8", "2x2", "3x4", "4x4x4", "5x3x2",
+                                        "1x6", "2x7", "6x1x3", "3x3x3x2" };
+    for (size_t i = 0; i < sizeof dims / sizeof dims[0]; i++)
+        for (unsigned p = 1; p <= 2; p++) {
+            snprintf(spec, sizeof spec, "torus:%s,p=%u", dims[i], p);
+            check_summary(spec);
+            snprintf(spec, sizeof spec, "mesh:%s,p=%u", dims[i], p);
+            check_summary(spec);
+        }
+    for (unsigned k = 2; k <= 8; k += 2)
+        for (unsigned n = 1; n <= 3; n++) {
+            snprintf(spec, sizeof spec, "fattree:k=%u,n=%u", k, n);
+            check_summary(spec);
+            if (n >= 2) {
+                snprintf(spec, sizeof spec, "fattree:k=%u,n=%u,taper=2", k, n);
+                check_summary(spec);
+            }
+        }
+    static const char *const xgft[] = { "down=2x1x3,up=1x2x2", "down=4x1,up=1x3",
+                                        "down=1x1x5,up=1x2x1", "down=3x2,up=1x1",
+                                        "down=8x8x2,up=1x2x1", "down=2,up=1" };
+    for (size_t i = 0; i < sizeof xgft / sizeof xgft[0]; i++) {
+        snprintf(spec, sizeof spec, "fattree:%s", xgft[i]);
+        check_summary(spec);
+    }
+    unsigned ndf = 0;
+    for (unsigned a = 1; a <= 5; a++)
+        for (unsigned p = 1; p <= 2; p++)
+            for (unsigned h = 0; h <= 3; h++)
+                for (unsigned g = 1; g <= a * h + 1; g++) {
+                    if (a * p * g < 2)
+                        continue;
+                    snprintf(spec, sizeof spec, "dragonfly:a=%u,p=%u,h=%u,g=%u", a, p, h, g);
+                    check_summary(spec);
+                    ndf++;
+                }
+    assert_true(ndf > 100);
+}
+
+/* A topology file's diameter comes from BFS, from at most 256 sources:
+ * a ring of 300 switches is searched from a sample, which gives a lower
+ * bound and says so; the full search gives the exact value. */
+static void test_summary_file_sampled(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/hs-topo-ringXXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    fprintf(f, "hopscope-topology 1\n");
+    for (int i = 0; i < 300; i++)
+        fprintf(f, "switch s%d\nnode n%d\nlink n%d s%d\n", i, i, i, i);
+    for (int i = 0; i < 300; i++)
+        fprintf(f, "link s%d s%d\n", i, (i + 1) % 300);
+    fclose(f);
+    char spec[64];
+    snprintf(spec, sizeof spec, "file:%s", path);
+    hs_topo *t;
+    hs_error e;
+    assert_int_equal(hs_topo_create(spec, &t, &e), 0);
+    hs_topo_summary s;
+    assert_int_equal(hs_topo_summarize(t, &s), 0);
+    assert_false(s.diameter_exact);
+    assert_non_null(strstr(s.diameter_how, "lower bound: BFS from 256"));
+    int exact, rc;
+    assert_int_equal(hs__topo_diameter_bfs(t, 0, &exact, &rc), 150 + 2);
+    assert_true(exact);
+    assert_int_equal(s.diameter, 152);   /* every ring switch sees the far side */
+    hs_topo_free(t);
+    unlink(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_summary_analytic),
+        cmocka_unit_test(test_summary_file_sampled),
         cmocka_unit_test(test_units),
         cmocka_unit_test(test_bad_specs),
         cmocka_unit_test(test_fattree_structure),

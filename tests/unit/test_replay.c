@@ -415,6 +415,43 @@ static void test_deadlock_reported(void **s)
     rm_trace();
 }
 
+/* Computation adds up per thread against --max-compute: three gaps of 25
+ * minutes pass one by one, but the third brings the thread past an hour
+ * and the replay is refused, naming the rank and the event, before a
+ * single simulated second; with the limit raised it replays them. */
+static void test_max_compute(void **s)
+{
+    (void)s;
+    const int64_t min25 = 25ll * 60 * 1000000000ll;
+    tw w[2];
+    new_trace(2, w);
+    for (int i = 0; i < 3; i++) {
+        send_(&w[0], HS_TRACE_SEND, 1, 4, 10, min25);
+        recv_(&w[1], 0, 4, 10, min25);
+    }
+    finish(w, 2);
+    hs_replay_params p;
+    hs_replay_params_default(&p);
+    assert_int_equal(p.max_compute, 3600ull * 1000000000000ull);
+    p.trace = dir;
+    p.topo = TOPO;
+    p.ppn = 1;
+    hs_error e;
+    hs_error_clear(&e);
+    hs_replay_result r;
+    assert_int_equal(hs_replay_run(&p, &r, &e), HS_ERANGE);
+    hs_replay_result_free(&r);
+    /* rank 0's events: init (0), sends 1..3; the third is at 75 min */
+    assert_non_null(strstr(e.msg, "rank 0, event 3 (send at 4500 s)"));
+    assert_non_null(strstr(e.msg, "--max-compute 3600 s"));
+    p.max_compute = 2 * 3600ull * 1000000000000ull;
+    assert_int_equal(hs_replay_run(&p, &r, &e), 0);
+    assert_int_equal(r.status, 0);
+    assert_true(r.total >= 3 * (hs_time)min25 * HS_PS_PER_NS);
+    hs_replay_result_free(&r);
+    rm_trace();
+}
+
 static void test_leftover_reported(void **s)
 {
     (void)s;
@@ -654,6 +691,48 @@ static void test_mapping_in_replay(void **s)
     assert_int_equal(replay("shift:2", 1, &r), 0);       /* nodes 2 and 3: same leaf */
     assert_int_equal(r.total, 4 * L(1000));
     hs_replay_result_free(&r);
+    rm_trace();
+}
+
+/* A mapping file that puts more ranks on a node than --ppn says is refused,
+ * naming the node and its ranks; without --ppn the file's count stands. */
+static void test_mapping_file_ppn(void **s)
+{
+    (void)s;
+    tw w[3];
+    new_trace(3, w);
+    send_(&w[0], HS_TRACE_SEND, 1, 4, 10, 0);
+    recv_(&w[1], 0, 4, 10, 0);
+    finish(w, 3);
+    char path[] = "/tmp/hs-test-map-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    fprintf(f, "0 3\n1 3\n2 3\n");
+    fclose(f);
+    char spec[64];
+    snprintf(spec, sizeof spec, "file:%s", path);
+    hs_replay_params p;
+    hs_replay_params_default(&p);
+    p.trace = dir;
+    p.topo = TOPO;
+    p.map = spec;
+    p.ppn = 2;
+    hs_error e;
+    hs_error_clear(&e);
+    hs_replay_result r;
+    assert_int_equal(hs_replay_run(&p, &r, &e), HS_EINVAL);
+    hs_replay_result_free(&r);
+    char want[160];
+    snprintf(want, sizeof want, "%s: node 3 gets 3 ranks (0, 1, 2), more than --ppn 2", path);
+    assert_string_equal(e.msg, want);
+    p.ppn = 3;
+    assert_int_equal(hs_replay_run(&p, &r, &e), 0);
+    hs_replay_result_free(&r);
+    p.ppn = 0;   /* not given: the file decides */
+    assert_int_equal(hs_replay_run(&p, &r, &e), 0);
+    hs_replay_result_free(&r);
+    unlink(path);
     rm_trace();
 }
 
@@ -919,11 +998,13 @@ int main(void)
         cmocka_unit_test(test_ssend_waits_for_receiver),
         cmocka_unit_test(test_deadlock_reported),
         cmocka_unit_test(test_leftover_reported),
+        cmocka_unit_test(test_max_compute),
         cmocka_unit_test(test_allreduce_and_barrier),
         cmocka_unit_test(test_compute_scale_rule),
         cmocka_unit_test(test_rma_lock_put_get),
         cmocka_unit_test(test_mappings),
         cmocka_unit_test(test_mapping_in_replay),
+        cmocka_unit_test(test_mapping_file_ppn),
         cmocka_unit_test(test_explicit_mapping),
         cmocka_unit_test(test_random_traces),
         cmocka_unit_test(test_bad_specs),

@@ -515,6 +515,168 @@ static void test_writer_rejects(void **state)
     free(dir);
 }
 
+/* ---- hostile times ---------------------------------------------------------- */
+
+#define TBIAS (1ull << 62)   /* the synthetic writer's tick of the epoch */
+
+/* Builds rank file DIR/rank-000000.hst (a 1-rank job) from raw barrier
+ * records with the given tick times, through the real encoder and block
+ * builder, so that times the public writer refuses reach the reader.
+ * drift_ns != 0 adds a finalize clock record 1000 ticks after the epoch
+ * whose offset differs from the init record's by drift_ns. */
+static void craft_times(const char *dir, const uint64_t (*t)[2], size_t n, int64_t drift_ns)
+{
+    write_manifest(dir, 1, 1);
+    char path[600];
+    snprintf(path, sizeof path, "%s/rank-000000.hst", dir);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    z_stream zs, zt;
+    assert_int_equal(hs__deflate_init(&zs, &zt, 1, 1), 0);
+    hs__file_hdr fh = { .version = HS_TRACE_FORMAT_VERSION, .rank = 0, .nranks = 1,
+                        .clock = HS__CLOCK_NS, .shift = 0, .tick_hz = 1000000000ull };
+    uint8_t fhb[HS__FILE_HDR_LEN], out[1 << 14], pay[64];
+    hs__file_hdr_pack(&fh, fhb);
+    assert_int_equal(fwrite(fhb, 1, sizeof fhb, f), sizeof fhb);
+    uint32_t seq = 0;
+    size_t len;
+    for (uint32_t which = 0; which < (drift_ns ? 2u : 1u); which++) {
+        hs__clock_rec cr = { .which = which, .offset_ns = which ? drift_ns : 0,
+                             .epoch_ns = TBIAS, .local_ns = TBIAS + which * 1000u };
+        hs__blk_hdr h = { .type = HS__BLK_CLOCK, .seq = seq++, .sync_tick = TBIAS,
+                          .sync_ns = TBIAS };
+        assert_int_equal(hs__block_build(&zs, &zt, &h, pay, hs__clock_rec_encode(&cr, pay),
+                                         NULL, 0, out, sizeof out, &len), 0);
+        assert_int_equal(fwrite(out, 1, len, f), len);
+    }
+    hs__rec raw[8];
+    assert_true(n <= 8);
+    memset(raw, 0, sizeof raw);
+    for (size_t i = 0; i < n; i++) {
+        raw[i].kind = HS_TRACE_BARRIER;
+        raw[i].repeat = 1;
+        raw[i].t0 = t[i][0];
+        raw[i].t1 = t[i][1];
+        raw[i].peer = raw[i].peer2 = HS_TRACE_RANK_NONE;
+        raw[i].tag = raw[i].tag2 = HS_TRACE_TAG_NONE;
+        raw[i].comm = 0;
+        raw[i].comm2 = raw[i].win = HS__NOIDX;
+    }
+    uint8_t st[4096], tm[4096];
+    size_t off = 0, sl, tl;
+    uint32_t nenc;
+    hs__blk_hdr h = { .type = HS__BLK_EVENTS, .seq = seq++ };
+    assert_int_equal(hs__encode((const uint8_t *)raw, n * sizeof *raw, &off, 0, 0, st, sizeof st,
+                                &sl, tm, sizeof tm, &tl, &nenc, &h.base), 0);
+    assert_int_equal(nenc, n);
+    h.nevents = nenc;
+    h.sync_tick = h.sync_ns = TBIAS;
+    assert_int_equal(hs__block_build(&zs, &zt, &h, st, sl, tm, tl, out, sizeof out, &len), 0);
+    assert_int_equal(fwrite(out, 1, len, f), len);
+    hs__end_rec e = { .reason = HS_TRACE_END_FINALIZE, .events = n, .blocks = seq + 1 };
+    h = (hs__blk_hdr){ .type = HS__BLK_END, .seq = seq++, .sync_tick = TBIAS, .sync_ns = TBIAS };
+    assert_int_equal(hs__block_build(&zs, &zt, &h, pay, hs__end_rec_encode(&e, pay), NULL, 0,
+                                     out, sizeof out, &len), 0);
+    assert_int_equal(fwrite(out, 1, len, f), len);
+    hs__deflate_end(&zs, &zt);
+    assert_int_equal(fclose(f), 0);
+}
+
+/* Reads rank 0 to the end: the error message of the first failure, "" when
+ * every event read. */
+static void read_all(const char *dir, char *msg, size_t n)
+{
+    hs_trace *t;
+    hs_error e;
+    hs_error_clear(&e);
+    assert_int_equal(hs_trace_open(dir, &t, &e), 0);
+    hs_trace_cursor *c;
+    int rc = hs_trace_cursor_open(t, 0, &c, &e);
+    assert_int_equal(rc, 0);
+    hs_trace_event ev;
+    while ((rc = hs_trace_next(c, &ev, &e)) == 1)
+        ;
+    hs_trace_cursor_close(c);
+    snprintf(msg, n, "%s", rc < 0 ? e.msg : "");
+    /* stats and check read the same events: they fail the same way
+     * instead of computing with the times */
+    hs_trace_stats *s = NULL;
+    int src = hs_trace_stats_compute(t, &s, &e);
+    assert_int_equal(src < 0, rc < 0);
+    hs_trace_stats_free(s);
+    uint64_t problems = 0;
+    assert_int_equal(hs_trace_check(t, NULL, 0, &problems, &e) < 0, rc < 0);
+    hs_trace_close(t);
+}
+
+static void test_times_checked(void **state)
+{
+    (void)state;
+    char *dir = mkdtemp_dir();
+    char msg[1024];
+    /* a clean job reads (the reference for the cases below) */
+    const uint64_t good[][2] = { { TBIAS - 500, TBIAS - 100 }, { TBIAS + 10, TBIAS + 20 },
+                                 { TBIAS + 20, TBIAS + 20 } };
+    craft_times(dir, good, 3, 0);
+    read_all(dir, msg, sizeof msg);
+    assert_string_equal(msg, "");
+
+    /* beyond 2^56 ns after the epoch (the fuzzer's INT64_MAX span) */
+    const uint64_t far[][2] = { { TBIAS + 10, TBIAS + 20 },
+                                { TBIAS + (1ull << 56) + 1, TBIAS + (1ull << 56) + 2 } };
+    craft_times(dir, far, 2, 0);
+    read_all(dir, msg, sizeof msg);
+    assert_non_null(strstr(msg, "rank-000000.hst: block 1"));
+    assert_non_null(strstr(msg, "time out of range"));
+
+    /* an end that wraps past 2^64 ticks */
+    const uint64_t wrap[][2] = { { UINT64_MAX - 5, UINT64_MAX } };
+    craft_times(dir, wrap, 1, 0);
+    read_all(dir, msg, sizeof msg);
+    assert_non_null(strstr(msg, "time out of range"));
+
+    /* the second event starts before the first (a negative gap) */
+    const uint64_t back[][2] = { { TBIAS + 1000, TBIAS + 2000 }, { TBIAS + 900, TBIAS + 950 } };
+    craft_times(dir, back, 2, 0);
+    read_all(dir, msg, sizeof msg);
+    assert_non_null(strstr(msg, "barrier event starts at 900 ns, before the previous event of "
+                               "the rank (1000 ns)"));
+
+    /* clock records whose drift runs time backwards: end before start */
+    const uint64_t drift[][2] = { { TBIAS + 100, TBIAS + 900 } };
+    craft_times(dir, drift, 1, -1000000);
+    read_all(dir, msg, sizeof msg);
+    assert_non_null(strstr(msg, "barrier event ends at -899100 ns, before it starts at "
+                               "-99900 ns"));
+    rm_rf(dir);
+    free(dir);
+}
+
+static void test_writer_refuses_times(void **state)
+{
+    (void)state;
+    char *dir = mkdtemp_dir();
+    hs_trace_writer *w;
+    hs_error e;
+    assert_int_equal(hs_trace_writer_open(&w, dir, 0, 1, &e), 0);
+    hs_trace_event ev;
+    hs_trace_event_init(&ev, HS_TRACE_BARRIER);
+    ev.comm = HS_TRACE_COMM_WORLD;
+    ev.t_start = 0;
+    ev.t_end = INT64_MAX;
+    assert_int_equal(hs_trace_writer_event(w, &ev, &e), HS_EINVAL);
+    assert_non_null(strstr(e.msg, "-2^56 <= start <= end <= 2^56 ns"));
+    ev.t_start = INT64_MIN;
+    ev.t_end = 0;
+    assert_int_equal(hs_trace_writer_event(w, &ev, &e), HS_EINVAL);
+    ev.t_start = -HS_TRACE_TIME_LIMIT;
+    ev.t_end = HS_TRACE_TIME_LIMIT;   /* the bounds themselves are times */
+    assert_int_equal(hs_trace_writer_event(w, &ev, &e), 0);
+    assert_int_equal(hs_trace_writer_close(w, &e), 0);
+    rm_rf(dir);
+    free(dir);
+}
+
 /* ---- stats and check on a job with known communication ------------------- */
 
 /* A ring of n ranks: each sends `iters` messages of `bytes` to r+1 with tag
@@ -980,6 +1142,8 @@ int main(void)
         cmocka_unit_test(test_manifest_errors),
         cmocka_unit_test(test_roundtrip),
         cmocka_unit_test(test_writer_rejects),
+        cmocka_unit_test(test_times_checked),
+        cmocka_unit_test(test_writer_refuses_times),
         cmocka_unit_test(test_stats_ring),
         cmocka_unit_test(test_stats_init_apart),
         cmocka_unit_test(test_truncation),

@@ -191,6 +191,29 @@ static void test_reject(void **state)
     s = edit("\"devices\":", "\"devicez\":");
     parse_bad(s, HS_EFORMAT, "key 'devices' missing");
     free(s);
+    /* ranges: values no analysis can produce are refused by name */
+    s = edit("\"cf\":0.8,\"cf_se\":0.05,\"load\"", "\"cf\":1e308,\"cf_se\":0.05,\"load\"");
+    parse_bad(s, HS_EFORMAT, "links[2].cf = 1e+308 is not congested / traffic (80 / 100)");
+    free(s);
+    s = edit("\"cf\":0.8,\"cf_se\":0.05,\"load\"", "\"cf\":0.8,\"cf_se\":-1e308,\"load\"");
+    parse_bad(s, HS_EFORMAT, "links[2].cf_se = -1e+308 is outside [0, inf]");
+    free(s);
+    s = edit("\"heavy\":true,\"load_peak\":0.9,\"cf\":0.8",
+             "\"heavy\":true,\"load_peak\":0.9,\"cf\":1e308");
+    parse_bad(s, HS_EFORMAT, "roots[0].cf = 1e+308 is outside [-0.800008, 0.800008]");
+    free(s);
+    s = edit("\"max_cf\":0.8", "\"max_cf\":7");
+    parse_bad(s, HS_EFORMAT, "summary.max_cf = 7 is larger than every link's CF");
+    free(s);
+    s = edit("\"cf_threshold\":0.25", "\"cf_threshold\":-3");
+    parse_bad(s, HS_EFORMAT, "params.cf_threshold = -3 is outside [0, 1]");
+    free(s);
+    s = edit("\"cf\":0.78}", "\"cf\":1.5}");
+    parse_bad(s, HS_EFORMAT, "links[2].truth.cf = 1.5 is outside [0, 1]");
+    free(s);
+    s = edit("[[3,100,0,80,5,0.8,0.05,0.9,3]]", "[[3,100,-1,80,5,0.8,0.05,0.9,3]]");
+    parse_bad(s, HS_EFORMAT, "phases[0].rows[0]: a negative standard error");
+    free(s);
     /* syntax errors come from the JSON reader, with the offset */
     parse_bad("{\"format\":", HS_EFORMAT, "t.json");
 }

@@ -205,6 +205,8 @@ static char *to_json(const net *n)
         if (isfinite(cf) && cf >= 0) {
             hs_json_key(&w, "traffic");
             hs_json_num(&w, 500);
+            hs_json_key(&w, "congested");   /* cf = congested / traffic, as analyze writes */
+            hs_json_num(&w, 500 * cf);
             hs_json_key(&w, "cf");
             hs_json_num(&w, cf);
             hs_json_key(&w, "cf_se");

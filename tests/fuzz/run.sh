@@ -1,0 +1,65 @@
+#!/bin/sh
+# Fuzzes every reader of outside input with hs_fuzz (tests/fuzz/hs_fuzz.c,
+# ASan+UBSan): traces, topology files, phases files, mapping files,
+# analysis.json and run directories.  Seed inputs: tests/fuzz/corpus/ (the
+# text formats) and, made here by the hopscope command, a trace (gen), a
+# run directory (simulate -i) and its analysis.json (analyze).
+#
+#   tests/fuzz/run.sh BUILD [short|long] [SEED]
+#
+# short (make check, about 30 s): a few thousand inputs; long: 50 times as
+# many, for a session of its own.  Prints one TAP line per target and seed
+# input ("ok - fuzz TARGET INPUT: N inputs ..."); an input that crashed or
+# hung is kept in BUILD/fuzz-crashes/ and named in the "not ok" line.
+set -u
+BUILD=${1:-build}
+MODE=${2:-short}
+SEED=${3:-1}
+H="$BUILD/bin/hopscope"
+FUZZ="$BUILD/san/fuzz/hs_fuzz"
+W=$(mktemp -d "${TMPDIR:-/tmp}/hopscope-fuzz.XXXXXX")
+trap 'rm -rf "$W"' EXIT
+CRASH="$BUILD/fuzz-crashes"
+export ASAN_OPTIONS="${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1}"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
+case "$MODE" in
+    short) K=1 ;;
+    long)  K=50 ;;
+    *) echo "usage: $0 BUILD [short|long] [SEED]" >&2; exit 2 ;;
+esac
+failed=0
+
+# seed inputs made by the command (deterministic)
+"$H" gen halo3d --ranks 8 --iters 2 --size 8K -o "$W/trace" --quiet || exit 1
+"$H" simulate --topo torus:4x4 -i "$W/trace" -o "$W/run" --quiet || exit 1
+"$H" analyze "$W/run" -q >/dev/null || exit 1
+cp "$W/run/analysis.json" "$W/analysis.json"
+rm -f "$W/run/analysis.json"
+
+# fuzz TARGET INPUT ITERATIONS
+fuzz() {
+    t=$1; in=$2; n=$(( $3 * K ))
+    rm -rf "$W/work"; mkdir -p "$W/work"
+    name=$(basename "$in")
+    timeout $(( 600 * K )) "$FUZZ" "$t" "$in" "$W/work" "$n" "$SEED" >"$W/out" 2>"$W/err"
+    rc=$?
+    if [ $rc -eq 0 ]; then
+        echo "ok - fuzz $t $name: $(cut -d: -f2- "$W/out")"
+    else
+        mkdir -p "$CRASH"
+        keep="$CRASH/$t-$name-seed$SEED"
+        rm -rf "$keep"
+        cp -r "$W/work/cur" "$keep" 2>/dev/null
+        echo "not ok - fuzz $t $name: exit $rc, input kept in $keep"
+        grep -E 'ERROR:|runtime error:|HANG|#[0-4] ' "$W/err" | head -12 | sed 's/^/#   /'
+        failed=1
+    fi
+}
+
+fuzz trace "$W/trace" 200
+fuzz rundir "$W/run" 300
+fuzz analysis "$W/analysis.json" 300
+for f in tests/fuzz/corpus/topo/*; do fuzz topo "$f" 800; done
+for f in tests/fuzz/corpus/phases/*; do fuzz phases "$f" 1000; done
+for f in tests/fuzz/corpus/mapping/*; do fuzz mapping "$f" 1000; done
+exit $failed
