@@ -2,7 +2,7 @@
 # estimates, phase and window views, congestion trees, diagnosis, suggested
 # mappings, analysis.json.  Uses hash/ and fabric's output formats only.
 CORE_SRCS += analyzer/rundir.c analyzer/appjson.c analyzer/phases.c analyzer/route.c \
-             analyzer/analyze.c analyzer/trees.c analyzer/diagnose.c analyzer/mapping.c \
+             analyzer/analyze.c analyzer/trees.c analyzer/judge.c analyzer/diagnose.c analyzer/mapping.c \
              analyzer/output.c
 INSTALL_HEADERS += include/hopscope/analyzer.h
 CFLAGS_analyzer_ := -O3

@@ -470,7 +470,7 @@ static void w_diagnosis(hs_json *w, const hs_analysis *a, const char *map_file)
         arr_u32(w, "phase_packets", f->group_count, f->ngroups);
         if (f->target != HS__NIL)
             kv_uint(w, "target_node", f->target);
-        if (f->kind != HS_AN_NONE) {
+        if (f->kind != HS_AN_NONE && f->kind != HS_AN_UNDECIDED) {
             kv_num(w, "cf", f->cf);
             kv_num(w, "cf_se", f->cf_se);
             kv_num(w, "load_busy", f->load);

@@ -368,6 +368,8 @@ static const char *kind_title(const char *k)
         return "Interference from outside the job";
     if (strcmp(k, "none") == 0)
         return "No congestion found";
+    if (strcmp(k, "undecided") == 0)
+        return "Cannot judge: too little evidence";
     return k;
 }
 

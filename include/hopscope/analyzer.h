@@ -87,7 +87,10 @@ void hs_an_print(const hs_analysis *a, FILE *f);
 void hs_an_print_accuracy(const hs_analysis *a, FILE *f);
 
 typedef enum hs_an_kind {
-    HS_AN_NONE = 0, HS_AN_PATTERN = 1, HS_AN_MAPPING = 2, HS_AN_INTERFERENCE = 3
+    HS_AN_NONE = 0, HS_AN_PATTERN = 1, HS_AN_MAPPING = 2, HS_AN_INTERFERENCE = 3,
+    HS_AN_UNDECIDED = 4       /* nothing confidently congested, but links that cannot be
+                                 judged (their CF is within z SE of the threshold, even
+                                 pooled): not "none" */
 } hs_an_kind;
 const char *hs_an_kind_name(hs_an_kind k);
 
