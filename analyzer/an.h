@@ -434,13 +434,16 @@ double hs__an_feeds(const hs_analysis *a, uint32_t u, uint32_t v);
 /* judge.c: verdict of one estimate (HS__V_*) and, when undecided, the
  * factor on its packets that would decide it at its present CF. */
 int hs__an_judge_one(const hs_estimate *e, double threshold, double z, double max_cv,
-                     double *need);
+                     double min_n, double *need);
 /* Pooled estimate of n links' estimates (sums; conservative SE). */
 void hs__an_pool_estimate(const hs_estimate *const *v, uint32_t n, hs_estimate *out);
 /* Pools the undecided links (a->verdict) by role; fills pools, pool_of,
  * nundecided, need_*; marks links of role pools judged congested in
  * a->congested.  HS_ENOMEM. */
 int hs__an_judge(hs_analysis *a);
+/* diagnose.c: a congested fraction for people, "40% +- 5%", or clipped to
+ * [0, 1] with its interval, "100% (64%-100%)"; returns buf. */
+const char *hs__an_cf_text(char *buf, size_t n, double cf, double se);
 /* diagnose.c: findings from the roots. */
 int hs__an_diagnose(hs_analysis *a, hs_error *err);
 /* mapping.c */

@@ -188,7 +188,7 @@ static void classify(const hs_analysis *a, const hs_estimate *e, uint8_t *status
                      uint8_t *verdict)
 {
     const hs_analyze_params *p = &a->p;
-    int v = hs__an_judge_one(e, p->cf_threshold, p->z, p->max_traffic_cv, NULL);
+    int v = hs__an_judge_one(e, p->cf_threshold, p->z, p->max_traffic_cv, p->min_packets, NULL);
     *status = v == HS__V_CONGESTED || v == HS__V_CLEAR ? HS__ST_OK : HS__ST_INSUFFICIENT;
     *cong = v == HS__V_CONGESTED;
     if (verdict)

@@ -93,7 +93,7 @@ static double pct(double x) { return 100.0 * x; }
 static double clip01(double x) { return x < 0 ? 0 : x > 1 ? 1 : x; }
 /* "40% +- 5%", or when the interval reaches past 0 or 1, "100% (95%-100%)":
  * the clipped value with the interval [c - se, c + se] clipped to [0, 1]. */
-static const char *cf_text(char *buf, size_t n, double cf, double se)
+const char *hs__an_cf_text(char *buf, size_t n, double cf, double se)
 {
     double c = clip01(cf), lo = clip01(c - se), hi = clip01(c + se);
     if (c - se >= 0 && c + se <= 1)
@@ -384,7 +384,7 @@ static void describe_pattern(hs_analysis *a, hs__finding *f, sbuf *b)
     char ld[96], ct[64];
     load_phrase(ld, sizeof ld, f->load);
     sb_printf(b, " is congested for %s of the application's packets that cross "
-              "it, with the application's own traffic at %s of its capacity", cf_text(ct, sizeof ct, f->cf, f->cf_se), ld);
+              "it, with the application's own traffic at %s of its capacity", hs__an_cf_text(ct, sizeof ct, f->cf, f->cf_se), ld);
     if (nt > 1) {
         sb_printf(b, "; also ");
         node_list(b, a, f->nodes + 1, nt - 1, 6);
@@ -424,7 +424,7 @@ static void describe_mapping(hs_analysis *a, hs__finding *f, sbuf *b)
               "packets, application load %s of capacity%s)", nr, nr > 1 ? "s" : "",
               nr > 1 ? "are" : "is a", nr > 1 ? "s" : "", mostly ? "mostly" : "much of",
               hs__an_link_desc(r, f->links[0], lb, sizeof lb),
-              cf_text(ct, sizeof ct, f->cf, f->cf_se), ld, mostly ? "" : " as its packets see it: enough for its own bursts "
+              hs__an_cf_text(ct, sizeof ct, f->cf, f->cf_se), ld, mostly ? "" : " as its packets see it: enough for its own bursts "
               "to queue, though other traffic may add to it");
     if (f->nnodes) {
         sb_printf(b, "; %u node%s send or receive across them (", f->nnodes,
@@ -461,15 +461,15 @@ static void describe_interference(hs_analysis *a, hs__finding *f, sbuf *b)
                   "there, whom its own traffic cannot have delayed; its load there is %.0f%% of "
                   "capacity over the run, %.0f%% in its bursts)", f->nlinks,
                   f->nlinks > 1 ? "s" : "", f->nlinks > 1 ? "are" : "is",
-                  hs__an_link_desc(r, w, lb, sizeof lb), cf_text(ct, sizeof ct, f->cf, f->cf_se),
-                  cf_text(ct2, sizeof ct2, q.cf, q.cf_se),
+                  hs__an_link_desc(r, w, lb, sizeof lb), hs__an_cf_text(ct, sizeof ct, f->cf, f->cf_se),
+                  hs__an_cf_text(ct2, sizeof ct2, q.cf, q.cf_se),
                   pct(clip01(a->load[w])), pct(clip01(f->load)));
     else
         sb_printf(b, "%u congested link%s carr%s little of the application's own traffic (dark "
                   "and thin; worst: %s, congested for %s of the application's "
                   "packets that cross it, while its own load there is %.0f%% of capacity)",
                   f->nlinks, f->nlinks > 1 ? "s" : "", f->nlinks > 1 ? "y" : "ies",
-                  hs__an_link_desc(r, w, lb, sizeof lb), cf_text(ct, sizeof ct, f->cf, f->cf_se), pct(clip01(f->load)));
+                  hs__an_link_desc(r, w, lb, sizeof lb), hs__an_cf_text(ct, sizeof ct, f->cf, f->cf_se), pct(clip01(f->load)));
     if (f->nnodes) {
         sb_printf(b, "; the application's packets through them come from or go to %u node%s (",
                   f->nnodes, f->nnodes > 1 ? "s" : "");
@@ -546,7 +546,7 @@ static void describe_none(hs_analysis *a, sbuf *b)
               pct(a->p.cf_threshold), a->p.z, s.links_ok, pooled_clear);
     if (s.links_ok)
         sb_printf(b, "; the highest congested fraction is %s (%s)",
-                  cf_text(ct, sizeof ct, s.max_cf, s.max_cf_se),
+                  hs__an_cf_text(ct, sizeof ct, s.max_cf, s.max_cf_se),
                   hs__an_link_desc(a->r, s.max_cf_link, lb, sizeof lb));
     sb_printf(b, ".");
 }

@@ -7,16 +7,20 @@
  *   undecided   otherwise: the data cannot tell ("cannot judge").
  * No packet-count cutoff: a link with 150 packets at CF 0.9 +- 0.15 is
  * congested, one with 10^5 packets at CF 0.26 +- 0.01 is undecided.  The
- * one validity condition kept is on the denominator: the delta method's SE
+ * validity conditions kept are those of the SE itself: the delta method's SE
  * of a ratio holds only when the traffic estimate is well known (coefficient
- * of variation <= max_traffic_cv), which blind decoding of thin links misses.
+ * of variation <= max_traffic_cv), which blind decoding of thin links
+ * misses, and the normal approximation behind "z SE" needs min_packets
+ * (100) packets; a link short of either is undecided (never "clear") and is
+ * pooled with the links of its role, whose pool has the packets.
  *
  * Undecided links are pooled by role (the links of one kind leaving one
  * switch, one group's global or local links, the node links of one switch:
  * a minimal path crosses at most one link of such a pool, so the pool's
  * sums add over disjoint packets), then, still undecided, by kind over the
- * whole network.  A role pool judged congested marks its links congested
- * (they join the trees like any congested link); a pool judged clear clears
+ * whole network.  A role pool judged congested marks those of its links
+ * whose own CF is at or above the threshold congested (they join the trees
+ * like any congested link); a pool judged clear clears
  * its links; a network-wide pool judged congested says only that some of
  * the thin links are congested, not which, so its links stay undecided.
  *
@@ -35,7 +39,7 @@
 #define NEED_MAX 1e6
 
 int hs__an_judge_one(const hs_estimate *e, double threshold, double z, double max_cv,
-                     double *need)
+                     double min_n, double *need)
 {
     double k = 1;
     if (!e->cf_valid || !(e->traffic > 0) || !isfinite(e->cf) || !isfinite(e->cf_se)) {
@@ -44,14 +48,16 @@ int hs__an_judge_one(const hs_estimate *e, double threshold, double z, double ma
         return HS__V_NODATA;
     }
     double cv = e->traffic_se / e->traffic;
-    int cv_ok = cv <= max_cv;
+    int cv_ok = cv <= max_cv && e->traffic >= min_n;
     if (cv_ok && e->cf - z * e->cf_se >= threshold)
         return HS__V_CONGESTED;
     if (cv_ok && e->cf + z * e->cf_se < threshold)
         return HS__V_CLEAR;
     double gap = fabs(e->cf - threshold);
     double kc = gap > 0 ? (z * e->cf_se / gap) * (z * e->cf_se / gap) : INFINITY;
-    double kv = cv_ok ? 1 : (cv / max_cv) * (cv / max_cv);
+    double kv = cv <= max_cv ? 1 : (cv / max_cv) * (cv / max_cv);
+    if (e->traffic < min_n && min_n / e->traffic > kv)
+        kv = min_n / e->traffic;
     k = kc > kv ? kc : kv;
     if (need)
         *need = k < 1 ? 1 : k;
@@ -163,20 +169,23 @@ static int pool_level(hs_analysis *a, uint32_t *cand, uint32_t *ncand, int level
         P->level = level;
         hs__an_pool_estimate(ev, m, &P->e);
         P->verdict = (uint8_t)hs__an_judge_one(&P->e, a->p.cf_threshold, a->p.z,
-                                               a->p.max_traffic_cv, &P->need);
+                                               a->p.max_traffic_cv, a->p.min_packets, &P->need);
         for (uint32_t j = i; j < *ncand && !rc; j++) {
             if (done[j] || key[j] != key[i])
                 continue;
             done[j] = 1;
             rc = hs__an_push(&P->links, &P->nlinks, cand[j]);
             uint32_t l = cand[j];
-            if (level == 1)
+            if (level == 1 || a->pool_of[l] == HS__NIL)
                 a->pool_of[l] = a->npools;
-            else if (a->pool_of[l] == HS__NIL)
-                a->pool_of[l] = a->npools;
-            if (P->verdict == HS__V_CONGESTED && level == 1)
+            /* a congested pool marks those of its links whose own estimate
+             * is at or above the threshold: the pool says that its thin
+             * links are congested together, their estimates which ones */
+            int mark = P->verdict == HS__V_CONGESTED && level == 1 &&
+                       a->est[l].cf >= a->p.cf_threshold;
+            if (mark)
                 a->congested[l] = 1;
-            if (P->verdict == HS__V_CLEAR || (P->verdict == HS__V_CONGESTED && level == 1)) {
+            if (P->verdict == HS__V_CLEAR || mark) {
                 a->pool_of[l] = a->npools;
                 cand[j] = HS__NIL;
             }
@@ -216,9 +225,8 @@ int hs__an_judge(hs_analysis *a)
     a->nundecided = nc;
     a->need_half = a->need_all = 0;
     a->pooled_congested = 0;
-    for (uint32_t i = 0; i < a->npools; i++)
-        if (a->pools[i].verdict == HS__V_CONGESTED && a->pools[i].level == 1)
-            a->pooled_congested += a->pools[i].nlinks;
+    for (uint32_t l = 1; l <= r->L; l++)
+        a->pooled_congested += a->verdict[l] == HS__V_UNDECIDED && a->congested[l];
     if (nc) {
         double *k = malloc(nc * sizeof *k);
         if (!k) {
@@ -229,7 +237,7 @@ int hs__an_judge(hs_analysis *a)
         for (uint32_t i = 0; i < nc; i++) {
             double need;
             hs__an_judge_one(&a->est[cand[i]], a->p.cf_threshold, a->p.z, a->p.max_traffic_cv,
-                             &need);
+                             a->p.min_packets, &need);
             k[nk++] = need < NEED_MAX ? need : NEED_MAX;
         }
         qsort(k, nk, sizeof *k, cmp_dbl);

@@ -6,4 +6,4 @@ CORE_SRCS += analyzer/rundir.c analyzer/appjson.c analyzer/phases.c analyzer/rou
              analyzer/output.c
 INSTALL_HEADERS += include/hopscope/analyzer.h
 CFLAGS_analyzer_ := -O3
-UNIT_TESTS += tests/unit/test_diagnosis.c tests/unit/test_analyze_rundir.c
+UNIT_TESTS += tests/unit/test_judge.c tests/unit/test_diagnosis.c tests/unit/test_analyze_rundir.c

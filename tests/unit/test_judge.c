@@ -1,0 +1,135 @@
+/* Judging links by their standard error (analyzer/judge.c) on constructed
+ * estimates: congested / clear / cannot judge with the factor on packets
+ * that would decide, the traffic-CV validity condition, pooling of thin
+ * links, and the clipped congested fractions people read. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <math.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "../../analyzer/an.h"
+
+/* z = 2 (one-sided 97.7%), threshold 0.25, max traffic CV 0.1: the defaults */
+#define THR 0.25
+#define Z 2.0
+#define CV 0.1
+#define MINN 100
+
+static hs_estimate est(double t, double tse, double c, double cse, double cf, double cfse)
+{
+    hs_estimate e;
+    memset(&e, 0, sizeof e);
+    e.traffic = t;
+    e.traffic_se = tse;
+    e.congested = c;
+    e.congested_se = cse;
+    e.cf = cf;
+    e.cf_se = cfse;
+    e.cf_valid = t > 0;
+    return e;
+}
+
+static void test_verdicts(void **state)
+{
+    (void)state;
+    double need = -1;
+    /* issue 11's tapered fat-tree link: 360 packets (exact), CF 0.80 +- 0.127:
+     * the old cutoff (SE <= 0.1) called it insufficient; 0.80 - 2 x 0.127 =
+     * 0.547 >= 0.25 */
+    hs_estimate e = est(360, 0, 288, 45.6, 0.8, 0.126686);
+    assert_int_equal(hs__an_judge_one(&e, THR, Z, CV, MINN, &need), HS__V_CONGESTED);
+    /* confidently below: 0.05 + 2 x 0.05 = 0.15 < 0.25 */
+    e = est(400, 0, 20, 20, 0.05, 0.05);
+    assert_int_equal(hs__an_judge_one(&e, THR, Z, CV, MINN, &need), HS__V_CLEAR);
+    /* the same from 40 packets: too few for the normal approximation behind
+     * z SE, undecided (pooled with its role); 100 / 40 = 2.5 times the
+     * packets would do */
+    e = est(40, 0, 2, 2, 0.05, 0.05);
+    assert_int_equal(hs__an_judge_one(&e, THR, Z, CV, MINN, &need), HS__V_UNDECIDED);
+    assert_float_equal(need, 2.5, 1e-12);
+    /* between: 0.30 - 0.10 < 0.25 <= 0.30 + 0.10; decided at (2 x 0.05 /
+     * 0.05)^2 = 4 times the packets */
+    e = est(1e4, 0, 3000, 500, 0.30, 0.05);
+    assert_int_equal(hs__an_judge_one(&e, THR, Z, CV, MINN, &need), HS__V_UNDECIDED);
+    assert_float_equal(need, 4.0, 1e-12);
+    /* below the threshold but not confidently: (2 x 0.1 / 0.15)^2 */
+    e = est(200, 0, 20, 20, 0.10, 0.10);
+    assert_int_equal(hs__an_judge_one(&e, THR, Z, CV, MINN, &need), HS__V_UNDECIDED);
+    assert_float_equal(need, (0.2 / 0.15) * (0.2 / 0.15), 1e-12);
+    /* the blind decoder on a UGAL dragonfly: traffic 2000 +- 940 (CV 0.47):
+     * the ratio's SE is not trusted whatever it says; the CV condition
+     * needs (0.47 / 0.1)^2 = 22.09 times the packets */
+    e = est(2000, 940, 1800, 100, 0.9, 0.01);
+    assert_int_equal(hs__an_judge_one(&e, THR, Z, CV, MINN, &need), HS__V_UNDECIDED);
+    assert_float_equal(need, 22.09, 1e-9);
+    /* exactly at the threshold: no finite factor decides it */
+    e = est(500, 0, 125, 20, 0.25, 0.04);
+    assert_int_equal(hs__an_judge_one(&e, THR, Z, CV, MINN, &need), HS__V_UNDECIDED);
+    assert_true(isinf(need));
+    /* no packets: no verdict */
+    e = est(0, 0, 0, 0, 0, 0);
+    assert_int_equal(hs__an_judge_one(&e, THR, Z, CV, MINN, &need), HS__V_NODATA);
+    /* z is a parameter, not a constant: at z = 1 the 0.30 +- 0.05 link is
+     * congested (0.25 >= 0.25) */
+    e = est(1e4, 0, 3000, 500, 0.30, 0.05);
+    assert_int_equal(hs__an_judge_one(&e, THR, 1.0, CV, MINN, &need), HS__V_CONGESTED);
+}
+
+static void test_pool(void **state)
+{
+    (void)state;
+    /* three up-links of one leaf, 100 packets each (exact traffic),
+     * congested 40, 42, 44 +- 10: alone each is CF 0.40-0.44 +- 0.10,
+     * undecided (0.44 - 0.2 < 0.25); pooled 126 / 300 = 0.42 with SE
+     * sqrt(300) / 300 = 0.0577, 0.42 - 0.115 >= 0.25: congested */
+    hs_estimate e[3] = { est(100, 0, 40, 10, 0.40, 0.10), est(100, 0, 42, 10, 0.42, 0.10),
+                         est(100, 0, 44, 10, 0.44, 0.10) };
+    const hs_estimate *v[3] = { &e[0], &e[1], &e[2] };
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(hs__an_judge_one(&e[i], THR, Z, CV, MINN, NULL), HS__V_UNDECIDED);
+    hs_estimate p;
+    hs__an_pool_estimate(v, 3, &p);
+    assert_float_equal(p.traffic, 300, 1e-12);
+    assert_float_equal(p.congested, 126, 1e-12);
+    assert_float_equal(p.cf, 0.42, 1e-12);
+    assert_float_equal(p.cf_se, sqrt(300.0) / 300.0, 1e-12);
+    assert_int_equal(hs__an_judge_one(&p, THR, Z, CV, MINN, NULL), HS__V_CONGESTED);
+    /* noisy traffic enters the SE: T = 300 +- sqrt(3) x 10, the delta
+     * method's CF^2 Var(T) term is added */
+    e[0].traffic_se = e[1].traffic_se = e[2].traffic_se = 10;
+    hs__an_pool_estimate(v, 3, &p);
+    assert_float_equal(p.traffic_se, sqrt(300.0), 1e-12);
+    assert_float_equal(p.cf_se, sqrt(300.0 + 0.42 * 0.42 * 300.0) / 300.0, 1e-12);
+    /* thin clear links pool to a clear verdict: 3 x 20 packets at CF 0.1 +- 0.15 */
+    hs_estimate c[3] = { est(20, 0, 2, 3, 0.1, 0.15), est(20, 0, 2, 3, 0.1, 0.15),
+                         est(20, 0, 2, 3, 0.1, 0.15) };
+    const hs_estimate *w[3] = { &c[0], &c[1], &c[2] };
+    assert_int_equal(hs__an_judge_one(&c[0], THR, Z, CV, MINN, NULL), HS__V_UNDECIDED);
+    hs__an_pool_estimate(w, 3, &p);
+    assert_float_equal(p.cf, 0.1, 1e-12);
+    assert_float_equal(p.cf_se, sqrt(27.0) / 60.0, 1e-12);   /* 0.0866: 0.1 + 0.173 > 0.25 */
+    assert_int_equal(hs__an_judge_one(&p, THR, Z, CV, MINN, NULL), HS__V_UNDECIDED);
+}
+
+static void test_cf_text(void **state)
+{
+    (void)state;
+    char b[64];
+    assert_string_equal(hs__an_cf_text(b, sizeof b, 0.40, 0.05), "40% +- 5%");
+    /* issue 11: "congested for 123% +- 9%" and "-0.110 +- 0.046" */
+    assert_string_equal(hs__an_cf_text(b, sizeof b, 1.23, 0.09), "100% (91%-100%)");
+    assert_string_equal(hs__an_cf_text(b, sizeof b, -0.110, 0.046), "0% (0%-5%)");
+    assert_string_equal(hs__an_cf_text(b, sizeof b, 0.97, 0.05), "97% (92%-100%)");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_verdicts),
+        cmocka_unit_test(test_pool),
+        cmocka_unit_test(test_cf_text),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
