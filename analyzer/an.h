@@ -351,6 +351,9 @@ typedef struct hs__finding {
     double   load, cf, cf_se;           /* of the worst root link */
     int      have_mapping;              /* mapping: a suggestion was computed */
     double   cost_now, cost_suggested;  /* byte-hops of the current and suggested mapping */
+    int      linear_better;             /* mapping, no suggestion: the linear mapping beats
+                                           the current one (byte-hops and most loaded link) */
+    double   cost_linear;               /* its byte-hops */
 } hs__finding;
 
 typedef struct hs__acc_row {
@@ -434,7 +437,10 @@ double hs__an_feeds(const hs_analysis *a, uint32_t u, uint32_t v);
 /* judge.c: verdict of one estimate (HS__V_*) and, when undecided, the
  * factor on its packets that would decide it at its present CF. */
 int hs__an_judge_one(const hs_estimate *e, double threshold, double z, double max_cv,
-                     double min_n, double *need);
+                     double *need);
+/* The critical value for an SE estimated from n packets: Student's t with
+ * n - 1 degrees of freedom at the normal quantile z; infinite below 2. */
+double hs__an_z_small(double z, double n);
 /* Pooled estimate of n links' estimates (sums; conservative SE). */
 void hs__an_pool_estimate(const hs_estimate *const *v, uint32_t n, hs_estimate *out);
 /* Pools the undecided links (a->verdict) by role; fills pools, pool_of,

@@ -188,7 +188,7 @@ static void classify(const hs_analysis *a, const hs_estimate *e, uint8_t *status
                      uint8_t *verdict)
 {
     const hs_analyze_params *p = &a->p;
-    int v = hs__an_judge_one(e, p->cf_threshold, p->z, p->max_traffic_cv, p->min_packets, NULL);
+    int v = hs__an_judge_one(e, p->cf_threshold, p->z, p->max_traffic_cv, NULL);
     *status = v == HS__V_CONGESTED || v == HS__V_CLEAR ? HS__ST_OK : HS__ST_INSUFFICIENT;
     *cong = v == HS__V_CONGESTED;
     if (verdict)
@@ -1101,11 +1101,12 @@ void hs_an_get_summary(const hs_analysis *a, hs_an_summary *s)
     s->links = r->L;
     s->max_cf = -1;
     for (uint32_t l = 1; l <= r->L; l++) {
+        /* congested by the link's own estimate or its role pool's */
+        s->links_congested += a->congested[l];
+        s->app_congested += a->congested[l] ? a->est[l].congested : 0;
         if (a->status[l] != HS__ST_OK)
             continue;
         s->links_ok++;
-        s->links_congested += a->congested[l];
-        s->app_congested += a->congested[l] ? a->est[l].congested : 0;
         if (a->est[l].cf > s->max_cf) {
             s->max_cf = a->est[l].cf;
             s->max_cf_se = a->est[l].cf_se;

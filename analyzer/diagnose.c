@@ -415,13 +415,24 @@ static void describe_mapping(hs_analysis *a, hs__finding *f, sbuf *b)
 {
     const hs__run *r = a->r;
     char lb[160], gb[200];
-    uint32_t nr = f->nlinks_root;
+    uint32_t nr = f->nlinks_root, nend = 0;
+    for (uint32_t i = 0; i < nr; i++)
+        nend += r->lk[f->links[i]].kind != HS__LK_SWITCH;
     int mostly = f->load >= a->p.load_high;
     char ld[96], ct[64];
     load_phrase(ld, sizeof ld, f->load);
-    sb_printf(b, "%u link%s inside the network %s congestion-tree root%s carrying %s the "
+    char where[200];
+    if (!nend)
+        snprintf(where, sizeof where, "inside the network");
+    else if (nend == nr)
+        snprintf(where, sizeof where, "into nodes that receive from one partner at a time (no "
+                 "incast: back-pressure from the network)");
+    else
+        snprintf(where, sizeof where, "inside the network and into nodes that receive from one "
+                 "partner at a time (%u: no incast, back-pressure from the network)", nend);
+    sb_printf(b, "%u link%s %s %s congestion-tree root%s carrying %s the "
               "application's own traffic (worst: %s, congested for %s of its "
-              "packets, application load %s of capacity%s)", nr, nr > 1 ? "s" : "",
+              "packets, application load %s of capacity%s)", nr, nr > 1 ? "s" : "", where,
               nr > 1 ? "are" : "is a", nr > 1 ? "s" : "", mostly ? "mostly" : "much of",
               hs__an_link_desc(r, f->links[0], lb, sizeof lb),
               hs__an_cf_text(ct, sizeof ct, f->cf, f->cf_se), ld, mostly ? "" : " as its packets see it: enough for its own bursts "
@@ -439,6 +450,16 @@ static void describe_mapping(hs_analysis *a, hs__finding *f, sbuf *b)
                   "byte-hops between switches; try it with 'hopscope whatif %s --map "
                   "suggested'.", f->cost_now > 0 ? pct(1 - f->cost_suggested / f->cost_now) : 0,
                   r->dir);
+    else if (f->linear_better)
+        sb_printf(b, " The plain linear mapping moves %.0f%% fewer byte-hops between switches "
+                  "than the current one (the computed suggestion does no better); try it with "
+                  "'hopscope whatif %s --map linear'.",
+                  pct(1 - f->cost_linear / f->cost_now), r->dir);
+    else if (f->cost_now > 0)
+        sb_printf(b, " No mapping found on these nodes beats both the current and the linear "
+                  "one on the routed communication (byte-hops and most loaded link): the "
+                  "bottleneck is the machine's bisection or the pattern itself, not the "
+                  "placement; none is suggested.");
     else
         sb_printf(b, " Try a mapping that keeps the heaviest communication partners under one "
                   "switch%s.", a->app ? "" : " (no app.json: no rank-level suggestion)");
@@ -689,6 +710,70 @@ static int app_explains(const hs_analysis *a, uint32_t l)
     return 1;
 }
 
+/* Whether the pattern an endpoint finding names is there: several senders
+ * into the node at once, or one sender faster than the node can take.
+ * From the records, per destination node: the share of its sampled
+ * packets delivered in a time bin (--load-bin) together with another
+ * sender's.  A congested packet waited behind others; if fewer than
+ * cf_threshold of the node's packets ever arrive alongside another
+ * sender's, the congestion of its link (at least cf_threshold of its
+ * packets) cannot be an incast: it is back-pressure from elsewhere (the
+ * mapping).  *ok[node] = 1 when the pattern is there or cannot be checked
+ * (no records).  HS_ENOMEM. */
+static int incast_present(const hs_analysis *a, uint8_t **ok)
+{
+    const hs__run *r = a->r;
+    uint32_t N = r->N;
+    *ok = malloc(N ? N : 1);
+    uint64_t *bin = malloc((N ? N : 1) * sizeof *bin);
+    uint32_t *first = malloc((N ? N : 1) * sizeof *first);
+    uint8_t *multi = calloc(N ? N : 1, 1);
+    double *cnt = calloc(N ? N : 1, sizeof *cnt), *tot = calloc(N ? N : 1, sizeof *tot),
+           *con = calloc(N ? N : 1, sizeof *con);
+    uint8_t *fast = calloc(N ? N : 1, 1);
+    if (!*ok || !bin || !first || !multi || !cnt || !tot || !con || !fast) {
+        free(bin); free(first); free(multi); free(cnt); free(tot); free(con); free(fast);
+        free(*ok);
+        *ok = NULL;
+        return HS_ENOMEM;
+    }
+    memset(*ok, 1, N);
+    if (r->R && a->p.load_bin_ps) {
+        for (uint32_t n = 0; n < N; n++) {
+            bin[n] = UINT64_MAX;
+            first[n] = HS__NIL;
+        }
+        for (uint64_t i = 0; i < r->R; i++) {
+            hs__rec rec;
+            hs__rec_get(r, i, &rec);
+            uint32_t x = rec.dst;
+            uint64_t b = rec.t / a->p.load_bin_ps;
+            if (b != bin[x]) {
+                if (multi[x])
+                    con[x] += cnt[x];
+                tot[x] += cnt[x];
+                bin[x] = b;
+                cnt[x] = 0;
+                multi[x] = 0;
+                first[x] = rec.src;
+            } else if (rec.src != first[x]) {
+                multi[x] = 1;
+            }
+            cnt[x]++;
+            if ((double)r->lk[r->nd[rec.src].inj].bw > hs__an_link_capacity(r, r->nd[x].ej))
+                fast[x] = 1;
+        }
+        for (uint32_t x = 0; x < N; x++) {
+            if (multi[x])
+                con[x] += cnt[x];
+            tot[x] += cnt[x];
+            (*ok)[x] = tot[x] <= 0 || fast[x] || con[x] >= a->p.cf_threshold * tot[x];
+        }
+    }
+    free(bin); free(first); free(multi); free(cnt); free(tot); free(con); free(fast);
+    return 0;
+}
+
 int hs__an_diagnose(hs_analysis *a, hs_error *err)
 {
     const hs__run *r = a->r;
@@ -697,12 +782,21 @@ int hs__an_diagnose(hs_analysis *a, hs_error *err)
     /* roots first: pattern per endpoint root, one mapping and one
      * interference finding gathering the rest */
     uint32_t mapping_idx = HS__NIL, interf_idx = HS__NIL, pattern_idx = HS__NIL;
+    uint8_t *incast_ok = NULL;
+    for (uint32_t q = 0; q < a->nroots && !incast_ok; q++)
+        if (a->roots[q].endpoint == 1 && a->roots[q].node != HS__NIL &&
+            incast_present(a, &incast_ok))
+            return hs_error_set(err, HS_ENOMEM, "out of memory");
     for (uint32_t q = 0; q < a->nroots && !rc; q++) {
         const hs__root *R = &a->roots[q];
         if (R->victim_of >= 0)
             continue;
         int own = app_explains(a, R->links[0]);
-        if (own && R->endpoint) {
+        /* an endpoint root without the pattern (one partner, no faster
+         * sender) is back-pressure from the network: a mapping matter */
+        int pattern = R->endpoint && (R->endpoint != 1 || R->node == HS__NIL || !incast_ok ||
+                                      incast_ok[R->node]);
+        if (own && pattern) {
             /* one finding for all endpoints: a halo exchange saturates every
              * node's ejection link at once, and that is one pattern */
             if (pattern_idx == HS__NIL) {
@@ -730,6 +824,7 @@ int hs__an_diagnose(hs_analysis *a, hs_error *err)
                 rc = add_root(&a->findings[interf_idx], a, q);
         }
     }
+    free(incast_ok);
     if (rc)
         return hs_error_set(err, rc, "out of memory");
     /* dark and thin links no heavy cluster explains join the interference */
@@ -817,9 +912,29 @@ int hs__an_diagnose(hs_analysis *a, hs_error *err)
         hs_error e2;
         if (hs__an_suggest_mapping(a, &a->suggested, &e2) == 0) {
             a->nsuggested = a->app->ranks;
-            mapping->have_mapping = 1;
             mapping->cost_now = hs__an_mapping_byte_hops(a, a->app->node_of_rank, NULL);
             mapping->cost_suggested = hs__an_mapping_byte_hops(a, a->suggested, NULL);
+            /* offered only when the routed communication matrix says it is
+             * better than both the current and the linear mapping: fewer
+             * byte-hops and a most loaded link no heavier (whatif's
+             * re-simulation is the final check) */
+            uint32_t *lin = malloc(a->app->ranks * sizeof *lin);
+            if (lin) {
+                uint32_t ppn = a->app->ranks_per_node ? a->app->ranks_per_node : 1;
+                for (uint32_t q = 0; q < a->app->ranks; q++)
+                    lin[q] = q / ppn < r->N ? q / ppn : r->N - 1;
+                double ml_now = hs__an_mapping_max_load(a, a->app->node_of_rank);
+                double ml_lin = hs__an_mapping_max_load(a, lin);
+                double ml_s = hs__an_mapping_max_load(a, a->suggested);
+                double bh_lin = hs__an_mapping_byte_hops(a, lin, NULL);
+                mapping->have_mapping = mapping->cost_suggested < mapping->cost_now &&
+                                        mapping->cost_suggested <= bh_lin && ml_s >= 0 &&
+                                        ml_s <= ml_now && ml_s <= ml_lin;
+                mapping->cost_linear = bh_lin;
+                mapping->linear_better = !mapping->have_mapping && bh_lin < mapping->cost_now &&
+                                         ml_lin >= 0 && ml_lin <= ml_now;
+                free(lin);
+            }
         }
     }
     (void)interf;

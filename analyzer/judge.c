@@ -7,12 +7,14 @@
  *   undecided   otherwise: the data cannot tell ("cannot judge").
  * No packet-count cutoff: a link with 150 packets at CF 0.9 +- 0.15 is
  * congested, one with 10^5 packets at CF 0.26 +- 0.01 is undecided.  The
- * validity conditions kept are those of the SE itself: the delta method's SE
- * of a ratio holds only when the traffic estimate is well known (coefficient
- * of variation <= max_traffic_cv), which blind decoding of thin links
- * misses, and the normal approximation behind "z SE" needs min_packets
- * (100) packets; a link short of either is undecided (never "clear") and is
- * pooled with the links of its role, whose pool has the packets.
+ * SE itself is what small samples lack: its variance is estimated from the
+ * same n packets, so the critical value is Student's t with n - 1 degrees
+ * of freedom at the stated confidence instead of z (2.03 at 100 packets,
+ * 2.28 at 11, 4.49 at 3, for z = 2).  The one other validity condition is on the
+ * denominator: the delta method's SE of a ratio holds only when the traffic
+ * estimate is well known (coefficient of variation <= max_traffic_cv),
+ * which blind decoding of thin links misses; such a link is undecided
+ * (never "clear") and pooled with the links of its role.
  *
  * Undecided links are pooled by role (the links of one kind leaving one
  * switch, one group's global or local links, the node links of one switch:
@@ -38,29 +40,70 @@
  * threshold is, for any practical run, at the threshold. */
 #define NEED_MAX 1e6
 
-int hs__an_judge_one(const hs_estimate *e, double threshold, double z, double max_cv,
-                     double min_n, double *need)
+double hs__an_z_small(double z, double n)
 {
-    double k = 1;
+    /* Student's t quantile with n - 1 degrees of freedom at the normal
+     * quantile z: the variance behind an SE estimated from n packets is
+     * itself uncertain, which widens the interval.  From 2 degrees of
+     * freedom the Cornish-Fisher expansion to 1/df^4 (Abramowitz and Stegun
+     * 26.7.5): within 0.9% of t at 2, 0.15% at 3, 0.01% from 5 on (z = 2);
+     * below 2 the quantile of 1 degree of freedom (Cauchy), the larger. */
+    double df = n - 1;
+    if (!(df >= 1))
+        return INFINITY;
+    if (df < 2) {
+        double p = 0.5 * erfc(-z / sqrt(2.0));
+        return tan(M_PI * (p - 0.5));
+    }
+    double z2 = z * z, z3 = z2 * z, z5 = z3 * z2, z7 = z5 * z2, z9 = z7 * z2;
+    double g1 = (z3 + z) / 4;
+    double g2 = (5 * z5 + 16 * z3 + 3 * z) / 96;
+    double g3 = (3 * z7 + 19 * z5 + 17 * z3 - 15 * z) / 384;
+    double g4 = (79 * z9 + 776 * z7 + 1482 * z5 - 1920 * z3 - 945 * z) / 92160;
+    return z + g1 / df + g2 / (df * df) + g3 / (df * df * df) + g4 / (df * df * df * df);
+}
+
+int hs__an_judge_one(const hs_estimate *e, double threshold, double z, double max_cv,
+                     double *need)
+{
     if (!e->cf_valid || !(e->traffic > 0) || !isfinite(e->cf) || !isfinite(e->cf_se)) {
         if (need)
             *need = INFINITY;
         return HS__V_NODATA;
     }
+    double zn = hs__an_z_small(z, e->traffic);
     double cv = e->traffic_se / e->traffic;
-    int cv_ok = cv <= max_cv && e->traffic >= min_n;
-    if (cv_ok && e->cf - z * e->cf_se >= threshold)
+    int cv_ok = cv <= max_cv && isfinite(zn);
+    if (cv_ok && e->cf - zn * e->cf_se >= threshold)
         return HS__V_CONGESTED;
-    if (cv_ok && e->cf + z * e->cf_se < threshold)
+    if (cv_ok && e->cf + zn * e->cf_se < threshold)
         return HS__V_CLEAR;
-    double gap = fabs(e->cf - threshold);
-    double kc = gap > 0 ? (z * e->cf_se / gap) * (z * e->cf_se / gap) : INFINITY;
-    double kv = cv <= max_cv ? 1 : (cv / max_cv) * (cv / max_cv);
-    if (e->traffic < min_n && min_n / e->traffic > kv)
-        kv = min_n / e->traffic;
-    k = kc > kv ? kc : kv;
-    if (need)
-        *need = k < 1 ? 1 : k;
+    if (need) {
+        /* with k times the packets the SE is SE / sqrt(k) and the critical
+         * value that of k n packets: decided at the present CF when
+         * z_small(k n) SE / sqrt(k) <= |CF - threshold|, which falls with
+         * k; the smallest such k by bisection on log k */
+        double gap = fabs(e->cf - threshold), kc;
+        if (!(gap > 0)) {
+            kc = INFINITY;
+        } else if (hs__an_z_small(z, e->traffic) * e->cf_se <= gap) {
+            kc = 1;
+        } else if (z * e->cf_se / sqrt(NEED_MAX) > gap) {
+            kc = INFINITY;
+        } else {
+            double lo = 0, hi = log(NEED_MAX);
+            for (int it = 0; it < 200 && hi - lo > 1e-13; it++) {
+                double mid = 0.5 * (lo + hi), k = exp(mid);
+                if (hs__an_z_small(z, k * e->traffic) * e->cf_se / sqrt(k) <= gap)
+                    hi = mid;
+                else
+                    lo = mid;
+            }
+            kc = exp(hi);
+        }
+        double kv = cv <= max_cv ? 1 : (cv / max_cv) * (cv / max_cv);
+        *need = kc > kv ? kc : kv;
+    }
     return HS__V_UNDECIDED;
 }
 
@@ -169,7 +212,7 @@ static int pool_level(hs_analysis *a, uint32_t *cand, uint32_t *ncand, int level
         P->level = level;
         hs__an_pool_estimate(ev, m, &P->e);
         P->verdict = (uint8_t)hs__an_judge_one(&P->e, a->p.cf_threshold, a->p.z,
-                                               a->p.max_traffic_cv, a->p.min_packets, &P->need);
+                                               a->p.max_traffic_cv, &P->need);
         for (uint32_t j = i; j < *ncand && !rc; j++) {
             if (done[j] || key[j] != key[i])
                 continue;
@@ -237,7 +280,7 @@ int hs__an_judge(hs_analysis *a)
         for (uint32_t i = 0; i < nc; i++) {
             double need;
             hs__an_judge_one(&a->est[cand[i]], a->p.cf_threshold, a->p.z, a->p.max_traffic_cv,
-                             a->p.min_packets, &need);
+                             &need);
             k[nk++] = need < NEED_MAX ? need : NEED_MAX;
         }
         qsort(k, nk, sizeof *k, cmp_dbl);

@@ -511,7 +511,7 @@ int hs__an_trees(hs_analysis *a, hs__view *v)
             /* "ok": the SE is valid (judge.c's conditions), whether or
              * not it decides the link */
             const hs_estimate *el = &a->est[l];
-            int valid = el->cf_valid && el->traffic >= a->p.min_packets &&
+            int valid = el->cf_valid && el->traffic >= 2 &&
                         el->traffic_se <= a->p.max_traffic_cv * el->traffic;
             if (possibly(a, el, valid)) {
                 poss[np] = l;

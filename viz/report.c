@@ -383,9 +383,10 @@ static void h_text(hs__vz_buf *b, const char *tag, const char *cls, const char *
 static void est_cell(hs__vz_buf *b, const hs__vz_est *e)
 {
     if (e->state == HS__VZ_OK)
-        hs__vz_printf(b, "<td>%.3f \u00b1 %.3f</td>", e->cf, e->cf_se);
+        hs__vz_printf(b, "<td>%.3f \u00b1 %.3f</td>", e->cf < 0 ? 0 : e->cf > 1 ? 1 : e->cf,
+                      e->cf_se);
     else
-        hs__vz_puts(b, "<td>not enough data</td>");
+        hs__vz_puts(b, "<td>cannot be judged</td>");
 }
 
 static void diagnosis(hs__vz_buf *b, const hs_viz_model *m)
@@ -413,7 +414,8 @@ static void diagnosis(hs__vz_buf *b, const hs_viz_model *m)
                 hs__vz_esc(b, hs__vz_link_name(m, l, nm, sizeof nm));
                 hs__vz_puts(b, "</td>");
                 est_cell(b, e);
-                hs__vz_printf(b, "<td>%.0f%%</td><td>%.0f</td><td>", 100 * e->load, e->traffic);
+                hs__vz_printf(b, "<td>%s%.0f%%</td><td>%.0f</td><td>", e->load > 1 ? ">" : "",
+                              100 * (e->load < 0 ? 0 : e->load > 1 ? 1 : e->load), e->traffic);
                 uint32_t rn = hs__vz_root_number(m, l);
                 if (rn)
                     hs__vz_printf(b, "R%u", rn);

@@ -15,7 +15,6 @@
 #define THR 0.25
 #define Z 2.0
 #define CV 0.1
-#define MINN 100
 
 static hs_estimate est(double t, double tse, double c, double cse, double cf, double cfse)
 {
@@ -35,46 +34,58 @@ static void test_verdicts(void **state)
 {
     (void)state;
     double need = -1;
+    /* the critical value for an SE from n packets: Student's t with n - 1
+     * degrees of freedom at z = 2 (one-sided 97.725%); reference values by
+     * numerical integration of the t density: 13.9677 (1), 4.5265 (2),
+     * 3.3068 (3), 2.2837 (10), 2.0256 (99) */
+    assert_float_equal(hs__an_z_small(2, 2), 13.9677, 1e-3);
+    assert_float_equal(hs__an_z_small(2, 3), 4.5265, 0.01 * 4.5265);
+    assert_float_equal(hs__an_z_small(2, 4), 3.3068, 0.0015 * 3.3068);
+    assert_float_equal(hs__an_z_small(2, 11), 2.2837, 1e-4);
+    assert_float_equal(hs__an_z_small(2, 100), 2.0256, 1e-4);
+    assert_true(isinf(hs__an_z_small(2, 1.5)));
     /* issue 11's tapered fat-tree link: 360 packets (exact), CF 0.80 +- 0.127:
-     * the old cutoff (SE <= 0.1) called it insufficient; 0.80 - 2 x 0.127 =
-     * 0.547 >= 0.25 */
+     * the old cutoff (SE <= 0.1) called it insufficient; 0.80 - 2.0070 x 0.127
+     * = 0.546 >= 0.25 */
     hs_estimate e = est(360, 0, 288, 45.6, 0.8, 0.126686);
-    assert_int_equal(hs__an_judge_one(&e, THR, Z, CV, MINN, &need), HS__V_CONGESTED);
-    /* confidently below: 0.05 + 2 x 0.05 = 0.15 < 0.25 */
+    assert_int_equal(hs__an_judge_one(&e, THR, Z, CV, &need), HS__V_CONGESTED);
+    /* confidently below, with no packet-count cutoff: from 400 packets and
+     * from 40 (0.05 + 2.066 x 0.05 = 0.153 < 0.25) */
     e = est(400, 0, 20, 20, 0.05, 0.05);
-    assert_int_equal(hs__an_judge_one(&e, THR, Z, CV, MINN, &need), HS__V_CLEAR);
-    /* the same from 40 packets: too few for the normal approximation behind
-     * z SE, undecided (pooled with its role); 100 / 40 = 2.5 times the
-     * packets would do */
+    assert_int_equal(hs__an_judge_one(&e, THR, Z, CV, &need), HS__V_CLEAR);
     e = est(40, 0, 2, 2, 0.05, 0.05);
-    assert_int_equal(hs__an_judge_one(&e, THR, Z, CV, MINN, &need), HS__V_UNDECIDED);
-    assert_float_equal(need, 2.5, 1e-12);
-    /* between: 0.30 - 0.10 < 0.25 <= 0.30 + 0.10; decided at (2 x 0.05 /
-     * 0.05)^2 = 4 times the packets */
+    assert_int_equal(hs__an_judge_one(&e, THR, Z, CV, &need), HS__V_CLEAR);
+    /* between: 0.30 -+ 2.001 x 0.05 straddles 0.25.  Decided at about
+     * (2 x 0.05 / 0.05)^2 = 4 times the packets; exactly where the critical
+     * value of 4e4 packets times SE / 2 meets the gap */
     e = est(1e4, 0, 3000, 500, 0.30, 0.05);
-    assert_int_equal(hs__an_judge_one(&e, THR, Z, CV, MINN, &need), HS__V_UNDECIDED);
-    assert_float_equal(need, 4.0, 1e-12);
-    /* below the threshold but not confidently: (2 x 0.1 / 0.15)^2 */
-    e = est(200, 0, 20, 20, 0.10, 0.10);
-    assert_int_equal(hs__an_judge_one(&e, THR, Z, CV, MINN, &need), HS__V_UNDECIDED);
-    assert_float_equal(need, (0.2 / 0.15) * (0.2 / 0.15), 1e-12);
+    assert_int_equal(hs__an_judge_one(&e, THR, Z, CV, &need), HS__V_UNDECIDED);
+    assert_true(need > 4.0 && need < 4.01);
+    assert_float_equal(hs__an_z_small(Z, 1e4 * need) * 0.05 / sqrt(need), 0.05, 1e-9);
+    /* three packets at 0.90 +- 0.18: the normal test would call it
+     * congested (0.90 - 0.36); with 2 degrees of freedom t = 4.49 and it
+     * is not (0.90 - 0.81 < 0.25); a few more packets decide it */
+    e = est(3, 0, 2.7, 0.54, 0.90, 0.18);
+    assert_int_equal(hs__an_judge_one(&e, THR, Z, CV, &need), HS__V_UNDECIDED);
+    assert_true(need > 1 && need < 1.3);
+    assert_float_equal(hs__an_z_small(Z, 3 * need) * 0.18 / sqrt(need), 0.65, 1e-9);
     /* the blind decoder on a UGAL dragonfly: traffic 2000 +- 940 (CV 0.47):
      * the ratio's SE is not trusted whatever it says; the CV condition
      * needs (0.47 / 0.1)^2 = 22.09 times the packets */
     e = est(2000, 940, 1800, 100, 0.9, 0.01);
-    assert_int_equal(hs__an_judge_one(&e, THR, Z, CV, MINN, &need), HS__V_UNDECIDED);
+    assert_int_equal(hs__an_judge_one(&e, THR, Z, CV, &need), HS__V_UNDECIDED);
     assert_float_equal(need, 22.09, 1e-9);
     /* exactly at the threshold: no finite factor decides it */
     e = est(500, 0, 125, 20, 0.25, 0.04);
-    assert_int_equal(hs__an_judge_one(&e, THR, Z, CV, MINN, &need), HS__V_UNDECIDED);
+    assert_int_equal(hs__an_judge_one(&e, THR, Z, CV, &need), HS__V_UNDECIDED);
     assert_true(isinf(need));
     /* no packets: no verdict */
     e = est(0, 0, 0, 0, 0, 0);
-    assert_int_equal(hs__an_judge_one(&e, THR, Z, CV, MINN, &need), HS__V_NODATA);
-    /* z is a parameter, not a constant: at z = 1 the 0.30 +- 0.05 link is
-     * congested (0.25 >= 0.25) */
-    e = est(1e4, 0, 3000, 500, 0.30, 0.05);
-    assert_int_equal(hs__an_judge_one(&e, THR, 1.0, CV, MINN, &need), HS__V_CONGESTED);
+    assert_int_equal(hs__an_judge_one(&e, THR, Z, CV, &need), HS__V_NODATA);
+    /* z is a parameter, not a constant: at z = 1, 0.31 +- 0.05 is congested */
+    e = est(1e4, 0, 3100, 500, 0.31, 0.05);
+    assert_int_equal(hs__an_judge_one(&e, THR, 2.0, CV, &need), HS__V_UNDECIDED);
+    assert_int_equal(hs__an_judge_one(&e, THR, 1.0, CV, &need), HS__V_CONGESTED);
 }
 
 static void test_pool(void **state)
@@ -88,14 +99,14 @@ static void test_pool(void **state)
                          est(100, 0, 44, 10, 0.44, 0.10) };
     const hs_estimate *v[3] = { &e[0], &e[1], &e[2] };
     for (int i = 0; i < 3; i++)
-        assert_int_equal(hs__an_judge_one(&e[i], THR, Z, CV, MINN, NULL), HS__V_UNDECIDED);
+        assert_int_equal(hs__an_judge_one(&e[i], THR, Z, CV, NULL), HS__V_UNDECIDED);
     hs_estimate p;
     hs__an_pool_estimate(v, 3, &p);
     assert_float_equal(p.traffic, 300, 1e-12);
     assert_float_equal(p.congested, 126, 1e-12);
     assert_float_equal(p.cf, 0.42, 1e-12);
     assert_float_equal(p.cf_se, sqrt(300.0) / 300.0, 1e-12);
-    assert_int_equal(hs__an_judge_one(&p, THR, Z, CV, MINN, NULL), HS__V_CONGESTED);
+    assert_int_equal(hs__an_judge_one(&p, THR, Z, CV, NULL), HS__V_CONGESTED);
     /* noisy traffic enters the SE: T = 300 +- sqrt(3) x 10, the delta
      * method's CF^2 Var(T) term is added */
     e[0].traffic_se = e[1].traffic_se = e[2].traffic_se = 10;
@@ -106,11 +117,11 @@ static void test_pool(void **state)
     hs_estimate c[3] = { est(20, 0, 2, 3, 0.1, 0.15), est(20, 0, 2, 3, 0.1, 0.15),
                          est(20, 0, 2, 3, 0.1, 0.15) };
     const hs_estimate *w[3] = { &c[0], &c[1], &c[2] };
-    assert_int_equal(hs__an_judge_one(&c[0], THR, Z, CV, MINN, NULL), HS__V_UNDECIDED);
+    assert_int_equal(hs__an_judge_one(&c[0], THR, Z, CV, NULL), HS__V_UNDECIDED);
     hs__an_pool_estimate(w, 3, &p);
     assert_float_equal(p.cf, 0.1, 1e-12);
     assert_float_equal(p.cf_se, sqrt(27.0) / 60.0, 1e-12);   /* 0.0866: 0.1 + 0.173 > 0.25 */
-    assert_int_equal(hs__an_judge_one(&p, THR, Z, CV, MINN, NULL), HS__V_UNDECIDED);
+    assert_int_equal(hs__an_judge_one(&p, THR, Z, CV, NULL), HS__V_UNDECIDED);
 }
 
 static void test_cf_text(void **state)
