@@ -450,6 +450,12 @@ int hs__an_judge(hs_analysis *a);
 /* diagnose.c: a congested fraction for people, "40% +- 5%", or clipped to
  * [0, 1] with its interval, "100% (64%-100%)"; returns buf. */
 const char *hs__an_cf_text(char *buf, size_t n, double cf, double se);
+/* diagnose.c: per node (malloc'ed, caller frees), 1 when the records show
+ * an incast into it (several senders in one --load-bin for at least
+ * cf_threshold of its sampled packets, or a sender faster than its
+ * ejection capacity) or cannot tell (no records, no packets); 0 when its
+ * packets come from one partner at a time.  HS_ENOMEM. */
+int hs__an_incast_present(const hs_analysis *a, uint8_t **ok);
 /* diagnose.c: findings from the roots. */
 int hs__an_diagnose(hs_analysis *a, hs_error *err);
 /* mapping.c */

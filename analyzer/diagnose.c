@@ -720,7 +720,7 @@ static int app_explains(const hs_analysis *a, uint32_t l)
  * packets) cannot be an incast: it is back-pressure from elsewhere (the
  * mapping).  *ok[node] = 1 when the pattern is there or cannot be checked
  * (no records).  HS_ENOMEM. */
-static int incast_present(const hs_analysis *a, uint8_t **ok)
+int hs__an_incast_present(const hs_analysis *a, uint8_t **ok)
 {
     const hs__run *r = a->r;
     uint32_t N = r->N;
@@ -785,7 +785,7 @@ int hs__an_diagnose(hs_analysis *a, hs_error *err)
     uint8_t *incast_ok = NULL;
     for (uint32_t q = 0; q < a->nroots && !incast_ok; q++)
         if (a->roots[q].endpoint == 1 && a->roots[q].node != HS__NIL &&
-            incast_present(a, &incast_ok))
+            hs__an_incast_present(a, &incast_ok))
             return hs_error_set(err, HS_ENOMEM, "out of memory");
     for (uint32_t q = 0; q < a->nroots && !rc; q++) {
         const hs__root *R = &a->roots[q];

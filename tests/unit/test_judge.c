@@ -10,6 +10,8 @@
 #include <cmocka.h>
 
 #include "../../analyzer/an.h"
+#include "an_runs.h"
+#include "hopscope/analyzer.h"
 
 /* z = 2 (one-sided 97.7%), threshold 0.25, max traffic CV 0.1: the defaults */
 #define THR 0.25
@@ -135,12 +137,63 @@ static void test_cf_text(void **state)
     assert_string_equal(hs__an_cf_text(b, sizeof b, 0.97, 0.05), "97% (92%-100%)");
 }
 
+/* The pattern check behind a "pattern" finding, on a run with records: a
+ * node fed by one partner at a time has no incast, one fed by three
+ * senders at once has; nodes that receive nothing cannot be checked. */
+static void test_incast_present(void **state)
+{
+    (void)state;
+    an_run R;
+    an_begin(&R, "fattree:k=8,n=2", 77);
+    an_ranks(&R, 64, NULL);
+    an_phase(&R, 4, "tag 4", "p2p", 4, NULL, 1);
+    hs_time dur = 100 * HS_PS_PER_US;
+    /* node 10: node 20 streams to it at 90% of the link, nobody else */
+    an_stream(&R, 20, 10, 0.9, 4096, 4, 1, 0, dur, 20, 10);
+    /* node 40: 41, 42 and 50 at 40% each, the same time */
+    an_stream(&R, 41, 40, 0.4, 4096, 4, 1, 0, dur, 41, 40);
+    an_stream(&R, 42, 40, 0.4, 4096, 4, 1, 0, dur, 42, 40);
+    an_stream(&R, 50, 40, 0.4, 4096, 4, 1, 0, dur, 50, 40);
+    /* node 30: 31 first, then 32 after it: two partners, one at a time */
+    an_stream(&R, 31, 30, 0.5, 4096, 4, 1, 0, dur / 2, 31, 30);
+    an_stream(&R, 32, 30, 0.5, 4096, 4, 1, dur / 2 + 10 * HS_PS_PER_US, dur, 32, 30);
+    an_finish(&R);
+    hs_analyze_params p;
+    hs_analyze_params_default(&p);
+    hs_analysis *a;
+    hs_error e;
+    hs_error_clear(&e);
+    assert_int_equal(hs_analyze_run(R.dir, &p, &a, &e), 0);
+    uint8_t *ok = NULL;
+    assert_int_equal(hs__an_incast_present(a, &ok), 0);
+    assert_int_equal(ok[10], 0);
+    assert_int_equal(ok[40], 1);
+    assert_int_equal(ok[30], 0);
+    assert_int_equal(ok[0], 1);     /* received nothing: cannot tell */
+    free(ok);
+    /* the incast into node 40 is found as a pattern, with its senders'
+     * ranks labelled as senders */
+    int found = 0;
+    for (size_t i = 0; i < hs_an_nfindings(a); i++)
+        if (hs_an_finding_kind(a, i) == HS_AN_PATTERN) {
+            uint32_t nd[4];
+            assert_true(hs_an_finding_nodes(a, i, nd, 4) >= 1);
+            assert_int_equal(nd[0], 40);
+            assert_non_null(strstr(hs_an_finding_summary(a, i), "ranks sending to it: 41-42, 50"));
+            found = 1;
+        }
+    assert_true(found);
+    hs_an_free(a);
+    an_end(&R);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_verdicts),
         cmocka_unit_test(test_pool),
         cmocka_unit_test(test_cf_text),
+        cmocka_unit_test(test_incast_present),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
