@@ -978,8 +978,13 @@ int hs_analyze_run(const char *run, const hs_analyze_params *prm, hs_analysis **
 
     /* which decoders */
     a->have_blind = r->counters_present && r->ncs > 0;
-    int route_ok = r->R > 0 && r->table_determined;
-    if (!r->table_determined)
+    int nonmin = hs__an_nonminimal(r);
+    int route_ok = r->R > 0 && (r->table_determined || nonmin);
+    if (nonmin && r->R)
+        snprintf(a->route_note, sizeof a->route_note, "adaptive dragonfly routing (%s): each "
+                 "record's candidates are its minimal path and every detour through another "
+                 "group (Valiant paths)", r->routing);
+    else if (!r->table_determined)
         snprintf(a->route_note, sizeof a->route_note, "routing '%s' is not determined by the "
                  "forwarding tables (packets may leave minimal paths): blind decoding only",
                  r->routing);
