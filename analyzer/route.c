@@ -303,8 +303,14 @@ static int build(hs__paths *p, hs__pentry *e, uint32_t s0, uint32_t c)
             }
         }
     }
-    if (p->nonminimal && (rc0 = detours(p, e, s0, c, dsw)))
-        return rc0;
+    if (p->nonminimal) {
+        if ((rc0 = detours(p, e, s0, c, dsw)))
+            return rc0;
+        /* the detours enter the destination switch too */
+        e->nlast = 0;
+        for (uint32_t i = 0; i < e->n; i++)
+            e->nlast += r->lk[p->pool[e->off + i]].to == dsw;
+    }
     /* first: the outputs at s0, pooled first by the breadth-first order;
      * last: the links into the destination switch, listed again after the
      * entry's links (the flows into the ejection link need them) */

@@ -703,10 +703,19 @@ static void report_html(ctx *x)
             hs__vz_esc(&b, m->app.background);
         }
     }
-    hs__vz_printf(&b, ". %llu links with enough data, %llu congested (congested fraction at least "
-                      "%.2f at %.0f standard errors), %u root%s.",
+    hs__vz_printf(&b, ". %llu links judged by their own estimate, %llu congested (congested "
+                      "fraction above %.2f at %.3g standard errors), %u root%s",
                   (unsigned long long)m->links_ok, (unsigned long long)m->links_congested,
                   m->cf_threshold, m->z, m->nroots, m->nroots == 1 ? "" : "s");
+    /* the roots by finding, so the header's count is the findings' */
+    int any = 0;
+    for (uint32_t i = 0; i < m->nfindings; i++)
+        if (m->findings[i].root_count) {
+            hs__vz_printf(&b, "%s%s %u", any ? ", " : " (", m->findings[i].kind,
+                          m->findings[i].root_count);
+            any = 1;
+        }
+    hs__vz_puts(&b, any ? ")." : ".");
     if (m->decoder) {
         hs__vz_puts(&b, " Decoder: ");
         hs__vz_esc(&b, m->decoder);
