@@ -347,9 +347,7 @@ typedef struct hs__finding {
     uint32_t *groups, *group_count;     /* phase groups involved */
     uint32_t ngroups;
     uint32_t target;                    /* pattern: the worst endpoint node; else HS__NIL */
-    double   severity;                  /* congested application packets in its trees (a root
-                                           shared with another finding by its share) */
-    uint32_t nshared;                   /* of its roots, those another finding shares */
+    double   severity;                  /* congested application packets in its trees */
     double   load, cf, cf_se;           /* of the worst root link */
     int      have_mapping;              /* mapping: a suggestion was computed */
     double   cost_now, cost_suggested;  /* byte-hops of the current and suggested mapping */

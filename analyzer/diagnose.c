@@ -306,9 +306,7 @@ static hs__finding *new_finding(hs_analysis *a, hs_an_kind kind)
     return f;
 }
 
-/* Adds root q to finding f; its delayed packets count with weight w (the
- * share of the cause when two findings share the root). */
-static int add_root(hs__finding *f, const hs_analysis *a, uint32_t q, double w)
+static int add_root(hs__finding *f, const hs_analysis *a, uint32_t q)
 {
     const hs__root *R = &a->roots[q];
     if (hs__an_push(&f->roots, &f->nroots, q))
@@ -318,10 +316,9 @@ static int add_root(hs__finding *f, const hs_analysis *a, uint32_t q, double w)
             return HS_ENOMEM;
     f->nlinks_root = f->nlinks;
     for (uint32_t i = 0; i < R->ntree; i++)
-        f->severity += w * a->est[R->tree[i]].congested;
+        f->severity += a->est[R->tree[i]].congested;
     for (uint32_t i = 0; i < R->nvictims; i++)
-        f->severity += w * a->est[R->victims[i]].congested;
-    f->nshared += w < 1;
+        f->severity += a->est[R->victims[i]].congested;
     for (uint32_t i = 0; i < R->nlinks; i++) {
         uint32_t l = R->links[i];
         if (f->nlinks_root == 1 || a->est[l].cf > f->cf || (f->cf == 0 && f->load == 0)) {
@@ -781,30 +778,6 @@ int hs__an_incast_present(const hs_analysis *a, uint8_t **ok)
     return 0;
 }
 
-/* Whether the application's own load adds to the congestion of link l
- * that its quiet packets show to be someone else's: its busy packets (the
- * others: with tau's worth or more of its own in their bin) must be
- * congested more than its quiet ones, by z standard errors of the
- * difference.  The two sets are disjoint, so the busy figures are the
- * whole run's minus the quiet ones, variances too. */
-static int own_adds(const hs_analysis *a, uint32_t l)
-{
-    if (!a->quiet)
-        return 0;
-    hs_estimate q, e = a->est[l];
-    hs_estimate_from_sums(&a->r->scheme, &a->quiet[l], a->paths_exact, &q);
-    if (!q.cf_valid)
-        return 0;
-    double tb = e.traffic - q.traffic, cb = e.congested - q.congested;
-    double vt = e.traffic_se * e.traffic_se - q.traffic_se * q.traffic_se;
-    double vc = e.congested_se * e.congested_se - q.congested_se * q.congested_se;
-    if (!(tb >= 2))
-        return 0;
-    double cfb = cb / tb;
-    double seb = sqrt((vc > 0 ? vc : 0) + cfb * cfb * (vt > 0 ? vt : 0)) / tb;
-    return cfb - q.cf >= a->p.z * sqrt(seb * seb + q.cf_se * q.cf_se);
-}
-
 int hs__an_diagnose(hs_analysis *a, hs_error *err)
 {
     const hs__run *r = a->r;
@@ -827,16 +800,7 @@ int hs__an_diagnose(hs_analysis *a, hs_error *err)
          * sender) is back-pressure from the network: a mapping matter */
         int pattern = R->endpoint && (R->endpoint != 1 || R->node == HS__NIL || !incast_ok ||
                                       incast_ok[R->node]);
-        /* Between load_low and load_high the application's own packets
-         * can queue each other there; when its quiet packets show someone
-         * else's traffic too (interference), both causes act: the root
-         * goes to both findings, its delays shared by the application's
-         * load share (load_busy) and the rest, so that the findings rank
-         * by the delays each explains. */
-        double lb = a->load_busy[R->links[0]];
-        int mixed = !own && !a->alone && lb > a->p.load_low && own_adds(a, R->links[0]);
-        double w_own = own ? 1 : mixed ? (lb < 1 ? lb : 1) : 0;
-        if (w_own > 0) {
+        if (own) {
             /* one pattern finding for all endpoints: a halo exchange
              * saturates every node's ejection link at once, and that is one
              * pattern */
@@ -847,16 +811,15 @@ int hs__an_diagnose(hs_analysis *a, hs_error *err)
                 *idx = a->nfindings - 1;
             }
             if (!rc)
-                rc = add_root(&a->findings[*idx], a, q, w_own);
-        }
-        if (!own && !rc) {
+                rc = add_root(&a->findings[*idx], a, q);
+        } else {
             if (interf_idx == HS__NIL) {
                 if (!new_finding(a, HS_AN_INTERFERENCE))
                     rc = HS_ENOMEM;
                 interf_idx = a->nfindings - 1;
             }
             if (!rc)
-                rc = add_root(&a->findings[interf_idx], a, q, 1 - w_own);
+                rc = add_root(&a->findings[interf_idx], a, q);
         }
     }
     free(incast_ok);
@@ -983,14 +946,6 @@ int hs__an_diagnose(hs_analysis *a, hs_error *err)
         case HS_AN_INTERFERENCE: describe_interference(a, f, &b); break;
         default: break;
         }
-        if (f->nshared)
-            sb_printf(&b, " %u of its root%s %s both causes: %s (the delays there are shared "
-                      "between the findings by the application's load share).", f->nshared,
-                      f->nshared > 1 ? "s" : "", f->nshared > 1 ? "have" : "has",
-                      f->kind == HS_AN_INTERFERENCE
-                          ? "the application's own load there is high enough to queue its "
-                            "packets as well (see the pattern or mapping finding)"
-                          : "other traffic congests it too (see the interference finding)");
         if (!b.s)
             return hs_error_set(err, HS_ENOMEM, "out of memory");
         f->summary = b.s;

@@ -484,8 +484,6 @@ static void w_diagnosis(hs_json *w, const hs_analysis *a, const char *map_file)
         arr_u32(w, "links", f->links, f->nlinks);
         kv_uint(w, "root_links", f->nlinks_root);
         kv_uint(w, "root_count", f->nroots);
-        if (f->nshared)
-            kv_uint(w, "shared_roots", f->nshared);
         arr_u32(w, "nodes", f->nodes, f->nnodes);
         arr_u32(w, "node_packets", f->node_count, f->nnodes);
         arr_u32(w, "ranks", f->ranks, f->nranks);
@@ -892,15 +890,10 @@ void hs_an_print(const hs_analysis *a, FILE *f)
     if (s.roots) {
         /* the roots by finding: the same counts the findings give */
         fprintf(f, "           roots by finding:");
-        uint32_t shared = 0;
-        for (uint32_t i = 0; i < a->nfindings; i++) {
+        for (uint32_t i = 0; i < a->nfindings; i++)
             if (a->findings[i].nroots)
                 fprintf(f, "%s %s %u", i ? "," : "", hs_an_kind_name(a->findings[i].kind),
                         a->findings[i].nroots);
-            shared += a->findings[i].nshared;
-        }
-        if (shared)
-            fprintf(f, " (%u shared by two findings)", shared / 2);
         fprintf(f, "\n");
     }
     if (a->nundecided)
