@@ -63,6 +63,9 @@ t_eq "whatif exits 0" 0 "$rc"
 change=$(awk '/^suggested mapping/ { print $5 }' "$T_TMP/w1")
 case "$change" in -*) t_ok "suggested mapping is faster ($change)" ;;
     *) t_fail "suggested mapping is faster" "change: $change" "$(cat "$T_TMP/w1")" ;; esac
+t_grep "whatif recommends the suggestion only when measured fastest" \
+    '^verdict: the suggested mapping is the fastest measured' "$T_TMP/w1"
+t_grep "whatif measures linear beside it" '^linear mapping ' "$T_TMP/w1"
 before=$(awk '/^current mapping/ { print $10 }' "$T_TMP/w1")
 after=$(awk '/^suggested mapping/ { print $10 }' "$T_TMP/w1")
 if [ "$after" -lt "$before" ]; then t_ok "fewer congested links ($before -> $after)"; else
