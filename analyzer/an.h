@@ -266,7 +266,22 @@ const char *hs__an_phase_rules_match(const hs__phase_rules *r, uint32_t phase_id
 
 /* ---- the analysis ------------------------------------------------------------- */
 
+/* status: OK when the link's own estimate decides it (congested or clear,
+ * judge.c), INSUFFICIENT when it cannot ("cannot judge") or has no data. */
 enum { HS__ST_INSUFFICIENT = 0, HS__ST_OK = 1 };
+/* verdict of one estimate (judge.c) */
+enum { HS__V_NODATA = 0, HS__V_CLEAR = 1, HS__V_CONGESTED = 2, HS__V_UNDECIDED = 3 };
+
+/* Undecided links pooled by role (judge.c). */
+typedef struct hs__pool {
+    char     role[96];                  /* "up-links of switch l1s0", "all thin global links" */
+    int      level;                     /* 1: one switch or group; 2: the network */
+    uint32_t *links;
+    uint32_t nlinks;
+    hs_estimate e;                      /* pooled */
+    uint8_t  verdict;                   /* HS__V_* */
+    double   need;                      /* undecided: factor on packets that would decide it */
+} hs__pool;
 enum { HS__DEC_NONE = 0, HS__DEC_BLIND = 1, HS__DEC_ROUTE = 2 };
 
 /* One link in a sparse view (a phase group or a window). */
@@ -340,6 +355,9 @@ typedef struct hs__finding {
     double   load, cf, cf_se;           /* of the worst root link */
     int      have_mapping;              /* mapping: a suggestion was computed */
     double   cost_now, cost_suggested;  /* byte-hops of the current and suggested mapping */
+    int      linear_better;             /* mapping, no suggestion: the linear mapping beats
+                                           the current one (byte-hops and most loaded link) */
+    double   cost_linear;               /* its byte-hops */
 } hs__finding;
 
 typedef struct hs__acc_row {
@@ -377,6 +395,15 @@ struct hs_analysis {
     /* the whole run, dense over links 1..L */
     hs_estimate *est_route, *est_blind, *est;   /* est: the chosen one */
     uint8_t  *status, *congested, *is_root;
+    uint8_t  *verdict;                  /* HS__V_* of the link's own estimate */
+    uint32_t *pool_of;                  /* pool that decided (or last held) it, else HS__NIL */
+    hs__pool *pools;
+    uint32_t npools;
+    uint32_t nundecided;                /* links neither they nor a pool can judge */
+    uint32_t pooled_congested;          /* links congested by their role pool's evidence */
+    double   need_half, need_all;       /* factor on monitored packets that would decide
+                                           half / all of the undecided links */
+    int      alone;                     /* app.json says no other traffic shared the run */
     uint8_t  *explained;                /* in the congestion cluster of a heavy root */
     double   *load, *load_busy;         /* application's load: run average; as its packets
                                            see it (window loads weighted by its packets) */
@@ -412,6 +439,28 @@ int hs__an_trees(hs_analysis *a, hs__view *v);
 /* Records that crossed u and next v, or for blind runs 1 when v may follow u
  * at all (table-allowed turn) and 0 otherwise. */
 double hs__an_feeds(const hs_analysis *a, uint32_t u, uint32_t v);
+/* judge.c: verdict of one estimate (HS__V_*) and, when undecided, the
+ * factor on its packets that would decide it at its present CF. */
+int hs__an_judge_one(const hs_estimate *e, double threshold, double z, double max_cv,
+                     double *need);
+/* The critical value for an SE estimated from n packets: Student's t with
+ * n - 1 degrees of freedom at the normal quantile z; infinite below 2. */
+double hs__an_z_small(double z, double n);
+/* Pooled estimate of n links' estimates (sums; conservative SE). */
+void hs__an_pool_estimate(const hs_estimate *const *v, uint32_t n, hs_estimate *out);
+/* Pools the undecided links (a->verdict) by role; fills pools, pool_of,
+ * nundecided, need_*; marks links of role pools judged congested in
+ * a->congested.  HS_ENOMEM. */
+int hs__an_judge(hs_analysis *a);
+/* diagnose.c: a congested fraction for people, "40% +- 5%", or clipped to
+ * [0, 1] with its interval, "100% (64%-100%)"; returns buf. */
+const char *hs__an_cf_text(char *buf, size_t n, double cf, double se);
+/* diagnose.c: per node (malloc'ed, caller frees), 1 when the records show
+ * an incast into it (several senders in one --load-bin for at least
+ * cf_threshold of its sampled packets, or a sender faster than its
+ * ejection capacity) or cannot tell (no records, no packets); 0 when its
+ * packets come from one partner at a time.  HS_ENOMEM. */
+int hs__an_incast_present(const hs_analysis *a, uint8_t **ok);
 /* diagnose.c: findings from the roots. */
 int hs__an_diagnose(hs_analysis *a, hs_error *err);
 /* mapping.c */

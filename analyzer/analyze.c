@@ -181,13 +181,18 @@ static int check_records(hs_analysis *a, uint64_t *per_phase, hs_error *err)
 
 /* ---- estimates and classification -------------------------------------------------- */
 
-static void classify(const hs_analysis *a, const hs_estimate *e, uint8_t *status, uint8_t *cong)
+/* A link's own estimate judged by its standard error (judge.c): status OK
+ * when it decides (congested or clear), congested when above the threshold
+ * with confidence.  *verdict (may be NULL) gets the HS__V_* verdict. */
+static void classify(const hs_analysis *a, const hs_estimate *e, uint8_t *status, uint8_t *cong,
+                     uint8_t *verdict)
 {
     const hs_analyze_params *p = &a->p;
-    int ok = e->cf_valid && e->traffic >= p->min_packets && e->cf_se <= p->max_cf_se &&
-             e->traffic_se <= p->max_traffic_cv * e->traffic;
-    *status = ok ? HS__ST_OK : HS__ST_INSUFFICIENT;
-    *cong = ok && e->cf - p->z * e->cf_se >= p->cf_threshold;
+    int v = hs__an_judge_one(e, p->cf_threshold, p->z, p->max_traffic_cv, NULL);
+    *status = v == HS__V_CONGESTED || v == HS__V_CLEAR ? HS__ST_OK : HS__ST_INSUFFICIENT;
+    *cong = v == HS__V_CONGESTED;
+    if (verdict)
+        *verdict = (uint8_t)v;
 }
 
 double hs__an_link_capacity(const hs__run *r, uint32_t l)
@@ -224,7 +229,7 @@ static int make_view(hs_analysis *a, hs__view *v, const hs_linksum *ls, const hs
         else
             hs_estimate_from_sums(&r->scheme, &ls[l], exact, &e);
         uint8_t st, cg;
-        classify(a, &e, &st, &cg);
+        classify(a, &e, &st, &cg, NULL);
         if (st != HS__ST_OK)
             continue;
         if (v->n == cap) {
@@ -714,9 +719,10 @@ static void accuracy(hs_analysis *a, hs__accuracy *ac, const hs_estimate *est, i
                 sum_t[idx] += te;
                 if (te > row.traffic_max)
                     row.traffic_max = te;
-                uint8_t st, cg;
-                classify(a, e, &st, &cg);
-                if (st == HS__ST_OK) {
+                /* the estimator's accuracy on every link whose CF is
+                 * defined, not only on those the judgement decides
+                 * (those would favour links far from the threshold) */
+                if (e->cf_valid && e->traffic_se <= a->p.max_traffic_cv * e->traffic) {
                     double tcf = a->t_congested[l] / a->t_packets[l];
                     double ce = fabs(e->cf - tcf);
                     row.cf_links++;
@@ -735,7 +741,7 @@ static void accuracy(hs_analysis *a, hs__accuracy *ac, const hs_estimate *est, i
         }
     for (uint32_t l = 1; l <= r->L; l++) {
         uint8_t st, cg;
-        classify(a, &est[l], &st, &cg);
+        classify(a, &est[l], &st, &cg, NULL);
         if (st != HS__ST_OK || a->t_packets[l] <= 0)
             continue;
         int truly = a->t_congested[l] / a->t_packets[l] >= a->p.cf_threshold;
@@ -790,6 +796,11 @@ void hs_an_free(hs_analysis *a)
     free(a->status);
     free(a->congested);
     free(a->is_root);
+    free(a->verdict);
+    free(a->pool_of);
+    for (uint32_t i = 0; i < a->npools; i++)
+        free(a->pools[i].links);
+    free(a->pools);
     free(a->explained);
     free(a->load);
     free(a->load_busy);
@@ -877,6 +888,13 @@ int hs_analyze_run(const char *run, const hs_analyze_params *prm, hs_analysis **
     hs__run *r = a->r;
     if ((rc = hs__an_app_read(run, r->N, &a->app, err)))
         goto fail;
+    /* a job alone: app.json names no background and every phase is the
+     * application's; then no congestion can come from outside the job */
+    a->alone = a->app && !a->app->have_background;
+    for (uint32_t i = 0; a->alone && i < a->app->nph; i++)
+        a->alone = a->app->ph[i].app;
+    if (0)
+        goto fail;
     if (prm->phases_file && (rc = hs__an_phase_rules_read(prm->phases_file, &a->rules, err)))
         goto fail;
     if (a->p.load_bin_ps == 0) {
@@ -902,6 +920,8 @@ int hs_analyze_run(const char *run, const hs_analyze_params *prm, hs_analysis **
     a->status = calloc(nl, 1);
     a->congested = calloc(nl, 1);
     a->is_root = calloc(nl, 1);
+    a->verdict = calloc(nl, 1);
+    a->pool_of = calloc(nl, sizeof *a->pool_of);
     a->explained = calloc(nl, 1);
     a->load = calloc(nl, sizeof *a->load);
     a->load_busy = calloc(nl, sizeof *a->load_busy);
@@ -912,6 +932,7 @@ int hs_analyze_run(const char *run, const hs_analyze_params *prm, hs_analysis **
     has_data = calloc(r->nph ? r->nph : 1, 1);
     is_app = calloc(r->nph ? r->nph : 1, 1);
     if (!a->est_route || !a->est_blind || !a->status || !a->congested || !a->is_root || !a->explained ||
+        !a->verdict || !a->pool_of ||
         !a->load || !a->load_busy || !a->lw_packets || !a->lw_load || !per_phase || !has_data ||
         !is_app) {
         rc = hs_error_set(err, HS_ENOMEM, "out of memory for %u links", r->L);
@@ -960,8 +981,13 @@ int hs_analyze_run(const char *run, const hs_analyze_params *prm, hs_analysis **
 
     /* which decoders */
     a->have_blind = r->counters_present && r->ncs > 0;
-    int route_ok = r->R > 0 && r->table_determined;
-    if (!r->table_determined)
+    int nonmin = hs__an_nonminimal(r);
+    int route_ok = r->R > 0 && (r->table_determined || nonmin);
+    if (nonmin && r->R)
+        snprintf(a->route_note, sizeof a->route_note, "adaptive dragonfly routing (%s): each "
+                 "record's candidates are its minimal path and every detour through another "
+                 "group (Valiant paths)", r->routing);
+    else if (!r->table_determined)
         snprintf(a->route_note, sizeof a->route_note, "routing '%s' is not determined by the "
                  "forwarding tables (packets may leave minimal paths): blind decoding only",
                  r->routing);
@@ -1014,11 +1040,15 @@ int hs_analyze_run(const char *run, const hs_analyze_params *prm, hs_analysis **
     /* the whole run: status, congestion, load; the windows' loads were
      * gathered by the decoders */
     for (uint32_t l = 1; l <= r->L; l++) {
-        classify(a, &a->est[l], &a->status[l], &a->congested[l]);
+        classify(a, &a->est[l], &a->status[l], &a->congested[l], &a->verdict[l]);
         a->load[l] = load_share(a, l, a->est[l].traffic, a->duration_ps);
         a->load_busy[l] = a->lw_packets[l] > 0 ? a->lw_load[l] / a->lw_packets[l] : 0;
         if (a->load[l] > a->load_busy[l])
             a->load_busy[l] = a->load[l];
+    }
+    if ((rc = hs__an_judge(a))) {
+        rc = hs_error_set(err, rc, "out of memory pooling links");
+        goto fail;
     }
     if (r->have_truth && (rc = load_truth(a, is_app, err)))
         goto fail;
@@ -1066,6 +1096,7 @@ const char *hs_an_kind_name(hs_an_kind k)
     case HS_AN_PATTERN: return "pattern";
     case HS_AN_MAPPING: return "mapping";
     case HS_AN_INTERFERENCE: return "interference";
+    case HS_AN_UNDECIDED: return "undecided";
     default: return "none";
     }
 }
@@ -1078,11 +1109,12 @@ void hs_an_get_summary(const hs_analysis *a, hs_an_summary *s)
     s->links = r->L;
     s->max_cf = -1;
     for (uint32_t l = 1; l <= r->L; l++) {
+        /* congested by the link's own estimate or its role pool's */
+        s->links_congested += a->congested[l];
+        s->app_congested += a->congested[l] ? a->est[l].congested : 0;
         if (a->status[l] != HS__ST_OK)
             continue;
         s->links_ok++;
-        s->links_congested += a->congested[l];
-        s->app_congested += a->congested[l] ? a->est[l].congested : 0;
         if (a->est[l].cf > s->max_cf) {
             s->max_cf = a->est[l].cf;
             s->max_cf_se = a->est[l].cf_se;

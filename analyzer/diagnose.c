@@ -24,6 +24,7 @@
  * determine them), and the application's communication matrix. */
 #include "route.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,6 +86,31 @@ static int has(const uint32_t *v, uint32_t n, uint32_t x)
 }
 
 static double pct(double x) { return 100.0 * x; }
+
+/* What a person reads is a proportion: the estimate clipped to [0, 1], its
+ * "+-" the larger half of the interval [cf - se, cf + se] clipped to [0, 1]
+ * and measured from the clipped value, so "+-" never leaves [0, 100%] on
+ * its far side.  The raw unbiased estimate stays in analysis.json. */
+static double clip01(double x) { return x < 0 ? 0 : x > 1 ? 1 : x; }
+/* "40% +- 5%", or when the interval reaches past 0 or 1, "100% (95%-100%)":
+ * the clipped value with the interval [c - se, c + se] clipped to [0, 1]. */
+const char *hs__an_cf_text(char *buf, size_t n, double cf, double se)
+{
+    double c = clip01(cf), lo = clip01(c - se), hi = clip01(c + se);
+    if (c - se >= 0 && c + se <= 1)
+        snprintf(buf, n, "%.0f%% +- %.0f%%", pct(c), pct(se));
+    else
+        snprintf(buf, n, "%.0f%% (%.0f%%-%.0f%%)", pct(c), pct(lo), pct(hi));
+    return buf;
+}
+/* A load share for people: at most 100%; above, the words say so. */
+static void load_phrase(char *buf, size_t n, double load)
+{
+    if (load > 1)
+        snprintf(buf, n, "100%% (its demand exceeded the capacity %.1f times over)", load);
+    else
+        snprintf(buf, n, "%.0f%%", pct(load < 0 ? 0 : load));
+}
 
 /* ---- evidence from the records ---------------------------------------------------- */
 
@@ -356,9 +382,10 @@ static void describe_pattern(hs_analysis *a, hs__finding *f, sbuf *b)
     else
         sb_printf(b, ": %s (%s), at least 80%% of whose sampled packets %s it,", lb,
                   hs__an_link_sub_name(k), into ? "go on to" : "come from");
-    sb_printf(b, " is congested for %.0f%% +- %.0f%% of the application's packets that cross "
-              "it, with the application's own traffic at %.0f%% of its capacity", pct(f->cf),
-              pct(f->cf_se), pct(f->load));
+    char ld[96], ct[64];
+    load_phrase(ld, sizeof ld, f->load);
+    sb_printf(b, " is congested for %s of the application's packets that cross "
+              "it, with the application's own traffic at %s of its capacity", hs__an_cf_text(ct, sizeof ct, f->cf, f->cf_se), ld);
     if (nt > 1) {
         sb_printf(b, "; also ");
         node_list(b, a, f->nodes + 1, nt - 1, 6);
@@ -375,7 +402,7 @@ static void describe_pattern(hs_analysis *a, hs__finding *f, sbuf *b)
         sb_printf(b, "%s", group_phrase(a, f, gb, sizeof gb));
     }
     if (f->nranks && a->app && a->app->ncomm) {
-        sb_printf(b, "; sending ranks ");
+        sb_printf(b, "; ranks %s %s: ", into ? "sending to" : "receiving from", nt > 1 ? "them" : "it");
         rank_list(b, f->ranks, f->nranks, 8);
     }
     sb_printf(b, ". This is the communication pattern: %s, or aggregate them (a code change is "
@@ -389,14 +416,30 @@ static void describe_mapping(hs_analysis *a, hs__finding *f, sbuf *b)
 {
     const hs__run *r = a->r;
     char lb[160], gb[200];
-    uint32_t nr = f->nlinks_root;
+    uint32_t nr = f->nlinks_root, nend = 0;
+    for (uint32_t i = 0; i < nr; i++)
+        nend += r->lk[f->links[i]].kind != HS__LK_SWITCH;
     int mostly = f->load >= a->p.load_high;
-    sb_printf(b, "%u link%s inside the network %s congestion-tree root%s carrying %s the "
-              "application's own traffic (worst: %s, congested for %.0f%% +- %.0f%% of its "
-              "packets, application load %.0f%% of capacity%s)", nr, nr > 1 ? "s" : "",
-              nr > 1 ? "are" : "is a", nr > 1 ? "s" : "", mostly ? "mostly" : "much of",
-              hs__an_link_desc(r, f->links[0], lb, sizeof lb), pct(f->cf), pct(f->cf_se),
-              pct(f->load), mostly ? "" : " as its packets see it: enough for its own bursts "
+    char ld[96], ct[64];
+    load_phrase(ld, sizeof ld, f->load);
+    char where[200];
+    if (!nend)
+        snprintf(where, sizeof where, "inside the network");
+    else if (nend == nr)
+        snprintf(where, sizeof where, "into nodes that receive from one partner at a time (no "
+                 "incast: back-pressure from the network)");
+    else
+        snprintf(where, sizeof where, "inside the network and into nodes that receive from one "
+                 "partner at a time (%u: no incast, back-pressure from the network)", nend);
+    char nroots[64] = "";
+    if (f->nroots != nr)   /* roots that are cycles of several links */
+        snprintf(nroots, sizeof nroots, " (%u root%s)", f->nroots, f->nroots > 1 ? "s" : "");
+    sb_printf(b, "%u link%s %s%s %s congestion-tree root%s carrying %s the "
+              "application's own traffic (worst: %s, congested for %s of its "
+              "packets, application load %s of capacity%s)", nr, nr > 1 ? "s" : "", where,
+              nroots, nr > 1 ? "are" : "is a", nr > 1 ? "s" : "", mostly ? "mostly" : "much of",
+              hs__an_link_desc(r, f->links[0], lb, sizeof lb),
+              hs__an_cf_text(ct, sizeof ct, f->cf, f->cf_se), ld, mostly ? "" : " as its packets see it: enough for its own bursts "
               "to queue, though other traffic may add to it");
     if (f->nnodes) {
         sb_printf(b, "; %u node%s send or receive across them (", f->nnodes,
@@ -411,6 +454,16 @@ static void describe_mapping(hs_analysis *a, hs__finding *f, sbuf *b)
                   "byte-hops between switches; try it with 'hopscope whatif %s --map "
                   "suggested'.", f->cost_now > 0 ? pct(1 - f->cost_suggested / f->cost_now) : 0,
                   r->dir);
+    else if (f->linear_better)
+        sb_printf(b, " The plain linear mapping moves %.0f%% fewer byte-hops between switches "
+                  "than the current one (the computed suggestion does no better); try it with "
+                  "'hopscope whatif %s --map linear'.",
+                  pct(1 - f->cost_linear / f->cost_now), r->dir);
+    else if (f->cost_now > 0)
+        sb_printf(b, " No mapping found on these nodes beats both the current and the linear "
+                  "one on the routed communication (byte-hops and most loaded link): the "
+                  "bottleneck is the machine's bisection or the pattern itself, not the "
+                  "placement; none is suggested.");
     else
         sb_printf(b, " Try a mapping that keeps the heaviest communication partners under one "
                   "switch%s.", a->app ? "" : " (no app.json: no rank-level suggestion)");
@@ -419,7 +472,7 @@ static void describe_mapping(hs_analysis *a, hs__finding *f, sbuf *b)
 static void describe_interference(hs_analysis *a, hs__finding *f, sbuf *b)
 {
     const hs__run *r = a->r;
-    char lb[160], gb[200];
+    char lb[160], gb[200], ct[64], ct2[64];
     uint32_t w = f->links[0];
     hs_estimate q;
     memset(&q, 0, sizeof q);
@@ -428,20 +481,20 @@ static void describe_interference(hs_analysis *a, hs__finding *f, sbuf *b)
     if (f->load > a->p.load_low && q.cf_valid)
         /* decided by the quiet packets (app_explains) */
         sb_printf(b, "%u link%s %s congested even where the application itself is quiet on "
-                  "them (worst: %s, congested for %.0f%% +- %.0f%% of the application's packets "
-                  "that cross it, and for %.0f%% +- %.0f%% of those that met few of its own "
+                  "them (worst: %s, congested for %s of the application's packets "
+                  "that cross it, and for %s of those that met few of its own "
                   "there, whom its own traffic cannot have delayed; its load there is %.0f%% of "
                   "capacity over the run, %.0f%% in its bursts)", f->nlinks,
                   f->nlinks > 1 ? "s" : "", f->nlinks > 1 ? "are" : "is",
-                  hs__an_link_desc(r, w, lb, sizeof lb), pct(f->cf), pct(f->cf_se), pct(q.cf),
-                  pct(q.cf_se), pct(a->load[w]), pct(f->load));
+                  hs__an_link_desc(r, w, lb, sizeof lb), hs__an_cf_text(ct, sizeof ct, f->cf, f->cf_se),
+                  hs__an_cf_text(ct2, sizeof ct2, q.cf, q.cf_se),
+                  pct(clip01(a->load[w])), pct(clip01(f->load)));
     else
         sb_printf(b, "%u congested link%s carr%s little of the application's own traffic (dark "
-                  "and thin; worst: %s, congested for %.0f%% +- %.0f%% of the application's "
+                  "and thin; worst: %s, congested for %s of the application's "
                   "packets that cross it, while its own load there is %.0f%% of capacity)",
                   f->nlinks, f->nlinks > 1 ? "s" : "", f->nlinks > 1 ? "y" : "ies",
-                  hs__an_link_desc(r, w, lb, sizeof lb), pct(f->cf), pct(f->cf_se),
-                  pct(f->load));
+                  hs__an_link_desc(r, w, lb, sizeof lb), hs__an_cf_text(ct, sizeof ct, f->cf, f->cf_se), pct(clip01(f->load)));
     if (f->nnodes) {
         sb_printf(b, "; the application's packets through them come from or go to %u node%s (",
                   f->nnodes, f->nnodes > 1 ? "s" : "");
@@ -455,25 +508,72 @@ static void describe_interference(hs_analysis *a, hs__finding *f, sbuf *b)
               "away from the congested links.");
 }
 
+/* What would decide the undecided links: the factor on monitored packets
+ * as a monitored fraction when it fits under 1, else as a longer run. */
+static void need_phrase(const hs_analysis *a, sbuf *b, double k)
+{
+    double m = a->monitor > 0 ? a->monitor : 1;
+    if (k >= 1e6)
+        sb_printf(b, "practically no run: their CFs sit at the threshold");
+    else if (m * k <= 1)
+        sb_printf(b, "%.2gx the monitored packets (monitored fraction %.3g instead of %.3g, or "
+                  "a run %.2gx as long)", k, m * k, m, k);
+    else
+        sb_printf(b, "%.2gx the monitored packets (a run %.2gx as long%s)", k, k / m,
+                  m < 1 ? " with every message monitored" : "");
+}
+
+/* "none" only when every link with the application's packets is judged
+ * clear, alone or pooled with links of its role; else "undecided", with
+ * how many links, why, and what would decide them. */
 static void describe_none(hs_analysis *a, sbuf *b)
 {
     hs_an_summary s;
     hs_an_get_summary(a, &s);
     char lb[160];
-    uint32_t insufficient = 0;
+    const char *dec = a->decoder == HS__DEC_ROUTE ? "route-aware" : "blind";
+    uint32_t pooled_clear = 0;
     for (uint32_t l = 1; l <= a->r->L; l++)
-        insufficient += a->status[l] != HS__ST_OK && a->est[l].traffic > 0;
-    if (!s.links_ok) {
-        sb_printf(b, "No link has enough sampled packets for a conclusion (at least %.0f packets "
-                  "and a congested-fraction standard error below %.2f); %u links carry some "
-                  "traffic.", a->p.min_packets, a->p.max_cf_se, insufficient);
+        pooled_clear += a->verdict[l] == HS__V_UNDECIDED && a->pool_of[l] != HS__NIL &&
+                        a->pools[a->pool_of[l]].verdict == HS__V_CLEAR;
+    if (a->nundecided) {
+        uint32_t thin_cong = 0;
+        for (uint32_t i = 0; i < a->npools; i++)
+            if (a->pools[i].level == 2 && a->pools[i].verdict == HS__V_CONGESTED)
+                thin_cong += a->pools[i].nlinks;
+        sb_printf(b, "Cannot judge: no link is congested with confidence, but %u link%s "
+                  "carrying the application's packets cannot be judged with the %s decoder "
+                  "(their congested fraction is within %.3g standard errors of the %.0f%% "
+                  "threshold%s, even pooled with the links of their role)", a->nundecided,
+                  a->nundecided > 1 ? "s" : "", dec, a->p.z, pct(a->p.cf_threshold),
+                  a->decoder == HS__DEC_BLIND ? ", or their traffic estimate is too noisy" : "");
+        if (thin_cong)
+            sb_printf(b, "; pooled over the network, %u of them are congested together, but "
+                      "not which", thin_cong);
+        sb_printf(b, ". %u links are judged (%u of them only pooled). To decide half of the "
+                  "undecided links: ", s.links_ok + pooled_clear, pooled_clear);
+        need_phrase(a, b, a->need_half);
+        sb_printf(b, "; all of them: ");
+        need_phrase(a, b, a->need_all);
+        if (a->decoder == HS__DEC_BLIND)
+            sb_printf(b, "; more hash bits (--bits) divide the blind decoder's noise too");
+        sb_printf(b, ".");
         return;
     }
-    sb_printf(b, "No link is congested: the highest congested fraction is %.0f%% +- %.0f%% "
-              "(%s), below the %.0f%% threshold; %u links have enough data, %u carry too few "
-              "sampled packets to tell.", pct(s.max_cf), pct(s.max_cf_se),
-              hs__an_link_desc(a->r, s.max_cf_link, lb, sizeof lb), pct(a->p.cf_threshold),
-              s.links_ok, insufficient);
+    if (!s.links_ok && !pooled_clear) {
+        sb_printf(b, "No link carries the application's monitored packets: nothing to judge.");
+        return;
+    }
+    char ct[64];
+    sb_printf(b, "No link is congested (%s decoder): every link carrying the application's "
+              "packets is below the %.0f%% threshold with confidence (%.3g standard errors), "
+              "%u alone and %u pooled with the links of their role", dec,
+              pct(a->p.cf_threshold), a->p.z, s.links_ok, pooled_clear);
+    if (s.links_ok)
+        sb_printf(b, "; the highest congested fraction is %s (%s)",
+                  hs__an_cf_text(ct, sizeof ct, s.max_cf, s.max_cf_se),
+                  hs__an_link_desc(a->r, s.max_cf_link, lb, sizeof lb));
+    sb_printf(b, ".");
 }
 
 /* Fills nodes, ranks and phases of finding f from the gathered evidence. */
@@ -595,6 +695,11 @@ static int fill_evidence(hs_analysis *a, hs__finding *f, uint32_t fi, const ev *
  * else's traffic is there. */
 static int app_explains(const hs_analysis *a, uint32_t l)
 {
+    /* no other traffic in the run: whatever congests a link is the
+     * application's own, from another phase or route if not from the
+     * packets measured there */
+    if (a->alone)
+        return 1;
     if (a->load_busy[l] >= a->p.load_high)
         return 1;
     if (a->load_busy[l] <= a->p.load_low)
@@ -609,6 +714,70 @@ static int app_explains(const hs_analysis *a, uint32_t l)
     return 1;
 }
 
+/* Whether the pattern an endpoint finding names is there: several senders
+ * into the node at once, or one sender faster than the node can take.
+ * From the records, per destination node: the share of its sampled
+ * packets delivered in a time bin (--load-bin) together with another
+ * sender's.  A congested packet waited behind others; if fewer than
+ * cf_threshold of the node's packets ever arrive alongside another
+ * sender's, the congestion of its link (at least cf_threshold of its
+ * packets) cannot be an incast: it is back-pressure from elsewhere (the
+ * mapping).  *ok[node] = 1 when the pattern is there or cannot be checked
+ * (no records).  HS_ENOMEM. */
+int hs__an_incast_present(const hs_analysis *a, uint8_t **ok)
+{
+    const hs__run *r = a->r;
+    uint32_t N = r->N;
+    *ok = malloc(N ? N : 1);
+    uint64_t *bin = malloc((N ? N : 1) * sizeof *bin);
+    uint32_t *first = malloc((N ? N : 1) * sizeof *first);
+    uint8_t *multi = calloc(N ? N : 1, 1);
+    double *cnt = calloc(N ? N : 1, sizeof *cnt), *tot = calloc(N ? N : 1, sizeof *tot),
+           *con = calloc(N ? N : 1, sizeof *con);
+    uint8_t *fast = calloc(N ? N : 1, 1);
+    if (!*ok || !bin || !first || !multi || !cnt || !tot || !con || !fast) {
+        free(bin); free(first); free(multi); free(cnt); free(tot); free(con); free(fast);
+        free(*ok);
+        *ok = NULL;
+        return HS_ENOMEM;
+    }
+    memset(*ok, 1, N);
+    if (r->R && a->p.load_bin_ps) {
+        for (uint32_t n = 0; n < N; n++) {
+            bin[n] = UINT64_MAX;
+            first[n] = HS__NIL;
+        }
+        for (uint64_t i = 0; i < r->R; i++) {
+            hs__rec rec;
+            hs__rec_get(r, i, &rec);
+            uint32_t x = rec.dst;
+            uint64_t b = rec.t / a->p.load_bin_ps;
+            if (b != bin[x]) {
+                if (multi[x])
+                    con[x] += cnt[x];
+                tot[x] += cnt[x];
+                bin[x] = b;
+                cnt[x] = 0;
+                multi[x] = 0;
+                first[x] = rec.src;
+            } else if (rec.src != first[x]) {
+                multi[x] = 1;
+            }
+            cnt[x]++;
+            if ((double)r->lk[r->nd[rec.src].inj].bw > hs__an_link_capacity(r, r->nd[x].ej))
+                fast[x] = 1;
+        }
+        for (uint32_t x = 0; x < N; x++) {
+            if (multi[x])
+                con[x] += cnt[x];
+            tot[x] += cnt[x];
+            (*ok)[x] = tot[x] <= 0 || fast[x] || con[x] >= a->p.cf_threshold * tot[x];
+        }
+    }
+    free(bin); free(first); free(multi); free(cnt); free(tot); free(con); free(fast);
+    return 0;
+}
+
 int hs__an_diagnose(hs_analysis *a, hs_error *err)
 {
     const hs__run *r = a->r;
@@ -617,29 +786,32 @@ int hs__an_diagnose(hs_analysis *a, hs_error *err)
     /* roots first: pattern per endpoint root, one mapping and one
      * interference finding gathering the rest */
     uint32_t mapping_idx = HS__NIL, interf_idx = HS__NIL, pattern_idx = HS__NIL;
+    uint8_t *incast_ok = NULL;
+    for (uint32_t q = 0; q < a->nroots && !incast_ok; q++)
+        if (a->roots[q].endpoint == 1 && a->roots[q].node != HS__NIL &&
+            hs__an_incast_present(a, &incast_ok))
+            return hs_error_set(err, HS_ENOMEM, "out of memory");
     for (uint32_t q = 0; q < a->nroots && !rc; q++) {
         const hs__root *R = &a->roots[q];
         if (R->victim_of >= 0)
             continue;
         int own = app_explains(a, R->links[0]);
-        if (own && R->endpoint) {
-            /* one finding for all endpoints: a halo exchange saturates every
-             * node's ejection link at once, and that is one pattern */
-            if (pattern_idx == HS__NIL) {
-                if (!new_finding(a, HS_AN_PATTERN))
+        /* an endpoint root without the pattern (one partner, no faster
+         * sender) is back-pressure from the network: a mapping matter */
+        int pattern = R->endpoint && (R->endpoint != 1 || R->node == HS__NIL || !incast_ok ||
+                                      incast_ok[R->node]);
+        if (own) {
+            /* one pattern finding for all endpoints: a halo exchange
+             * saturates every node's ejection link at once, and that is one
+             * pattern */
+            uint32_t *idx = pattern ? &pattern_idx : &mapping_idx;
+            if (*idx == HS__NIL) {
+                if (!new_finding(a, pattern ? HS_AN_PATTERN : HS_AN_MAPPING))
                     rc = HS_ENOMEM;
-                pattern_idx = a->nfindings - 1;
+                *idx = a->nfindings - 1;
             }
             if (!rc)
-                rc = add_root(&a->findings[pattern_idx], a, q);
-        } else if (own) {
-            if (mapping_idx == HS__NIL) {
-                if (!new_finding(a, HS_AN_MAPPING))
-                    rc = HS_ENOMEM;
-                mapping_idx = a->nfindings - 1;
-            }
-            if (!rc)
-                rc = add_root(&a->findings[mapping_idx], a, q);
+                rc = add_root(&a->findings[*idx], a, q);
         } else {
             if (interf_idx == HS__NIL) {
                 if (!new_finding(a, HS_AN_INTERFERENCE))
@@ -650,6 +822,7 @@ int hs__an_diagnose(hs_analysis *a, hs_error *err)
                 rc = add_root(&a->findings[interf_idx], a, q);
         }
     }
+    free(incast_ok);
     if (rc)
         return hs_error_set(err, rc, "out of memory");
     /* dark and thin links no heavy cluster explains join the interference */
@@ -737,9 +910,29 @@ int hs__an_diagnose(hs_analysis *a, hs_error *err)
         hs_error e2;
         if (hs__an_suggest_mapping(a, &a->suggested, &e2) == 0) {
             a->nsuggested = a->app->ranks;
-            mapping->have_mapping = 1;
             mapping->cost_now = hs__an_mapping_byte_hops(a, a->app->node_of_rank, NULL);
             mapping->cost_suggested = hs__an_mapping_byte_hops(a, a->suggested, NULL);
+            /* offered only when the routed communication matrix says it is
+             * better than both the current and the linear mapping: fewer
+             * byte-hops and a most loaded link no heavier (whatif's
+             * re-simulation is the final check) */
+            uint32_t *lin = malloc(a->app->ranks * sizeof *lin);
+            if (lin) {
+                uint32_t ppn = a->app->ranks_per_node ? a->app->ranks_per_node : 1;
+                for (uint32_t q = 0; q < a->app->ranks; q++)
+                    lin[q] = q / ppn < r->N ? q / ppn : r->N - 1;
+                double ml_now = hs__an_mapping_max_load(a, a->app->node_of_rank);
+                double ml_lin = hs__an_mapping_max_load(a, lin);
+                double ml_s = hs__an_mapping_max_load(a, a->suggested);
+                double bh_lin = hs__an_mapping_byte_hops(a, lin, NULL);
+                mapping->have_mapping = mapping->cost_suggested < mapping->cost_now &&
+                                        mapping->cost_suggested <= bh_lin && ml_s >= 0 &&
+                                        ml_s <= ml_now && ml_s <= ml_lin;
+                mapping->cost_linear = bh_lin;
+                mapping->linear_better = !mapping->have_mapping && bh_lin < mapping->cost_now &&
+                                         ml_lin >= 0 && ml_lin <= ml_now;
+                free(lin);
+            }
         }
     }
     (void)interf;
@@ -758,7 +951,7 @@ int hs__an_diagnose(hs_analysis *a, hs_error *err)
         f->summary = b.s;
     }
     if (!a->nfindings) {
-        hs__finding *f = new_finding(a, HS_AN_NONE);
+        hs__finding *f = new_finding(a, a->nundecided ? HS_AN_UNDECIDED : HS_AN_NONE);
         if (!f)
             return hs_error_set(err, HS_ENOMEM, "out of memory");
         sbuf b = { NULL, 0, 0 };

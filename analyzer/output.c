@@ -66,6 +66,26 @@ static void kv_num(hs_json *w, const char *k, double v)
     hs_json_num(w, sig(v));
 }
 
+/* A number, or null when it is not finite (a factor no run reaches). */
+static void kv_num_or_null(hs_json *w, const char *k, double v)
+{
+    hs_json_key(w, k);
+    if (isfinite(v))
+        hs_json_num(w, sig(v));
+    else
+        hs_json_null(w);
+}
+
+static const char *verdict_name(int v)
+{
+    switch (v) {
+    case HS__V_CLEAR: return "clear";
+    case HS__V_CONGESTED: return "congested";
+    case HS__V_UNDECIDED: return "undecided";
+    default: return "no_data";
+    }
+}
+
 static void kv_uint(hs_json *w, const char *k, uint64_t v)
 {
     hs_json_key(w, k);
@@ -260,6 +280,10 @@ static void w_links(hs_json *w, const hs_analysis *a)
         if (cap != cap0)
             kv_uint(w, "capacity", (uint64_t)cap);
         kv_str(w, "status", a->status[l] == HS__ST_OK ? "ok" : "insufficient");
+        if (a->verdict[l] != HS__V_NODATA)
+            kv_str(w, "verdict", verdict_name(a->verdict[l]));
+        if (a->pool_of[l] != HS__NIL)
+            kv_uint(w, "pool", a->pool_of[l]);
         if (a->congested[l])
             kv_bool(w, "is_congested", 1);
         if (a->is_root[l])
@@ -459,6 +483,7 @@ static void w_diagnosis(hs_json *w, const hs_analysis *a, const char *map_file)
         kv_str(w, "summary", f->summary);
         arr_u32(w, "links", f->links, f->nlinks);
         kv_uint(w, "root_links", f->nlinks_root);
+        kv_uint(w, "root_count", f->nroots);
         arr_u32(w, "nodes", f->nodes, f->nnodes);
         arr_u32(w, "node_packets", f->node_count, f->nnodes);
         arr_u32(w, "ranks", f->ranks, f->nranks);
@@ -470,7 +495,7 @@ static void w_diagnosis(hs_json *w, const hs_analysis *a, const char *map_file)
         arr_u32(w, "phase_packets", f->group_count, f->ngroups);
         if (f->target != HS__NIL)
             kv_uint(w, "target_node", f->target);
-        if (f->kind != HS_AN_NONE) {
+        if (f->kind != HS_AN_NONE && f->kind != HS_AN_UNDECIDED) {
             kv_num(w, "cf", f->cf);
             kv_num(w, "cf_se", f->cf_se);
             kv_num(w, "load_busy", f->load);
@@ -741,6 +766,40 @@ int hs_an_write_json(const hs_analysis *a, const char *path, hs_error *err)
     kv_uint(&w, "max_cf_link", s.max_cf_link);
     kv_num(&w, "app_congested_packets", s.app_congested);
     kv_str(&w, "top", hs_an_kind_name(s.top));
+    kv_uint(&w, "links_undecided", a->nundecided);
+    kv_uint(&w, "links_pooled_congested", a->pooled_congested);
+    hs_json_obj_end(&w);
+
+    /* how each link was judged (judge.c; docs/analysis.md) */
+    hs_json_key(&w, "judgement");
+    hs_json_obj_begin(&w);
+    kv_str(&w, "rule", "congested when cf - t*cf_se >= cf_threshold, clear when cf + t*cf_se < "
+           "cf_threshold, else undecided; t: Student's t quantile with packets - 1 degrees of "
+           "freedom at z");
+    kv_uint(&w, "undecided", a->nundecided);
+    kv_uint(&w, "pooled_congested", a->pooled_congested);
+    kv_num_or_null(&w, "need_half", a->nundecided ? a->need_half : NAN);
+    kv_num_or_null(&w, "need_all", a->nundecided && a->need_all < 1e6 ? a->need_all : NAN);
+    hs_json_key(&w, "pools");
+    hs_json_arr_begin(&w);
+    for (uint32_t i = 0; i < a->npools; i++) {
+        const hs__pool *P = &a->pools[i];
+        hs_json_obj_begin(&w);
+        kv_str(&w, "role", P->role);
+        kv_uint(&w, "level", (uint64_t)P->level);
+        arr_u32(&w, "links", P->links, P->nlinks);
+        kv_num(&w, "traffic", P->e.traffic);
+        kv_num(&w, "traffic_se", P->e.traffic_se);
+        kv_num(&w, "congested", P->e.congested);
+        kv_num(&w, "congested_se", P->e.congested_se);
+        kv_num(&w, "cf", P->e.cf);
+        kv_num(&w, "cf_se", P->e.cf_se);
+        kv_str(&w, "verdict", verdict_name(P->verdict));
+        if (P->verdict == HS__V_UNDECIDED)
+            kv_num_or_null(&w, "need", P->need);
+        hs_json_obj_end(&w);
+    }
+    hs_json_arr_end(&w);
     hs_json_obj_end(&w);
 
     char mapf[4200];
@@ -880,9 +939,23 @@ void hs_an_print(const hs_analysis *a, FILE *f)
                 a->have_blind ? "; blind decoder beside it" : "");
     fprintf(f, "\n           ");
     wrap(f, a->route_note, 11, 11);
-    fprintf(f, "links      %u with enough data, %u congested (CF >= %.2f at %.0f SE), %u "
-            "root%s\n", s.links_ok, s.links_congested, a->p.cf_threshold, a->p.z, s.roots,
+    fprintf(f, "links      %u judged by their own estimate, %u congested (CF above %.2f at "
+            "%.3g SE%s), %u root%s\n", s.links_ok, s.links_congested, a->p.cf_threshold,
+            a->p.z, a->pooled_congested ? ", some only pooled" : "", s.roots,
             s.roots == 1 ? "" : "s");
+    if (s.roots) {
+        /* the roots by finding: the same counts the findings give */
+        fprintf(f, "           roots by finding:");
+        for (uint32_t i = 0; i < a->nfindings; i++)
+            if (a->findings[i].nroots)
+                fprintf(f, "%s %s %u", i ? "," : "", hs_an_kind_name(a->findings[i].kind),
+                        a->findings[i].nroots);
+        fprintf(f, "\n");
+    }
+    if (a->nundecided)
+        fprintf(f, "           %u link%s with the application's packets cannot be judged, even "
+                "pooled by role (details: analysis.json \"judgement\")\n", a->nundecided,
+                a->nundecided == 1 ? "" : "s");
     if (a->app && a->app->have_time)
         fprintf(f, "app        %u ranks, predicted time %.6g us\n", a->app->ranks,
                 (double)a->app->total_ps / 1e6);
@@ -907,9 +980,13 @@ void hs_an_print(const hs_analysis *a, FILE *f)
             for (uint32_t i = 0; i < n && i < 10; i++) {
                 uint32_t l = v[i];
                 const hs_estimate *e = &a->est[l];
-                fprintf(f, "  %-44s %6.3f+-%.3f %9.0f %5.0f%% %5s\n",
-                        hs__an_link_desc(r, l, buf, sizeof buf), e->cf, e->cf_se, e->traffic,
-                        100 * a->load_busy[l], a->is_root[l] ? "yes" : "");
+                /* for people: CF clipped to [0, 1] (raw in analysis.json),
+                 * load capped at 100% with ">" when demand exceeded it */
+                double cf = e->cf < 0 ? 0 : e->cf > 1 ? 1 : e->cf;
+                double ld = a->load_busy[l] > 1 ? 1 : a->load_busy[l];
+                fprintf(f, "  %-44s %6.3f+-%.3f %9.0f %s%4.0f%% %5s\n",
+                        hs__an_link_desc(r, l, buf, sizeof buf), cf, e->cf_se, e->traffic,
+                        a->load_busy[l] > 1 ? ">" : " ", 100 * ld, a->is_root[l] ? "yes" : "");
             }
         }
         free(v);

@@ -53,6 +53,70 @@ static int grow(void **a, size_t *cap, size_t need, size_t elem)
     return 0;
 }
 
+int hs__an_nonminimal(const hs__run *r)
+{
+    return r->topo_kind == HS__TOPO_DRAGONFLY && !r->table_determined && r->routing &&
+           (strcmp(r->routing, "valiant") == 0 || strcmp(r->routing, "ugal") == 0);
+}
+
+/* Global links per pair of groups and local links per (switch, router),
+ * from the link table; 0 or HS_ENOMEM (or HS_EFORMAT when the switches
+ * carry no group/router: then no detours are known). */
+static int nonminimal_init(hs__paths *p)
+{
+    const hs__run *r = p->r;
+    uint32_t ng = 0, a = 0;
+    for (uint32_t s = 0; s < r->S; s++) {
+        if (r->sw[s].group < 0 || r->sw[s].router < 0)
+            return HS_EFORMAT;
+        if ((uint32_t)r->sw[s].group + 1 > ng)
+            ng = (uint32_t)r->sw[s].group + 1;
+        if ((uint32_t)r->sw[s].router + 1 > a)
+            a = (uint32_t)r->sw[s].router + 1;
+    }
+    p->ngroups = ng;
+    p->a = a;
+    p->gl_off = calloc((size_t)ng * ng + 1, sizeof *p->gl_off);
+    p->local = malloc((size_t)r->S * a * sizeof *p->local);
+    p->lmark = calloc((size_t)r->L + 1, sizeof *p->lmark);
+    if (!p->gl_off || !p->local || !p->lmark)
+        return HS_ENOMEM;
+    for (size_t i = 0; i < (size_t)r->S * a; i++)
+        p->local[i] = HS__NIL;
+    uint32_t n = 0;
+    for (uint32_t l = 1; l <= r->L; l++) {
+        const hs__link *k = &r->lk[l];
+        if (k->kind != HS__LK_SWITCH)
+            continue;
+        uint32_t G = (uint32_t)r->sw[k->from].group, I = (uint32_t)r->sw[k->to].group;
+        if (G != I) {
+            p->gl_off[(size_t)G * ng + I + 1]++;
+            n++;
+        } else {
+            p->local[(size_t)k->from * a + (uint32_t)r->sw[k->to].router] = l;
+        }
+    }
+    for (size_t i = 0; i < (size_t)ng * ng; i++)
+        p->gl_off[i + 1] += p->gl_off[i];
+    p->gl = malloc((n ? n : 1) * sizeof *p->gl);
+    uint32_t *fill = calloc((size_t)ng * ng, sizeof *fill);
+    if (!p->gl || !fill) {
+        free(fill);
+        return HS_ENOMEM;
+    }
+    for (uint32_t l = 1; l <= r->L; l++) {
+        const hs__link *k = &r->lk[l];
+        if (k->kind != HS__LK_SWITCH)
+            continue;
+        size_t G = (size_t)r->sw[k->from].group, I = (size_t)r->sw[k->to].group;
+        if (G != I)
+            p->gl[p->gl_off[G * ng + I] + fill[G * ng + I]++] = l;
+    }
+    free(fill);
+    p->nonminimal = 1;
+    return 0;
+}
+
 int hs__an_paths_init(hs__paths *p, const hs__run *r, hs_error *err)
 {
     memset(p, 0, sizeof *p);
@@ -85,11 +149,24 @@ int hs__an_paths_init(hs__paths *p, const hs__run *r, hs_error *err)
         hs__an_paths_free(p);
         return hs_error_set(err, HS_ENOMEM, "out of memory for %zu flow counters", o);
     }
+    int rc = hs__an_nonminimal(r) ? nonminimal_init(p) : 0;
+    if (rc) {
+        hs__an_paths_free(p);
+        return rc == HS_ENOMEM
+                   ? hs_error_set(err, rc, "out of memory for the dragonfly's detours")
+                   : hs_error_set(err, rc, "%s/switches.tsv: dragonfly switches without group "
+                                  "and router: the detours of '%s' routing are unknown",
+                                  r->dir, r->routing);
+    }
     return 0;
 }
 
 void hs__an_paths_free(hs__paths *p)
 {
+    free(p->gl_off);
+    free(p->gl);
+    free(p->local);
+    free(p->lmark);
     free(p->tab);
     free(p->pool);
     free(p->edges);
@@ -102,9 +179,88 @@ void hs__an_paths_free(hs__paths *p)
 }
 
 /* Builds the entry for (source switch s0, destination class c). */
+/* Appends link l to entry e's candidates unless it is there already. */
+static int add_cand(hs__paths *p, hs__pentry *e, uint32_t l)
+{
+    if (p->lmark[l] == p->lgen)
+        return 0;
+    if (grow((void **)&p->pool, &p->cappool, p->npool + 1, sizeof *p->pool))
+        return HS_ENOMEM;
+    p->lmark[l] = p->lgen;
+    p->pool[p->npool++] = l;
+    e->n++;
+    return 0;
+}
+
+static int add_edge(hs__paths *p, hs__pentry *e, uint32_t u, uint32_t v)
+{
+    if (grow((void **)&p->edges, &p->capedges, 2 * (p->nedges + 1), sizeof *p->edges))
+        return HS_ENOMEM;
+    p->edges[2 * p->nedges] = u;
+    p->edges[2 * p->nedges + 1] = v;
+    p->nedges++;
+    e->nedge++;
+    return 0;
+}
+
+/* Valiant and UGAL detours of a packet from switch s0 to class c (switch
+ * dsw) in another group: through each other group I, the local hop to the
+ * owner of a global link towards I (any of the parallel ones: the engine's
+ * choice among them depends on hop counts the tables do not record), that
+ * link, then the minimal tables from where it lands.  A superset of the
+ * packet's path, so the route-aware sums stay unbiased.  Edges follow the
+ * walks (flows are upper bounds, as with any candidate set). */
+static int detours(hs__paths *p, hs__pentry *e, uint32_t s0, uint32_t c, uint32_t dsw)
+{
+    const hs__run *r = p->r;
+    uint32_t G = (uint32_t)r->sw[s0].group, Gd = (uint32_t)r->sw[dsw].group, ng = p->ngroups;
+    if (G == Gd)
+        return 0;
+    p->lgen++;
+    if (p->lgen == 0) {
+        memset(p->lmark, 0, ((size_t)r->L + 1) * sizeof *p->lmark);
+        p->lgen = 1;
+    }
+    for (uint32_t j = 0; j < e->n; j++)
+        p->lmark[p->pool[e->off + j]] = p->lgen;
+    for (uint32_t I = 0; I < ng; I++) {
+        if (I == G || I == Gd)
+            continue;
+        for (uint32_t q = p->gl_off[(size_t)G * ng + I]; q < p->gl_off[(size_t)G * ng + I + 1];
+             q++) {
+            uint32_t gl = p->gl[q], owner = r->lk[gl].from, land = r->lk[gl].to;
+            int rc;
+            if (owner != s0) {
+                uint32_t ll = p->local[(size_t)s0 * p->a + (uint32_t)r->sw[owner].router];
+                if (ll == HS__NIL)
+                    continue;
+                if ((rc = add_cand(p, e, ll)) || (rc = add_edge(p, e, ll, gl)))
+                    return rc;
+            }
+            if ((rc = add_cand(p, e, gl)))
+                return rc;
+            /* on from the landing switch along the minimal tables (at most
+             * S hops: the tables are not checked for loops here) */
+            uint32_t s = land, prev = gl;
+            for (uint32_t hop = 0; s != dsw && hop < r->S; hop++) {
+                unsigned k = hs__route_count(r, s, c);
+                if (!k)
+                    break;
+                uint32_t l = hs__route_entry(r, s, c, 0);
+                if ((rc = add_cand(p, e, l)) || (rc = add_edge(p, e, prev, l)))
+                    return rc;
+                prev = l;
+                s = r->lk[l].to;
+            }
+        }
+    }
+    return 0;
+}
+
 static int build(hs__paths *p, hs__pentry *e, uint32_t s0, uint32_t c)
 {
     const hs__run *r = p->r;
+    int rc0;
     uint32_t dsw = p->csw[c];
     e->off = p->npool;
     e->n = e->nfirst = e->nlast = 0;
@@ -146,6 +302,14 @@ static int build(hs__paths *p, hs__pentry *e, uint32_t s0, uint32_t c)
                 e->nedge++;
             }
         }
+    }
+    if (p->nonminimal) {
+        if ((rc0 = detours(p, e, s0, c, dsw)))
+            return rc0;
+        /* the detours enter the destination switch too */
+        e->nlast = 0;
+        for (uint32_t i = 0; i < e->n; i++)
+            e->nlast += r->lk[p->pool[e->off + i]].to == dsw;
     }
     /* first: the outputs at s0, pooled first by the breadth-first order;
      * last: the links into the destination switch, listed again after the

@@ -26,11 +26,25 @@ typedef struct hs__paths {
     uint32_t *edges;     /* pairs */
     size_t nedges, capedges;
     uint32_t *stamp, gen, *queue, *csw;   /* scratch; csw: switch of each class */
+    /* dragonfly Valiant/UGAL (nonminimal != 0): packets between groups may
+     * detour through any other group, so an entry also holds every such
+     * path: the local hop to the owner of each global link towards the
+     * intermediate group, that link, and the minimal path on from where it
+     * lands */
+    int nonminimal;
+    uint32_t ngroups;
+    uint32_t *gl_off, *gl;   /* global links from group G to group I: gl[gl_off[G*ng+I] ..] */
+    uint32_t *local;         /* local link from switch s to router j of its group, per s*a+j */
+    uint32_t a;              /* routers per group */
+    uint32_t *lmark, lgen;   /* per link: in the entry being built */
     size_t *flow_off;    /* per link into a switch: offset in flow[], else SIZE_MAX */
     uint64_t *flow;      /* records per (link, output port of its far switch) */
     size_t nflow;
 } hs__paths;
 
+/* Whether the run's routing may leave the tables' minimal paths in a way
+ * the route-aware decoder can still enumerate (dragonfly Valiant, UGAL). */
+int hs__an_nonminimal(const hs__run *r);
 int hs__an_paths_init(hs__paths *p, const hs__run *r, hs_error *err);
 void hs__an_paths_free(hs__paths *p);
 /* The entry for (source switch, destination class), built on first use.

@@ -508,7 +508,12 @@ int hs__an_trees(hs_analysis *a, hs__view *v)
                 cong[n] = l;
                 load[n++] = a->load_busy[l];
             }
-            if (possibly(a, &a->est[l], a->status[l] == HS__ST_OK)) {
+            /* "ok": the SE is valid (judge.c's conditions), whether or
+             * not it decides the link */
+            const hs_estimate *el = &a->est[l];
+            int valid = el->cf_valid && el->traffic >= 2 &&
+                        el->traffic_se <= a->p.max_traffic_cv * el->traffic;
+            if (possibly(a, el, valid)) {
                 poss[np] = l;
                 pload[np++] = a->load_busy[l];
             }

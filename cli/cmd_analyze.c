@@ -84,7 +84,12 @@ int hs__cmd_analyze(int argc, char **argv)
             break;
         case 'c': if ((rc = parse_num("--cf-threshold", optarg, 0.001, 0.999, &p.cf_threshold))) return rc; break;
         case 'z': if ((rc = parse_num("--z", optarg, 0, 10, &p.z))) return rc; break;
-        case 'e': if ((rc = parse_num("--max-cf-se", optarg, 0.001, 1, &p.max_cf_se))) return rc; break;
+        case 'e':
+            if ((rc = parse_num("--max-cf-se", optarg, 0.001, 1, &p.max_cf_se)))
+                return rc;
+            fprintf(stderr, "hopscope analyze: --max-cf-se is obsolete and ignored: links are "
+                            "judged by their standard error (docs/analysis.md)\n");
+            break;
         case 'm': if ((rc = parse_num("--min-packets", optarg, 1, 1e12, &p.min_packets))) return rc; break;
         case 'v': if ((rc = parse_num("--max-traffic-cv", optarg, 0.001, 1, &p.max_traffic_cv))) return rc; break;
         case 's': if ((rc = parse_num("--sig-share", optarg, 0, 0.999, &p.sig_share))) return rc; break;

@@ -284,7 +284,7 @@ int hs__cmd_whatif(int argc, char **argv)
     hs_analyze_params ap;
     hs_analyze_params_default(&ap);
     ap.phases_file = phases;
-    scenario sc[4];
+    scenario sc[5];
     memset(sc, 0, sizeof sc);
     int rc = hs_analyze_run(run, &ap, &sc[0].a, &e);
     if (rc) {
@@ -350,6 +350,16 @@ int hs__cmd_whatif(int argc, char **argv)
         }
         path_join(s->dir, sizeof s->dir, outdir, "map");
     }
+    /* a suggestion must beat the plain linear mapping too: measure it */
+    int lin = -1;
+    if (!ret && suggested) {
+        scenario *s = &sc[ns];
+        lin = ns++;
+        s->background = have_bg;
+        s->name = "linear mapping";
+        snprintf(s->map, sizeof s->map, "linear");
+        path_join(s->dir, sizeof s->dir, outdir, "linear");
+    }
     if (!ret && nobg) {
         scenario *s = &sc[ns++];
         s->name = "current mapping, no background";
@@ -389,12 +399,29 @@ int hs__cmd_whatif(int argc, char **argv)
                    s->have_latency ? us(s->lat_p99_ps, l99, sizeof l99) : "-", cg, s->roots,
                    hs_an_kind_name(s->top));
         }
+        if (suggested && lin > 0 && b->have_time && sc[1].s.have_time &&
+            sc[lin].s.have_time) {
+            /* never recommend what the re-simulation shows slower */
+            uint64_t ts = sc[1].s.time_ps, tc = b->time_ps, tl = sc[lin].s.time_ps;
+            char t1[32], t2[32];
+            if (ts > tc || ts > tl) {
+                int cur_best = tc <= tl;
+                printf("\nverdict: do not use the suggested mapping: it is slower (%s) than the "
+                       "%s mapping (%s); keep the %s mapping.\n", us(ts, t1, sizeof t1),
+                       cur_best ? "current" : "linear", us(cur_best ? tc : tl, t2, sizeof t2),
+                       cur_best ? "current" : "linear");
+            } else {
+                printf("\nverdict: the suggested mapping is the fastest measured (%s against "
+                       "%s current); use %s/suggested.map.\n", us(ts, t1, sizeof t1),
+                       us(tc, t2, sizeof t2), outdir);
+            }
+        }
         printf("\nruns: ");
         for (int i = 0; i < ns; i++)
             printf("%s%s", i ? ", " : "", sc[i].dir);
         printf("\n");
     }
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < 5; i++)
         hs_an_free(sc[i].a);
     hs_jdoc_free(man);
     hs_jdoc_free(app);

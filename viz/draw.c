@@ -104,12 +104,17 @@ static double width_of(const hs__vz_scene *s, double load)
     return HS__VZ_WMIN + (s->wmax - HS__VZ_WMIN) * load;
 }
 
+/* What people read is a proportion: estimates are clipped to [0, 1]
+ * (analysis.json keeps the raw unbiased values); a load above 1 is shown
+ * as ">100%", demand beyond the capacity. */
+static double clip01(double x) { return x < 0 ? 0 : x > 1 ? 1 : x; }
+
 static void pct(hs__vz_buf *b, double x)
 {
     if (!isfinite(x))
         hs__vz_puts(b, "-");
     else
-        hs__vz_printf(b, "%.0f%%", 100 * x);
+        hs__vz_printf(b, "%s%.0f%%", x > 1 ? ">" : "", 100 * clip01(x));
 }
 
 /* The tooltip: what a performance engineer needs to judge the mark. */
@@ -125,8 +130,12 @@ static void tooltip(hs__vz_buf *b, const hs__vz_scene *s, const hs__vz_item *it,
         hs__vz_esc(b, hs__vz_link_name(m, l, nm, sizeof nm));
         hs__vz_printf(b, ", link %u\n", l);
         if (e->state == HS__VZ_OK)
-            hs__vz_printf(b, "CF %.3f \u00b1 %.3f%s\n", e->cf, e->cf_se,
+            hs__vz_printf(b, "CF %.3f \u00b1 %.3f%s\n", clip01(e->cf), e->cf_se,
                           e->congested ? " (congested)" : "");
+        else if (e->state == HS__VZ_INSUFF && isfinite(e->cf))
+            hs__vz_printf(b, "CF %.3f \u00b1 %.3f: cannot be judged (too close to the threshold "
+                          "for its standard error)%s\n", clip01(e->cf), e->cf_se,
+                          e->congested ? "; congested with the links of its role" : "");
         else if (e->state == HS__VZ_INSUFF)
             hs__vz_puts(b, "too few sampled packets for a CF\n");
         else if (e->state == HS__VZ_NODATA)
@@ -138,7 +147,7 @@ static void tooltip(hs__vz_buf *b, const hs__vz_scene *s, const hs__vz_item *it,
         hs__vz_puts(b, "app load ");
         pct(b, e->load);
         if (isfinite(e->t_cf))
-            hs__vz_printf(b, "\ntruth: CF %.3f of %.0f packets", e->t_cf, e->t_packets);
+            hs__vz_printf(b, "\ntruth: CF %.3f of %.0f packets", clip01(e->t_cf), e->t_packets);
         else if (isfinite(e->t_packets))
             hs__vz_printf(b, "\ntruth: %.0f packets", e->t_packets);
     } else {
@@ -148,12 +157,12 @@ static void tooltip(hs__vz_buf *b, const hs__vz_scene *s, const hs__vz_item *it,
             hs__vz_puts(b, "links");
         hs__vz_printf(b, ": %u links\n", it->n);
         if (a->nok) {
-            hs__vz_printf(b, "worst CF %.3f \u00b1 %.3f on ", a->cf, a->cf_se);
+            hs__vz_printf(b, "worst CF %.3f \u00b1 %.3f on ", clip01(a->cf), a->cf_se);
             hs__vz_esc(b, hs__vz_link_name(m, a->worst, nm, sizeof nm));
-            hs__vz_printf(b, "\nmean CF %.3f over %u with data\n", a->cf_mean, a->nok);
+            hs__vz_printf(b, "\nmean CF %.3f over %u with data\n", clip01(a->cf_mean), a->nok);
         }
         if (a->ninsuff)
-            hs__vz_printf(b, "%u with too few sampled packets\n", a->ninsuff);
+            hs__vz_printf(b, "%u that cannot be judged\n", a->ninsuff);
         if (a->nnodata)
             hs__vz_printf(b, "%u without data in this view\n", a->nnodata);
         if (a->nidle)

@@ -693,6 +693,7 @@ static void read_findings(rd *r, hs_viz_model *m, const hs_jv *root)
         f->summary = str(r, o, "summary", w, REQ);
         f->links = u32_array(r, o, "links", w, NUL, 1, m->L, &f->nlinks);
         f->root_links = (uint32_t)uint_(r, o, "root_links", w, 0, f->nlinks, 0);
+        f->root_count = (uint32_t)uint_(r, o, "root_count", w, 0, UINT32_MAX, 0);
         const hs_jv *nd = get(r, o, "nodes", w, HS_JV_ARR, NUL);
         f->nnodes = (uint32_t)hs_jv_len(nd);
         const hs_jv *rk = get(r, o, "ranks", w, HS_JV_ARR, NUL);

@@ -478,6 +478,8 @@ static const char *kind_title(const char *k)
         return "Interference from outside the job";
     if (strcmp(k, "none") == 0)
         return "No congestion found";
+    if (strcmp(k, "undecided") == 0)
+        return "Cannot judge: too little evidence";
     return k;
 }
 
@@ -491,9 +493,10 @@ static void h_text(hs__vz_buf *b, const char *tag, const char *cls, const char *
 static void est_cell(hs__vz_buf *b, const hs__vz_est *e)
 {
     if (e->state == HS__VZ_OK)
-        hs__vz_printf(b, "<td>%.3f \u00b1 %.3f</td>", e->cf, e->cf_se);
+        hs__vz_printf(b, "<td>%.3f \u00b1 %.3f</td>", e->cf < 0 ? 0 : e->cf > 1 ? 1 : e->cf,
+                      e->cf_se);
     else
-        hs__vz_puts(b, "<td>not enough data</td>");
+        hs__vz_puts(b, "<td>cannot be judged</td>");
 }
 
 static void diagnosis(hs__vz_buf *b, const hs_viz_model *m)
@@ -521,7 +524,8 @@ static void diagnosis(hs__vz_buf *b, const hs_viz_model *m)
                 hs__vz_esc(b, hs__vz_link_name(m, l, nm, sizeof nm));
                 hs__vz_puts(b, "</td>");
                 est_cell(b, e);
-                hs__vz_printf(b, "<td>%.0f%%</td><td>%.0f</td><td>", 100 * e->load, e->traffic);
+                hs__vz_printf(b, "<td>%s%.0f%%</td><td>%.0f</td><td>", e->load > 1 ? ">" : "",
+                              100 * (e->load < 0 ? 0 : e->load > 1 ? 1 : e->load), e->traffic);
                 uint32_t rn = hs__vz_root_number(m, l);
                 if (rn)
                     hs__vz_printf(b, "R%u", rn);
@@ -858,10 +862,19 @@ static void report_html(ctx *x)
             hs__vz_esc(&b, m->app.background);
         }
     }
-    hs__vz_printf(&b, ". %llu links with enough data, %llu congested (congested fraction at least "
-                      "%.2f at %.0f standard errors), %u root%s.",
+    hs__vz_printf(&b, ". %llu links judged by their own estimate, %llu congested (congested "
+                      "fraction above %.2f at %.3g standard errors), %u root%s",
                   (unsigned long long)m->links_ok, (unsigned long long)m->links_congested,
                   m->cf_threshold, m->z, m->nroots, m->nroots == 1 ? "" : "s");
+    /* the roots by finding, so the header's count is the findings' */
+    int any = 0;
+    for (uint32_t i = 0; i < m->nfindings; i++)
+        if (m->findings[i].root_count) {
+            hs__vz_printf(&b, "%s%s %u", any ? ", " : " (", m->findings[i].kind,
+                          m->findings[i].root_count);
+            any = 1;
+        }
+    hs__vz_puts(&b, any ? ")." : ".");
     if (m->decoder) {
         hs__vz_puts(&b, " Decoder: ");
         hs__vz_esc(&b, m->decoder);

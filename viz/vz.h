@@ -96,6 +96,7 @@ typedef struct hs__vz_root {
 typedef struct hs__vz_finding {
     char     *kind, *summary;
     uint32_t *links, nlinks, root_links;
+    uint32_t  root_count;           /* roots it gathers (0 when the analysis predates it) */
     uint32_t  nnodes, nranks;
     char    **phases;
     uint32_t  nphases;

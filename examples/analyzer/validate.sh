@@ -15,7 +15,7 @@ echo "### Where the congested-fraction threshold sits: uniform traffic, no conge
 echo
 echo "Uniform random traffic (4 KiB messages, Poisson) on a full-bisection 256-node fat-tree,"
 echo "200 us measured: link waits come from ordinary queueing only.  For each offered load:"
-echo "links with enough data, those whose true CF (ground truth, every packet) reaches 0.25,"
+echo "links with data, those whose true CF (ground truth, every packet) reaches 0.25,"
 echo "the largest true CF, the links the analyzer calls congested (CF - 2 SE >= 0.25), and the"
 echo "findings."
 echo
@@ -25,7 +25,7 @@ for load in 0.3 0.4 0.45 0.5 0.6 0.8; do
     "$H" simulate --topo fattree:k=16,n=2 --load $load --duration 200us -o "$T/u" --quiet
     "$H" analyze "$T/u" --accuracy > "$T/u.txt"
     truth=$(sed -n 's/^truth: \([0-9]*\) links.*; \([0-9]*\) of them.*largest true CF \([0-9.]*\).*/\1 \2 \3/p' "$T/u.txt")
-    called=$(sed -n 's/^links .* with enough data, \([0-9]*\) congested.*/\1/p' "$T/u.txt")
+    called=$(sed -n 's/^links .* judged by their own estimate, \([0-9]*\) congested.*/\1/p' "$T/u.txt")
     set -- $truth
     echo "| $load | $1 | $2 | $3 | $called | $(findings "$T/u.txt") |"
     rm -rf "$T/u"

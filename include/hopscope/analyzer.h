@@ -40,12 +40,15 @@ typedef enum hs_an_decoder {
 
 /* Thresholds; defaults and their justification in docs/analysis.md. */
 typedef struct hs_analyze_params {
-    double cf_threshold;  /* a link is congested when CF - z*SE >= this (0.25) */
+    double cf_threshold;  /* a link is congested when CF - t*SE >= this, clear when
+                             CF + t*SE < this, else undecided (0.25); t: Student's t
+                             at z for the link's packets (docs/analysis.md) */
     double z;             /* one-sided confidence multiplier (2) */
-    double max_cf_se;     /* "insufficient data" above this CF standard error (0.1) */
-    double min_packets;   /* "insufficient data" below this traffic estimate (100) */
-    double max_traffic_cv;/* ... or when the traffic estimate's SE exceeds this share
-                             of it (0.1): a ratio needs a well-known denominator */
+    double max_cf_se;     /* obsolete: no longer used (links are judged by their SE) */
+    double min_packets;   /* the quiet-packets test needs this many of them (100) */
+    double max_traffic_cv;/* a link is undecided when the traffic estimate's SE exceeds
+                             this share of it (0.1): a ratio needs a well-known
+                             denominator */
     double sig_share;     /* d' is a significant downstream of d when at least this
                              share of d's traffic next crossed d' (0.05) ... */
     double sig_packets;   /* ... and at least this many sampled packets did (10) */
@@ -90,7 +93,10 @@ void hs_an_print(const hs_analysis *a, FILE *f);
 void hs_an_print_accuracy(const hs_analysis *a, FILE *f);
 
 typedef enum hs_an_kind {
-    HS_AN_NONE = 0, HS_AN_PATTERN = 1, HS_AN_MAPPING = 2, HS_AN_INTERFERENCE = 3
+    HS_AN_NONE = 0, HS_AN_PATTERN = 1, HS_AN_MAPPING = 2, HS_AN_INTERFERENCE = 3,
+    HS_AN_UNDECIDED = 4       /* nothing confidently congested, but links that cannot be
+                                 judged (their CF is within z SE of the threshold, even
+                                 pooled): not "none" */
 } hs_an_kind;
 const char *hs_an_kind_name(hs_an_kind k);
 

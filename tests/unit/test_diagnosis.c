@@ -338,6 +338,50 @@ static void test_interference(void **state)
 
 /* ---- none --------------------------------------------------------------------------- */
 
+/* A job alone: the same light stream next to heavy traffic, but that
+ * traffic is the job's own other phase (unmonitored, app = 1) and the run
+ * has no background.  Interference is impossible; the congestion must be
+ * attributed to the job. */
+static void test_alone_never_interference(void **state)
+{
+    (void)state;
+    an_run R;
+    an_begin(&R, "fattree:k=8,n=2,taper=4", 41);
+    uint32_t map[64];
+    for (uint32_t x = 0; x < 64; x++)
+        map[x] = x;
+    an_ranks(&R, 64, map);
+    an_phase(&R, 2, "tag 2", "p2p", 2, NULL, 1);
+    an_phase(&R, 9, "tag 9", "p2p", 9, NULL, 1);
+    hs_time dur = 200 * US;
+    for (uint32_t x = 0; x < 64; x++) {
+        if (x % 8 < 4) {
+            uint32_t d = (x + 8) % 64;
+            an_stream(&R, x, d, 0.05, 4096, 2, 1, 0, dur, x, d);
+            continue;
+        }
+        for (int k = 0; k < 8; k++) {
+            uint32_t d;
+            do
+                d = (uint32_t)(an_u01(&R) * 64);
+            while (d == x || d % 8 < 4);
+            an_stream(&R, x, d, 0.9 / 8, 4096, 9, 0, 0, dur, x, d);
+        }
+    }
+    an_finish(&R);
+    hs_analysis *a = analyze(&R);
+    print_message("alone:\n");
+    print_findings(a);
+    hs_an_summary s;
+    hs_an_get_summary(a, &s);
+    assert_true(s.links_congested > 0);
+    assert_int_equal(count_kind(a, HS_AN_INTERFERENCE), 0);
+    assert_int_not_equal(hs_an_finding_kind(a, 0), HS_AN_NONE);
+    assert_int_not_equal(hs_an_finding_kind(a, 0), HS_AN_UNDECIDED);
+    hs_an_free(a);
+    an_end(&R);
+}
+
 static void test_none(void **state)
 {
     (void)state;
@@ -378,6 +422,7 @@ int main(void)
         cmocka_unit_test(test_pattern_fabric_incast_bg),
         cmocka_unit_test(test_mapping_groups),
         cmocka_unit_test(test_interference),
+        cmocka_unit_test(test_alone_never_interference),
         cmocka_unit_test(test_none),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
