@@ -181,6 +181,11 @@ static int check_records(hs_analysis *a, uint64_t *per_phase, hs_error *err)
 
 /* ---- estimates and classification -------------------------------------------------- */
 
+void hs__an_est(const hs_analysis *a, const hs_linksum *ls, int exact, hs_estimate *e)
+{
+    hs_estimate_sampled(&a->r->scheme, ls, exact, a->sample_p, a->msg_packets, e);
+}
+
 static void classify(const hs_analysis *a, const hs_estimate *e, uint8_t *status, uint8_t *cong)
 {
     const hs_analyze_params *p = &a->p;
@@ -199,9 +204,10 @@ double hs__an_link_capacity(const hs__run *r, uint32_t l)
     return c;
 }
 
-/* The application's own load on link l: its estimated packets (scaled up
- * when only a fraction was monitored) times the mean bytes a packet puts
- * on the wire, over what the link can carry in the interval. */
+/* The application's own load on link l: its estimated packets (estimates
+ * are already scaled to all packets; a->monitor < 1 only when the records
+ * were capped) times the mean bytes a packet puts on the wire, over what
+ * the link can carry in the interval. */
 static double load_share(const hs_analysis *a, uint32_t l, double traffic, double duration_ps)
 {
     if (duration_ps <= 0 || traffic <= 0)
@@ -222,7 +228,7 @@ static int make_view(hs_analysis *a, hs__view *v, const hs_linksum *ls, const hs
         if (dense)
             e = dense[l];
         else
-            hs_estimate_from_sums(&r->scheme, &ls[l], exact, &e);
+            hs__an_est(a, &ls[l], exact, &e);
         uint8_t st, cg;
         classify(a, &e, &st, &cg);
         if (st != HS__ST_OK)
@@ -264,7 +270,7 @@ static void window_loads(hs_analysis *a, const hs_linksum *ls, int exact, double
         if (!ls[l].npath && !ls[l].s)
             continue;
         hs_estimate e;
-        hs_estimate_from_sums(&r->scheme, &ls[l], exact, &e);
+        hs__an_est(a, &ls[l], exact, &e);
         double n = e.traffic - a->p.z * e.traffic_se;
         if (n <= 0)
             continue;
@@ -328,7 +334,7 @@ static int record_loads(hs_analysis *a, hs_error *err)
     for (uint32_t l = 1; l <= r->L; l++) {
         double full = ((double)r->mtu + r->header) / hs__an_link_capacity(r, l) * 1e12;
         double k = full > 0 ? (double)r->lk[l].tau / full : 1;
-        ahead[l] = (k < 1 ? 1 : k) * a->monitor; /* in monitored packets */
+        ahead[l] = (k < 1 ? 1 : k) * a->monitor * a->sample_p; /* in monitored packets */
     }
     quiet_ctx qc = { cnt, ahead };
     hs_totals qtot;
@@ -379,7 +385,9 @@ static int record_loads(hs_analysis *a, hs_error *err)
         if (w1[l] <= 0)
             continue;
         a->lw_packets[l] = w1[l];
-        a->lw_load[l] = w1[l] * load_share(a, l, w2[l] / w1[l], (double)a->p.load_bin_ps);
+        /* records count monitored packets: / sample_p for all of them */
+        a->lw_load[l] = w1[l] * load_share(a, l, w2[l] / w1[l] / a->sample_p,
+                                           (double)a->p.load_bin_ps);
     }
     hs__an_decoder_free(&d);
     free(cnt);
@@ -458,7 +466,7 @@ static int run_blind(hs_analysis *a, hs_error *err)
     if (!rc)
         rc = blind_decode(a, &b, sets, n, &a->tot_blind, err);
     for (uint32_t l = 1; !rc && l <= r->L; l++)
-        hs_estimate_from_sums(&r->scheme, &b.ls[l], 0, &a->est_blind[l]);
+        hs__an_est(a, &b.ls[l], 0, &a->est_blind[l]);
     if (!rc && a->decoder == HS__DEC_BLIND) {
         /* per phase group: the sum of its phases' sets */
         for (uint32_t g = 0; !rc && g < a->ngroups; g++) {
@@ -577,7 +585,7 @@ static int run_route(hs_analysis *a, const uint64_t *per_phase, hs_error *err)
     }
     hs__an_paths_finish_flows(p);
     for (uint32_t l = 1; l <= r->L; l++)
-        hs_estimate_from_sums(&r->scheme, &total[l], p->exact, &a->est_route[l]);
+        hs__an_est(a, &total[l], p->exact, &a->est_route[l]);
     /* per window: records are in delivery order, so each window is a run */
     if (r->R) {
         /* windows present: runs of equal t / window_ps */
@@ -755,14 +763,32 @@ static void packet_size(hs_analysis *a)
     if (wire_full < r->min_packet)
         wire_full = r->min_packet;
     a->bytes_per_packet = wire_full;
+    a->msg_packets = 1;
     if (a->app) {
-        uint64_t bytes = 0;
-        for (uint32_t i = 0; i < a->app->nph; i++)
-            if (a->app->ph[i].app)
-                bytes += a->app->ph[i].bytes;
-        if (a->app_packets && bytes) {
-            double b = (double)bytes / (double)a->app_packets + r->header;
-            a->bytes_per_packet = b < r->min_packet ? r->min_packet : b;
+        /* All the application's packets, monitored or not: each phase's
+         * messages cut into MTU packets (at the phase's mean size, exact
+         * when its messages are of one size).  Dividing its bytes by the
+         * monitored packets alone would overstate a packet's size by
+         * 1 / sample_p (11496 bytes at 30% monitoring, above the MTU). */
+        double wire = 0, pk = 0, pk2 = 0;
+        for (uint32_t i = 0; i < a->app->nph; i++) {
+            const hs__app_phase *ph = &a->app->ph[i];
+            if (!ph->app || !ph->messages)
+                continue;
+            double m = (double)ph->messages, mean = (double)ph->bytes / m;
+            double n = ceil(mean / r->mtu);
+            if (n < 1)
+                n = 1;
+            double w = (double)ph->bytes + m * n * r->header;
+            if (w < m * n * r->min_packet)
+                w = m * n * r->min_packet;
+            wire += w;
+            pk += m * n;
+            pk2 += m * n * n;
+        }
+        if (pk > 0) {
+            a->bytes_per_packet = wire / pk;
+            a->msg_packets = pk2 / pk;
         }
     } else if (r->synthetic) {
         uint64_t s = r->msg_size;
@@ -774,7 +800,54 @@ static void packet_size(hs_analysis *a)
             wire += w < r->min_packet ? r->min_packet : w;
         }
         a->bytes_per_packet = wire / (double)np;
+        a->msg_packets = (double)np;
     }
+}
+
+/* ---- what the estimates miss ------------------------------------------------------------ */
+
+/* Sentences for every printed summary and analysis.json: packets lost to
+ * the hop counter and sampling, so that no estimate passes for complete
+ * when it is not. */
+static void caveats(hs_analysis *a)
+{
+    const hs__run *r = a->r;
+    size_t n = 0, cap = sizeof a->caveats;
+    a->caveats[0] = 0;
+    if (a->packets_overflowed) {
+        double f = a->app_packets ? (double)a->packets_overflowed / (double)a->app_packets : 0;
+        n += (size_t)snprintf(a->caveats + n, cap - n,
+                              "WARNING: %llu of %llu monitored packets (%.1f%%) overflowed the "
+                              "%u-bit hop counter (it holds %u links; ", 
+                              (unsigned long long)a->packets_overflowed,
+                              (unsigned long long)a->app_packets, 100 * f, r->scheme.c,
+                              r->scheme.hop_max);
+        if (n < cap && r->max_route_links)
+            n += (size_t)snprintf(a->caveats + n, cap - n, "routes here have up to %u",
+                                  r->max_route_links);
+        else if (n < cap)
+            n += (size_t)snprintf(a->caveats + n, cap - n, "some routes are longer");
+        if (n < cap)
+            n += (size_t)snprintf(a->caveats + n, cap - n,
+                                  ") and are in no estimate: traffic and congested counts are "
+                                  "low on every link the longest routes cross, and no traffic "
+                                  "figure is exact.  Simulate with a wider counter (--hop-bits "
+                                  "%u, or leave the width to its default).",
+                                  r->max_route_links ? hs_hop_bits_fit(r->max_route_links)
+                                                     : r->scheme.c + 1);
+    }
+    if (n < cap && a->sample_p < 1)
+        n += (size_t)snprintf(a->caveats + n, cap - n,
+                              "%sSampled: each message carried the field with probability %.3g "
+                              "(%llu packets monitored of about %.0f); every traffic and "
+                              "congested estimate is divided by %.3g and its standard error "
+                              "includes the sampling variance (%.3g packets per message).",
+                              n ? " " : "", a->sample_p, (unsigned long long)a->app_packets,
+                              a->packets_total, a->sample_p, a->msg_packets);
+    if (n < cap && r->records_dropped && a->have_route)
+        snprintf(a->caveats + n, cap - n, "%sThe records hold %llu of %llu monitored packets "
+                 "(record cap): route-aware estimates cover the first ones only.", n ? " " : "",
+                 (unsigned long long)r->R, (unsigned long long)(r->R + r->records_dropped));
 }
 
 /* ---- the whole analysis ---------------------------------------------------------------- */
@@ -938,14 +1011,30 @@ int hs_analyze_run(const char *run, const hs_analyze_params *prm, hs_analysis **
     }
 
     /* counts of the application's packets and its duration */
-    uint64_t counted = 0, recs = 0;
+    uint64_t counted = 0, recs = 0, ovf = 0;
     for (uint32_t i = 0; i < r->ncs; i++)
-        if (r->cs[i].kind == 1)
+        if (r->cs[i].kind == 1) {
             counted += r->cs[i].tot.packets + r->cs[i].tot.overflow + r->cs[i].tot.unmarked;
+            ovf += r->cs[i].tot.overflow;
+        }
     for (uint32_t i = 0; i < r->nph; i++)
         recs += per_phase[i];
     a->app_packets = counted ? counted : recs;
-    a->monitor = r->synthetic && r->monitor_fraction > 0 ? r->monitor_fraction : 1.0;
+    if (!counted) /* no counters: count the overflowed records */
+        for (uint64_t i = 0; i < r->R; i++) {
+            hs__rec rec;
+            hs__rec_get(r, i, &rec);
+            ovf += (rec.field & ((1u << r->scheme.c) - 1)) == r->scheme.hop_ovf;
+        }
+    a->packets_overflowed = ovf;
+    if (r->have_run_monitored && r->run_monitored >= a->app_packets) {
+        /* the fabric's own count covers records beyond the cap too */
+        a->app_packets = r->run_monitored;
+        a->packets_overflowed = r->run_overflowed;
+    }
+    a->sample_p = r->monitor_p > 0 ? r->monitor_p : 1.0;
+    a->monitor = 1.0;
+    a->packets_total = (double)a->app_packets / a->sample_p;
     a->duration_ps = a->app && a->app->have_time && a->app->total_ps ? (double)a->app->total_ps
                                                                       : (double)r->end_ps;
     packet_size(a);
@@ -967,7 +1056,10 @@ int hs_analyze_run(const char *run, const hs_analyze_params *prm, hs_analysis **
                  "decoding only");
     else if (r->deterministic)
         snprintf(a->route_note, sizeof a->route_note, "deterministic routing (%s): each record's "
-                 "candidates are its path, traffic is exact", r->routing);
+                 "candidates are its path, traffic is %s", r->routing,
+                 a->packets_overflowed || a->sample_p < 1 || r->records_dropped
+                     ? "counted exactly for the packets decoded (see below for what they miss)"
+                     : "exact");
     else
         snprintf(a->route_note, sizeof a->route_note, "adaptive routing (%s): each record's "
                  "candidates are every link its packet could have taken", r->routing);
@@ -989,6 +1081,9 @@ int hs_analyze_run(const char *run, const hs_analyze_params *prm, hs_analysis **
     a->have_route = route_ok && prm->decoder != HS_AN_DECODER_BLIND;
     a->decoder = a->have_route ? HS__DEC_ROUTE : HS__DEC_BLIND;
     a->paths_exact = a->have_route && r->deterministic;
+    a->traffic_exact = a->paths_exact && !a->packets_overflowed && a->sample_p >= 1 &&
+                       !r->records_dropped;
+    caveats(a);
     if (r->records_dropped && a->have_route) {
         size_t k = strlen(a->route_note);
         snprintf(a->route_note + k, sizeof a->route_note - k, "; the records cover %llu of "
@@ -1095,6 +1190,11 @@ void hs_an_get_summary(const hs_analysis *a, hs_an_summary *s)
     s->findings = a->nfindings;
     s->top = a->nfindings ? a->findings[0].kind : HS_AN_NONE;
     s->end_ps = r->end_ps;
+    s->packets_monitored = a->app_packets;
+    s->packets_overflowed = a->packets_overflowed;
+    s->monitor_p = a->sample_p;
+    s->traffic_exact = a->traffic_exact;
+    s->caveats = a->caveats;
     if (a->app && a->app->have_time) {
         s->have_time = 1;
         s->time_ps = a->app->total_ps;
