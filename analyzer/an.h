@@ -384,6 +384,7 @@ struct hs_analysis {
     double   msg_packets;               /* packet-weighted mean packets per message */
     double   packets_total;             /* the application's packets, monitored or not
                                            (app.json, else monitored / sample_p) */
+    double   packets_truth;             /* ground truth of packets_total (truth.bin) */
     uint64_t app_packets;               /* monitored packets counted (all phases) */
     uint64_t packets_overflowed;        /* monitored, hop counter overflowed: in no estimate */
     int      traffic_exact;             /* traffic estimates are exact counts of all packets */

@@ -306,6 +306,54 @@ static int quiet_keep(void *ctx, uint32_t l)
     return q->cnt[l] >= 1 && q->cnt[l] <= q->ahead[l];
 }
 
+/* Records in (src, dst) order, for grouping a bin's records by flow. */
+static int cmp_flow(const void *x, const void *y, void *ctx)
+{
+    const hs__run *r = ctx;
+    const unsigned char *p = r->rec + 40 * (size_t)*(const uint64_t *)x;
+    const unsigned char *q = r->rec + 40 * (size_t)*(const uint64_t *)y;
+    uint64_t a = (uint64_t)hs__le32(p) << 32 | hs__le32(p + 4);
+    uint64_t b = (uint64_t)hs__le32(q) << 32 | hs__le32(q + 4);
+    return a < b ? -1 : a > b;
+}
+
+/* With sampled monitoring, the ordered pairs of a bin's records on each
+ * link that belong to one flow (src, dst), into same[]: a message's packets
+ * are sampled together (probability p for the pair), packets of different
+ * messages independently (p^2), so the two kinds of pair scale apart.  A
+ * flow's packets in one bin are taken as one message (mostly so: a bin is
+ * a few packet times).  idx has room for the bin's records. */
+static int same_flow_pairs(const hs_analysis *a, uint64_t first, uint64_t end, uint64_t *idx,
+                           double *same)
+{
+    const hs__run *r = a->r;
+    hs__paths *p = a->paths;
+    size_t n = (size_t)(end - first);
+    for (size_t i = 0; i < n; i++)
+        idx[i] = first + i;
+    qsort_r(idx, n, sizeof *idx, cmp_flow, (void *)r);
+    for (size_t i = 0; i < n;) {
+        size_t j = i + 1;
+        while (j < n && cmp_flow(&idx[i], &idx[j], (void *)r) == 0)
+            j++;
+        double c = (double)(j - i);
+        if (c > 1) {
+            hs__rec rec;
+            hs__rec_get(r, idx[i], &rec);
+            hs__pentry *e;
+            int rc = hs__an_paths_get(p, r->nd[rec.src].sw, hs__node_class(r, rec.dst), &e);
+            if (rc)
+                return rc;
+            uint32_t ends[2] = { r->nd[rec.src].inj, r->nd[rec.dst].ej };
+            uint32_t m = p->exact ? e->n + 2 : 2;
+            for (uint32_t k = 0; k < m; k++)
+                same[k < 2 ? ends[k] : p->pool[e->off + k - 2]] += c * (c - 1);
+        }
+        i = j;
+    }
+    return 0;
+}
+
 static int record_loads(hs_analysis *a, hs_error *err)
 {
     const hs__run *r = a->r;
@@ -314,12 +362,17 @@ static int record_loads(hs_analysis *a, hs_error *err)
     uint32_t *cnt = calloc(nl, sizeof *cnt), *touched = malloc(nl * sizeof *touched);
     double *w1 = calloc(nl, sizeof *w1), *w2 = calloc(nl, sizeof *w2);
     double *ahead = malloc(nl * sizeof *ahead);
+    int sampled = a->sample_p < 1;
+    double *same = sampled ? calloc(nl, sizeof *same) : NULL;
+    uint64_t *idx = NULL;
+    size_t idx_cap = 0;
     hs__decoder d;
     int rc = hs__an_decoder_init(&d, p, err);
     a->quiet = calloc(nl, sizeof *a->quiet);
-    if (rc || !cnt || !touched || !w1 || !w2 || !ahead || !a->quiet) {
+    if (rc || !cnt || !touched || !w1 || !w2 || !ahead || !a->quiet || (sampled && !same)) {
         if (!rc)
             hs__an_decoder_free(&d);
+        free(same);
         free(cnt);
         free(touched);
         free(w1);
@@ -353,11 +406,33 @@ static int record_loads(hs_analysis *a, hs_error *err)
             /* the bin's records, with their quiet links as candidates */
             for (uint64_t k = first; k < i && !rc; k++)
                 rc = hs__an_route_add(&d, k, quiet_keep, &qc, a->quiet, &qtot, NULL);
-            /* each of the cnt packets sees the cnt - 1 others of its bin */
+            if (sampled && i > first) {
+                if ((size_t)(i - first) > idx_cap) {
+                    size_t nc = (size_t)(i - first) * 2;
+                    uint64_t *t = realloc(idx, nc * sizeof *t);
+                    if (!t) {
+                        rc = HS_ENOMEM;
+                        break;
+                    }
+                    idx = t;
+                    idx_cap = nc;
+                }
+                if ((rc = same_flow_pairs(a, first, i, idx, same)))
+                    break;
+            }
+            /* each of the cnt packets sees the cnt - 1 others of its bin;
+             * sampled: pairs of one message / p, of two messages / p^2,
+             * over packets / p (so the others of all packets, per packet) */
             for (uint32_t k = 0; k < nt; k++) {
                 uint32_t l = touched[k];
+                double pairs = (double)cnt[l] * (cnt[l] - 1.0);
                 w1[l] += cnt[l];
-                w2[l] += (double)cnt[l] * (cnt[l] - 1.0);
+                if (sampled) {
+                    w2[l] += same[l] + (pairs - same[l]) / a->sample_p;
+                    same[l] = 0;
+                } else {
+                    w2[l] += pairs;
+                }
                 cnt[l] = 0;
             }
             nt = 0;
@@ -385,11 +460,11 @@ static int record_loads(hs_analysis *a, hs_error *err)
         if (w1[l] <= 0)
             continue;
         a->lw_packets[l] = w1[l];
-        /* records count monitored packets: / sample_p for all of them */
-        a->lw_load[l] = w1[l] * load_share(a, l, w2[l] / w1[l] / a->sample_p,
-                                           (double)a->p.load_bin_ps);
+        a->lw_load[l] = w1[l] * load_share(a, l, w2[l] / w1[l], (double)a->p.load_bin_ps);
     }
     hs__an_decoder_free(&d);
+    free(same);
+    free(idx);
     free(cnt);
     free(touched);
     free(w1);
@@ -664,6 +739,8 @@ static int load_truth(hs_analysis *a, const uint8_t *phase_is_app, hs_error *err
             a->t_packets[l] += (double)t.packets;
             a->t_congested[l] += (double)t.congested;
         }
+        if (r->lk[l].kind == HS__LK_INJECTION) /* every network packet crosses one */
+            a->packets_truth += a->t_packets[l];
     }
     /* per phase group views */
     for (uint32_t g = 0; g < a->ngroups; g++) {

@@ -672,6 +672,8 @@ int hs_an_write_json(const hs_analysis *a, const char *path, hs_error *err)
     kv_uint(&w, "app_packets", a->app_packets);
     kv_uint(&w, "packets_monitored", a->app_packets);
     kv_num(&w, "packets_total", a->packets_total);
+    if (r->have_truth)
+        kv_num(&w, "packets_total_truth", a->packets_truth);
     kv_uint(&w, "records", r->R);
     kv_uint(&w, "records_dropped", r->records_dropped);
     kv_num(&w, "records_share", a->monitor);
