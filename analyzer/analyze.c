@@ -842,30 +842,36 @@ static void packet_size(hs_analysis *a)
     a->bytes_per_packet = wire_full;
     a->msg_packets = 1;
     if (a->app) {
-        /* All the application's packets, monitored or not: each phase's
-         * messages cut into MTU packets (at the phase's mean size, exact
-         * when its messages are of one size).  Dividing its bytes by the
-         * monitored packets alone would overstate a packet's size by
-         * 1 / sample_p (11496 bytes at 30% monitoring, above the MTU). */
-        double wire = 0, pk = 0, pk2 = 0;
+        /* The application's bytes over ALL its packets, monitored or not
+         * (packets_total = monitored / sample_p; the monitored ones alone
+         * overstated a packet by 1 / sample_p: 11496 bytes at 30%, above
+         * the MTU).  The packets include the rendezvous RTS/CTS, which
+         * carry no application bytes. */
+        uint64_t bytes = 0;
+        double m = 0, pk = 0, pk2 = 0;
         for (uint32_t i = 0; i < a->app->nph; i++) {
             const hs__app_phase *ph = &a->app->ph[i];
             if (!ph->app || !ph->messages)
                 continue;
-            double m = (double)ph->messages, mean = (double)ph->bytes / m;
-            double n = ceil(mean / r->mtu);
+            bytes += ph->bytes;
+            /* data packets per message, at the phase's mean size */
+            double n = ceil((double)ph->bytes / (double)ph->messages / r->mtu);
             if (n < 1)
                 n = 1;
-            double w = (double)ph->bytes + m * n * r->header;
-            if (w < m * n * r->min_packet)
-                w = m * n * r->min_packet;
-            wire += w;
-            pk += m * n;
-            pk2 += m * n * n;
+            m += (double)ph->messages;
+            pk += (double)ph->messages * n;
+            pk2 += (double)ph->messages * n * n;
         }
+        if (a->packets_total > 0 && bytes) {
+            double b = (double)bytes / a->packets_total + r->header;
+            a->bytes_per_packet = b < r->min_packet ? r->min_packet : b > wire_full ? wire_full : b;
+        }
+        /* A message's RTS and CTS share its monitoring decision: the unit
+         * sampled is the message with its control packets, so scale the
+         * data packets per message by all packets over data packets. */
         if (pk > 0) {
-            a->bytes_per_packet = wire / pk;
-            a->msg_packets = pk2 / pk;
+            double extra = a->packets_total > pk ? a->packets_total / pk : 1;
+            a->msg_packets = pk2 / pk * extra;
         }
     } else if (r->synthetic) {
         uint64_t s = r->msg_size;

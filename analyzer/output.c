@@ -843,11 +843,11 @@ void hs_an_print(const hs_analysis *a, FILE *f)
     if (a->app && a->app->have_time)
         fprintf(f, "app        %u ranks, predicted time %.6g us\n", a->app->ranks,
                 (double)a->app->total_ps / 1e6);
-    fprintf(f, "in-band    %u-bit field (hop counter %u bits: routes up to %u links",
-            r->scheme.field_bits, r->scheme.c, r->scheme.hop_max);
+    fprintf(f, "in-band    %u-bit field, %u-bit hop counter (holds %u links", r->scheme.field_bits,
+            r->scheme.c, r->scheme.hop_max);
     if (r->max_route_links)
-        fprintf(f, "; this network's longest %u", r->max_route_links);
-    fprintf(f, "); %llu packets monitored (p = %.3g), %llu overflowed\n",
+        fprintf(f, "; longest route here %u", r->max_route_links);
+    fprintf(f, ")\n           %llu packets monitored (p = %.3g per message), %llu overflowed\n",
             (unsigned long long)a->app_packets, a->sample_p,
             (unsigned long long)a->packets_overflowed);
     if (a->caveats[0]) {

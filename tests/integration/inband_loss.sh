@@ -57,26 +57,34 @@ for seed in 1 2 3; do
     "$HOPSCOPE" analyze "$T_TMP/m$seed" -q
     J="$T_TMP/m$seed/analysis.json"
     t_eq "monitor 0.3 seed $seed: monitored_fraction" 0.3 "$(jv monitored_fraction "$J")"
-    t_eq "monitor 0.3 seed $seed: bytes_per_packet is the MTU (32 KiB messages)" 4096 \
-        "$(jv bytes_per_packet "$J")"
-    t_eq "monitor 0.3 seed $seed: 8 packets per message" 8 "$(jv msg_packets "$J")"
+    # 2304 messages of 32 KiB, each 8 data packets plus its RTS and CTS (one
+    # 64-byte packet each, sampled with their message): the bytes over all
+    # packets (monitored / p), at most the MTU; 8 x (all packets / data
+    # packets) packets per sampled message
+    r=$(awk -v m="$(jv packets_monitored "$J")" -v bpp="$(jv bytes_per_packet "$J")" \
+            -v n="$(jv msg_packets "$J")" 'BEGIN {
+            tot = m / 0.3; eb = 2304 * 32768 / tot; en = 8 * tot / 18432;
+            ok = bpp <= 4096 && (bpp - eb) ^ 2 < (1e-5 * eb) ^ 2 && (n - en) ^ 2 < (1e-5 * en) ^ 2;
+            printf "%s bytes_per_packet %s (expected %.6g) msg_packets %s (expected %.6g)",
+                   ok ? "ok" : "bad", bpp, eb, n, en }')
+    case "$r" in ok*) t_ok "monitor 0.3 seed $seed: packet size from all packets ($r)" ;;
+                 *) t_fail "monitor 0.3 seed $seed: packet size from all packets" "$r" ;; esac
     t_eq "monitor 0.3 seed $seed: not exact" false "$(jv traffic_exact "$J")"
     # all packets estimated as monitored / p, within 4 SE of the truth (three
     # checks: a false alarm has probability < 0.02%), SE from whole-message
-    # sampling: sqrt((1 - p) / p^2 * 8 * monitored).  Seed 1 draws 635
-    # monitored messages of 2304 against 691 +- 22 expected: z near -3.
-    # (The rendezvous RTS/CTS add one-packet messages, so 8 slightly
-    # overstates the packets per message: the bound is a little loose.)
+    # sampling: sqrt((1 - p) / p^2 * 10 * monitored), 10 packets (8 data,
+    # RTS, CTS) sampled together.  Seed 1 draws 635 monitored messages of
+    # 2304 against 691 +- 22 expected: z near -2.6.
     r=$(awk -v m="$(jv packets_monitored "$J")" -v est="$(jv packets_total "$J")" \
             -v tru="$(jv packets_total_truth "$J")" 'BEGIN {
-            se = sqrt(0.7 / 0.09 * 8 * m); z = (est - tru) / se;
+            se = sqrt(0.7 / 0.09 * 10 * m); z = (est - tru) / se;
             printf "%s z=%.2f est=%s truth=%s", (z < 4 && z > -4 && m > 0) ? "ok" : "bad", z, est, tru }')
     case "$r" in ok*) t_ok "monitor 0.3 seed $seed: total packets unbiased ($r)" ;;
                  *) t_fail "monitor 0.3 seed $seed: total packets unbiased" "$r" ;; esac
 done
 "$HOPSCOPE" analyze "$T_TMP/m1" > "$T_TMP/a3"
 t_grep "monitor 0.3: analyze says what was sampled" 'Sampled: each message carried the field with probability 0.3' "$T_TMP/a3"
-t_grep "monitor 0.3: in-band line shows p" 'packets monitored \(p = 0.3\)' "$T_TMP/a3"
+t_grep "monitor 0.3: in-band line shows p" 'packets monitored \(p = 0.3 per message\)' "$T_TMP/a3"
 "$HOPSCOPE" simulate --topo torus:6x4x4 -i "$T_TMP/Tm" --map random -o "$T_TMP/mm" > "$T_TMP/s4" 2>&1
 t_grep "monitor 0.3: simulate shows the probability" 'probability 0.3 per message' "$T_TMP/s4"
 t_grep "monitor 0.3: manifest records it" '"monitor_probability": *0.3' "$T_TMP/mm/manifest.json"
