@@ -189,8 +189,10 @@ void hs__an_est(const hs_analysis *a, const hs_linksum *ls, int exact, hs_estima
 static void classify(const hs_analysis *a, const hs_estimate *e, uint8_t *status, uint8_t *cong)
 {
     const hs_analyze_params *p = &a->p;
+    /* the traffic CV guards against a denominator lost in decoding noise;
+     * sampling noise is in cf_se already (a ratio of two sampled sums) */
     int ok = e->cf_valid && e->traffic >= p->min_packets && e->cf_se <= p->max_cf_se &&
-             e->traffic_se <= p->max_traffic_cv * e->traffic;
+             e->traffic_se_decode <= p->max_traffic_cv * e->traffic;
     *status = ok ? HS__ST_OK : HS__ST_INSUFFICIENT;
     *cong = ok && e->cf - p->z * e->cf_se >= p->cf_threshold;
 }

@@ -248,6 +248,7 @@ void hs_estimate_sampled(const hs_scheme *s, const hs_linksum *ls, int traffic_e
         varS = 0;
     if (varC < 0)
         varC = 0;
+    double varS_decode = varS;
     if (p < 1) {
         /* Horvitz-Thompson: each message is in the sample with probability
          * p, so S/p is unbiased for all packets.  Var = E[Var(.|sample)]
@@ -259,7 +260,8 @@ void hs_estimate_sampled(const hs_scheme *s, const hs_linksum *ls, int traffic_e
          * C and Cov(S, C) alike with the congested count (docs/inband.md). */
         double f = (1 - p) / (p * p) * msg_packets;
         double sp = f * (S > 0 ? S : 0), cp = f * (C > 0 ? C : 0);
-        varS = varS / (p * p) + sp;
+        varS_decode = varS / (p * p);
+        varS = varS_decode + sp;
         varC = varC / (p * p) + cp;
         cov = cov / (p * p) + cp;
         S /= p;
@@ -267,6 +269,7 @@ void hs_estimate_sampled(const hs_scheme *s, const hs_linksum *ls, int traffic_e
     }
     e->traffic = S;
     e->traffic_se = sqrt(varS);
+    e->traffic_se_decode = sqrt(varS_decode);
     e->congested = C;
     e->congested_se = sqrt(varC);
     if (S > 0) {

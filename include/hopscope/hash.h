@@ -243,6 +243,9 @@ typedef struct hs_estimate {
     double congested, congested_se;
     double cf, cf_se;   /* congested fraction C/S and its delta-method SE */
     int    cf_valid;    /* 0 when the traffic estimate is <= 0 */
+    double traffic_se_decode; /* the part of traffic_se from decoding the
+                                 in-band bits, without the sampling term of
+                                 hs_estimate_sampled (= traffic_se at p = 1) */
 } hs_estimate;
 
 /* traffic_exact: the sums come from hs_decode_route with paths_exact. */

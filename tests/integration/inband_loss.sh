@@ -44,6 +44,8 @@ t_grep "--bits 5: caveat in analysis.json" '"caveats":"WARNING: [0-9]+ of [0-9]+
 t_grep "--bits 5: analyze warns" "WARNING: $ovf of $mon monitored packets" "$T_TMP/a2"
 if grep -q 'traffic is exact' "$T_TMP/a2"; then t_fail "--bits 5: never called exact"
 else t_ok "--bits 5: never called exact"; fi
+"$HOPSCOPE" render "$T_TMP/b5" -q
+t_grep "--bits 5: the report says it" 'class="caveat"><b>Measurement:</b> WARNING: [0-9]+ of [0-9]+ monitored packets' "$T_TMP/b5/report.html"
 # the overflowed records are those whose field holds 2^3 - 1 in the hop bits
 # (records.bin: 40-byte header, 40-byte records, field at offset 24)
 n=$(od -An -v -t u1 -j 40 -w40 "$T_TMP/b5/records.bin" | awk '{ if ($25 % 8 == 7) n++ } END { print n + 0 }')
