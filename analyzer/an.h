@@ -389,6 +389,9 @@ struct hs_analysis {
     uint64_t packets_overflowed;        /* monitored, hop counter overflowed: in no estimate */
     int      traffic_exact;             /* traffic estimates are exact counts of all packets */
     char     caveats[1024];             /* what the estimates miss ("" if nothing) */
+    double  *lost;                      /* [L+1] overflowed monitored packets whose path
+                                           crosses the link (exact paths only), or NULL */
+    uint32_t lost_worst;                /* the link missing the largest share, 0 if none */
     hs_totals tot_route, tot_blind;
     /* the whole run, dense over links 1..L */
     hs_estimate *est_route, *est_blind, *est;   /* est: the chosen one */

@@ -889,6 +889,42 @@ static void packet_size(hs_analysis *a)
     }
 }
 
+/* With exact paths, where the overflowed packets went: each one's path is
+ * known from its source and destination, so a->lost[l] counts the
+ * monitored packets missing from link l's estimates (scaled by 1 / p like
+ * them), and lost_worst is the link missing the largest share. */
+static int overflow_paths(hs_analysis *a, hs_error *err)
+{
+    const hs__run *r = a->r;
+    hs__paths *p = a->paths;
+    a->lost = calloc((size_t)r->L + 1, sizeof *a->lost);
+    if (!a->lost)
+        return hs_error_set(err, HS_ENOMEM, "out of memory");
+    for (uint64_t i = 0; i < r->R; i++) {
+        hs__rec rec;
+        hs__rec_get(r, i, &rec);
+        if ((rec.field & ((1u << r->scheme.c) - 1)) != r->scheme.hop_ovf)
+            continue;
+        hs__pentry *e;
+        if (hs__an_paths_get(p, r->nd[rec.src].sw, hs__node_class(r, rec.dst), &e))
+            return hs_error_set(err, HS_ENOMEM, "out of memory");
+        a->lost[r->nd[rec.src].inj] += 1 / a->sample_p;
+        a->lost[r->nd[rec.dst].ej] += 1 / a->sample_p;
+        for (uint32_t k = 0; k < e->n; k++)
+            a->lost[p->pool[e->off + k]] += 1 / a->sample_p;
+    }
+    double worst = 0;
+    for (uint32_t l = 1; l <= r->L; l++) {
+        double have = a->est[l].traffic > 0 ? a->est[l].traffic : 0;
+        double share = a->lost[l] > 0 ? a->lost[l] / (a->lost[l] + have) : 0;
+        if (share > worst) {
+            worst = share;
+            a->lost_worst = l;
+        }
+    }
+    return 0;
+}
+
 /* ---- what the estimates miss ------------------------------------------------------------ */
 
 /* Sentences for every printed summary and analysis.json: packets lost to
@@ -916,8 +952,21 @@ static void caveats(hs_analysis *a)
             n += (size_t)snprintf(a->caveats + n, cap - n,
                                   ") and are in no estimate: traffic and congested counts are "
                                   "low on every link the longest routes cross, and no traffic "
-                                  "figure is exact.  Simulate with a wider counter (--hop-bits "
-                                  "%u, or leave the width to its default).",
+                                  "figure is exact.");
+        if (n < cap && a->lost_worst) {
+            char lb[160];
+            uint32_t l = a->lost_worst;
+            double have = a->est[l].traffic > 0 ? a->est[l].traffic : 0;
+            n += (size_t)snprintf(a->caveats + n, cap - n, "  Worst: %s misses %.0f of "
+                                  "its %.0f packets (%.0f%%; links[].overflowed has every "
+                                  "link's count).", hs__an_link_desc(r, l, lb, sizeof lb),
+                                  a->lost[l], a->lost[l] + have,
+                                  100 * a->lost[l] / (a->lost[l] + have));
+        }
+        if (n < cap)
+            n += (size_t)snprintf(a->caveats + n, cap - n,
+                                  "  Simulate with a wider counter (--hop-bits %u, or leave "
+                                  "the width to its default).",
                                   r->max_route_links ? hs_hop_bits_fit(r->max_route_links)
                                                      : r->scheme.c + 1);
     }
@@ -997,6 +1046,7 @@ void hs_an_free(hs_analysis *a)
     }
     free(a->findings);
     free(a->suggested);
+    free(a->lost);
     hs__an_phase_rules_free(&a->rules);
     hs__an_app_free(a->app);
     hs__an_run_close(a->r);
@@ -1168,7 +1218,6 @@ int hs_analyze_run(const char *run, const hs_analyze_params *prm, hs_analysis **
     a->paths_exact = a->have_route && r->deterministic;
     a->traffic_exact = a->paths_exact && !a->packets_overflowed && a->sample_p >= 1 &&
                        !r->records_dropped;
-    caveats(a);
     if (r->records_dropped && a->have_route) {
         size_t k = strlen(a->route_note);
         snprintf(a->route_note + k, sizeof a->route_note - k, "; the records cover %llu of "
@@ -1187,6 +1236,9 @@ int hs_analyze_run(const char *run, const hs_analyze_params *prm, hs_analysis **
     if (a->have_blind && (rc = run_blind(a, err)))
         goto fail;
     a->est = a->decoder == HS__DEC_ROUTE ? a->est_route : a->est_blind;
+    if (a->paths_exact && a->packets_overflowed && (rc = overflow_paths(a, err)))
+        goto fail;
+    caveats(a);
 
     /* the whole run: status, congestion, load; the windows' loads were
      * gathered by the decoders */

@@ -278,6 +278,8 @@ static void w_links(hs_json *w, const hs_analysis *a)
             kv_num(w, "load", a->load[l]);
             kv_num(w, "load_busy", a->load_busy[l]);
         }
+        if (a->lost && a->lost[l] > 0)
+            kv_num(w, "overflowed", a->lost[l]);
         if (a->decoder == HS__DEC_ROUTE && a->have_blind) {
             const hs_estimate *b = &a->est_blind[l];
             hs_json_key(w, "blind");

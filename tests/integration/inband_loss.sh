@@ -44,6 +44,21 @@ t_grep "--bits 5: caveat in analysis.json" '"caveats":"WARNING: [0-9]+ of [0-9]+
 t_grep "--bits 5: analyze warns" "WARNING: $ovf of $mon monitored packets" "$T_TMP/a2"
 if grep -q 'traffic is exact' "$T_TMP/a2"; then t_fail "--bits 5: never called exact"
 else t_ok "--bits 5: never called exact"; fi
+# dimension-order routing: every overflowed packet's path is known, so on
+# every link the counted traffic plus links[].overflowed is the truth,
+# exactly (all monitored, no record cap)
+r=$(awk 'BEGIN { RS = "[{]\"id\":" } NR > 1 {
+        s = $0; b = index(s, "\"blind\""); h = b ? substr(s, 1, b) : s; t = 0; o = 0; p = -1
+        if (match(h, /"traffic":[-0-9.e+]+/)) t = substr(h, RSTART + 10, RLENGTH - 10)
+        if (match(h, /"overflowed":[-0-9.e+]+/)) o = substr(h, RSTART + 13, RLENGTH - 13)
+        if (match(s, /"truth":[{]"packets":[0-9.e+]+/)) p = substr(s, RSTART + 19, RLENGTH - 19)
+        if (p >= 0) { n++; lo += o > 0; if ((t + o - p) ^ 2 > (1e-5 * (p + 1)) ^ 2) bad++ }
+    } END { printf "%s %d links, %d missing packets, %d wrong", ((n > 0 && lo > 0 && !bad) ? "ok" : "bad"), n, lo, bad }' "$J")
+case "$r" in ok*) t_ok "--bits 5: traffic + overflowed = truth on every link ($r)" ;;
+             *) t_fail "--bits 5: traffic + overflowed = truth on every link" "$r" ;; esac
+t_grep "--bits 5: analyze names the worst link" 'Worst: link [0-9]+ s[0-9.]+->s[0-9.]+ \(torus\) misses [0-9]+ of' "$T_TMP/a2"
+if grep -q '"overflowed":' "$T_TMP/def/analysis.json"; then t_fail "default: no link misses packets"
+else t_ok "default: no link misses packets"; fi
 "$HOPSCOPE" render "$T_TMP/b5" -q
 t_grep "--bits 5: the report says it" 'class="caveat"><b>Measurement:</b> WARNING: [0-9]+ of [0-9]+ monitored packets' "$T_TMP/b5/report.html"
 # the overflowed records are those whose field holds 2^3 - 1 in the hop bits
