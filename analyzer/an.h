@@ -101,6 +101,12 @@ typedef struct hs__run {
     uint64_t msg_size;
     double monitor_fraction;
     char *traffic_pattern;
+    /* monitoring and the hop counter (optional manifest keys; runs written
+     * before they existed read as: p from traffic or 1, unknown route) */
+    double   monitor_p;             /* scheme.monitor_probability */
+    uint32_t max_route_links;       /* scheme.max_route_links, 0 = unknown */
+    int      have_run_monitored;    /* run.packets_monitored/_overflowed present */
+    uint64_t run_monitored, run_overflowed;
     /* tables */
     hs__link   *lk;                     /* lk[1..L]; lk[0] unused */
     hs__node   *nd;
@@ -378,6 +384,10 @@ typedef struct hs__accuracy {
     uint32_t tp, fp, fn, tn;
 } hs__accuracy;
 
+/* hs_estimate_sampled with the run's monitoring probability: estimates of
+ * all the application's packets, not only the monitored ones. */
+void hs__an_est(const hs_analysis *a, const hs_linksum *ls, int exact, hs_estimate *e);
+
 struct hs_analysis {
     hs_analyze_params p;
     char    *command;
@@ -389,8 +399,24 @@ struct hs_analysis {
     int      have_route, have_blind;
     int      paths_exact;
     char     route_note[256];           /* why route-aware decoding is or is not used */
-    double   bytes_per_packet, duration_ps, monitor;
+    double   bytes_per_packet, duration_ps;
+    double   monitor;                   /* share of the monitored packets the decoded sums
+                                           hold (< 1 only when records were capped) */
+    double   judge_hbar;                /* mean hops (root mean square) of the
+                                           decoded records, for hs__an_judge_se */
+    double   sample_p;                  /* probability a message was monitored: every
+                                           estimate is divided by it (hs__an_est) */
+    double   msg_packets;               /* packet-weighted mean packets per message */
+    double   packets_total;             /* the application's packets, monitored or not
+                                           (app.json, else monitored / sample_p) */
+    double   packets_truth;             /* ground truth of packets_total (truth.bin) */
     uint64_t app_packets;               /* monitored packets counted (all phases) */
+    uint64_t packets_overflowed;        /* monitored, hop counter overflowed: in no estimate */
+    int      traffic_exact;             /* traffic estimates are exact counts of all packets */
+    char     caveats[1024];             /* what the estimates miss ("" if nothing) */
+    double  *lost;                      /* [L+1] overflowed monitored packets whose path
+                                           crosses the link (exact paths only), or NULL */
+    uint32_t lost_worst;                /* the link missing the largest share, 0 if none */
     hs_totals tot_route, tot_blind;
     /* the whole run, dense over links 1..L */
     hs_estimate *est_route, *est_blind, *est;   /* est: the chosen one */
@@ -441,8 +467,12 @@ int hs__an_trees(hs_analysis *a, hs__view *v);
 double hs__an_feeds(const hs_analysis *a, uint32_t u, uint32_t v);
 /* judge.c: verdict of one estimate (HS__V_*) and, when undecided, the
  * factor on its packets that would decide it at its present CF. */
+/* The SE a verdict uses: the estimate's, or the score test's at the
+ * threshold when larger (hbar: mean hops of the monitored packets, p: the
+ * monitored probability; hbar 0 turns it off). */
+double hs__an_judge_se(const hs_estimate *e, double threshold, double hbar, double p);
 int hs__an_judge_one(const hs_estimate *e, double threshold, double z, double max_cv,
-                     double *need);
+                     double hbar, double p, double *need);
 /* The critical value for an SE estimated from n packets: Student's t with
  * n - 1 degrees of freedom at the normal quantile z; infinite below 2. */
 double hs__an_z_small(double z, double n);

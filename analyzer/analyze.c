@@ -147,6 +147,7 @@ static int check_records(hs_analysis *a, uint64_t *per_phase, hs_error *err)
     for (uint32_t i = 0; i < r->nph; i++)
         pmap[r->ph[i].id] = i;
     uint64_t last_t = 0;
+    double sh = 0, sh2 = 0;
     int rc = 0;
     for (uint64_t i = 0; i < r->R && !rc; i++) {
         hs__rec rec;
@@ -171,15 +172,29 @@ static int check_records(hs_analysis *a, uint64_t *per_phase, hs_error *err)
         else if (rec.t / r->window_ps > UINT32_MAX)
             rc = hs_error_set(err, HS_EFORMAT, "%s: offset %llu: record %llu: delivery time out "
                               "of range", path, off + 16, (unsigned long long)i);
-        else
+        else {
             per_phase[pmap[rec.phase]]++;
+            if (f.hop >= 1 && f.hop <= r->scheme.hop_max) {
+                sh += f.hop;
+                sh2 += (double)f.hop * f.hop;
+            }
+        }
         last_t = rec.t;
     }
     free(pmap);
+    /* the hops of the packets a link sees: each packet crosses h links, so
+     * the mean over (packet, link) pairs is sum h^2 / sum h */
+    if (sh > 0)
+        a->judge_hbar = sh2 / sh;
     return rc;
 }
 
 /* ---- estimates and classification -------------------------------------------------- */
+
+void hs__an_est(const hs_analysis *a, const hs_linksum *ls, int exact, hs_estimate *e)
+{
+    hs_estimate_sampled(&a->r->scheme, ls, exact, a->sample_p, a->msg_packets, e);
+}
 
 /* A link's own estimate judged by its standard error (judge.c): status OK
  * when it decides (congested or clear), congested when above the threshold
@@ -188,7 +203,8 @@ static void classify(const hs_analysis *a, const hs_estimate *e, uint8_t *status
                      uint8_t *verdict)
 {
     const hs_analyze_params *p = &a->p;
-    int v = hs__an_judge_one(e, p->cf_threshold, p->z, p->max_traffic_cv, NULL);
+    int v = hs__an_judge_one(e, p->cf_threshold, p->z, p->max_traffic_cv, a->judge_hbar,
+                             a->sample_p, NULL);
     *status = v == HS__V_CONGESTED || v == HS__V_CLEAR ? HS__ST_OK : HS__ST_INSUFFICIENT;
     *cong = v == HS__V_CONGESTED;
     if (verdict)
@@ -204,9 +220,10 @@ double hs__an_link_capacity(const hs__run *r, uint32_t l)
     return c;
 }
 
-/* The application's own load on link l: its estimated packets (scaled up
- * when only a fraction was monitored) times the mean bytes a packet puts
- * on the wire, over what the link can carry in the interval. */
+/* The application's own load on link l: its estimated packets (estimates
+ * are already scaled to all packets; a->monitor < 1 only when the records
+ * were capped) times the mean bytes a packet puts on the wire, over what
+ * the link can carry in the interval. */
 static double load_share(const hs_analysis *a, uint32_t l, double traffic, double duration_ps)
 {
     if (duration_ps <= 0 || traffic <= 0)
@@ -227,7 +244,7 @@ static int make_view(hs_analysis *a, hs__view *v, const hs_linksum *ls, const hs
         if (dense)
             e = dense[l];
         else
-            hs_estimate_from_sums(&r->scheme, &ls[l], exact, &e);
+            hs__an_est(a, &ls[l], exact, &e);
         uint8_t st, cg;
         classify(a, &e, &st, &cg, NULL);
         if (st != HS__ST_OK)
@@ -269,7 +286,7 @@ static void window_loads(hs_analysis *a, const hs_linksum *ls, int exact, double
         if (!ls[l].npath && !ls[l].s)
             continue;
         hs_estimate e;
-        hs_estimate_from_sums(&r->scheme, &ls[l], exact, &e);
+        hs__an_est(a, &ls[l], exact, &e);
         double n = e.traffic - a->p.z * e.traffic_se;
         if (n <= 0)
             continue;
@@ -305,6 +322,54 @@ static int quiet_keep(void *ctx, uint32_t l)
     return q->cnt[l] >= 1 && q->cnt[l] <= q->ahead[l];
 }
 
+/* Records in (src, dst) order, for grouping a bin's records by flow. */
+static int cmp_flow(const void *x, const void *y, void *ctx)
+{
+    const hs__run *r = ctx;
+    const unsigned char *p = r->rec + 40 * (size_t)*(const uint64_t *)x;
+    const unsigned char *q = r->rec + 40 * (size_t)*(const uint64_t *)y;
+    uint64_t a = (uint64_t)hs__le32(p) << 32 | hs__le32(p + 4);
+    uint64_t b = (uint64_t)hs__le32(q) << 32 | hs__le32(q + 4);
+    return a < b ? -1 : a > b;
+}
+
+/* With sampled monitoring, the ordered pairs of a bin's records on each
+ * link that belong to one flow (src, dst), into same[]: a message's packets
+ * are sampled together (probability p for the pair), packets of different
+ * messages independently (p^2), so the two kinds of pair scale apart.  A
+ * flow's packets in one bin are taken as one message (mostly so: a bin is
+ * a few packet times).  idx has room for the bin's records. */
+static int same_flow_pairs(const hs_analysis *a, uint64_t first, uint64_t end, uint64_t *idx,
+                           double *same)
+{
+    const hs__run *r = a->r;
+    hs__paths *p = a->paths;
+    size_t n = (size_t)(end - first);
+    for (size_t i = 0; i < n; i++)
+        idx[i] = first + i;
+    qsort_r(idx, n, sizeof *idx, cmp_flow, (void *)r);
+    for (size_t i = 0; i < n;) {
+        size_t j = i + 1;
+        while (j < n && cmp_flow(&idx[i], &idx[j], (void *)r) == 0)
+            j++;
+        double c = (double)(j - i);
+        if (c > 1) {
+            hs__rec rec;
+            hs__rec_get(r, idx[i], &rec);
+            hs__pentry *e;
+            int rc = hs__an_paths_get(p, r->nd[rec.src].sw, hs__node_class(r, rec.dst), &e);
+            if (rc)
+                return rc;
+            uint32_t ends[2] = { r->nd[rec.src].inj, r->nd[rec.dst].ej };
+            uint32_t m = p->exact ? e->n + 2 : 2;
+            for (uint32_t k = 0; k < m; k++)
+                same[k < 2 ? ends[k] : p->pool[e->off + k - 2]] += c * (c - 1);
+        }
+        i = j;
+    }
+    return 0;
+}
+
 static int record_loads(hs_analysis *a, hs_error *err)
 {
     const hs__run *r = a->r;
@@ -313,12 +378,17 @@ static int record_loads(hs_analysis *a, hs_error *err)
     uint32_t *cnt = calloc(nl, sizeof *cnt), *touched = malloc(nl * sizeof *touched);
     double *w1 = calloc(nl, sizeof *w1), *w2 = calloc(nl, sizeof *w2);
     double *ahead = malloc(nl * sizeof *ahead);
+    int sampled = a->sample_p < 1;
+    double *same = sampled ? calloc(nl, sizeof *same) : NULL;
+    uint64_t *idx = NULL;
+    size_t idx_cap = 0;
     hs__decoder d;
     int rc = hs__an_decoder_init(&d, p, err);
     a->quiet = calloc(nl, sizeof *a->quiet);
-    if (rc || !cnt || !touched || !w1 || !w2 || !ahead || !a->quiet) {
+    if (rc || !cnt || !touched || !w1 || !w2 || !ahead || !a->quiet || (sampled && !same)) {
         if (!rc)
             hs__an_decoder_free(&d);
+        free(same);
         free(cnt);
         free(touched);
         free(w1);
@@ -333,7 +403,7 @@ static int record_loads(hs_analysis *a, hs_error *err)
     for (uint32_t l = 1; l <= r->L; l++) {
         double full = ((double)r->mtu + r->header) / hs__an_link_capacity(r, l) * 1e12;
         double k = full > 0 ? (double)r->lk[l].tau / full : 1;
-        ahead[l] = (k < 1 ? 1 : k) * a->monitor; /* in monitored packets */
+        ahead[l] = (k < 1 ? 1 : k) * a->monitor * a->sample_p; /* in monitored packets */
     }
     quiet_ctx qc = { cnt, ahead };
     hs_totals qtot;
@@ -352,11 +422,33 @@ static int record_loads(hs_analysis *a, hs_error *err)
             /* the bin's records, with their quiet links as candidates */
             for (uint64_t k = first; k < i && !rc; k++)
                 rc = hs__an_route_add(&d, k, quiet_keep, &qc, a->quiet, &qtot, NULL);
-            /* each of the cnt packets sees the cnt - 1 others of its bin */
+            if (sampled && i > first) {
+                if ((size_t)(i - first) > idx_cap) {
+                    size_t nc = (size_t)(i - first) * 2;
+                    uint64_t *t = realloc(idx, nc * sizeof *t);
+                    if (!t) {
+                        rc = HS_ENOMEM;
+                        break;
+                    }
+                    idx = t;
+                    idx_cap = nc;
+                }
+                if ((rc = same_flow_pairs(a, first, i, idx, same)))
+                    break;
+            }
+            /* each of the cnt packets sees the cnt - 1 others of its bin;
+             * sampled: pairs of one message / p, of two messages / p^2,
+             * over packets / p (so the others of all packets, per packet) */
             for (uint32_t k = 0; k < nt; k++) {
                 uint32_t l = touched[k];
+                double pairs = (double)cnt[l] * (cnt[l] - 1.0);
                 w1[l] += cnt[l];
-                w2[l] += (double)cnt[l] * (cnt[l] - 1.0);
+                if (sampled) {
+                    w2[l] += same[l] + (pairs - same[l]) / a->sample_p;
+                    same[l] = 0;
+                } else {
+                    w2[l] += pairs;
+                }
                 cnt[l] = 0;
             }
             nt = 0;
@@ -387,6 +479,8 @@ static int record_loads(hs_analysis *a, hs_error *err)
         a->lw_load[l] = w1[l] * load_share(a, l, w2[l] / w1[l], (double)a->p.load_bin_ps);
     }
     hs__an_decoder_free(&d);
+    free(same);
+    free(idx);
     free(cnt);
     free(touched);
     free(w1);
@@ -463,7 +557,7 @@ static int run_blind(hs_analysis *a, hs_error *err)
     if (!rc)
         rc = blind_decode(a, &b, sets, n, &a->tot_blind, err);
     for (uint32_t l = 1; !rc && l <= r->L; l++)
-        hs_estimate_from_sums(&r->scheme, &b.ls[l], 0, &a->est_blind[l]);
+        hs__an_est(a, &b.ls[l], 0, &a->est_blind[l]);
     if (!rc && a->decoder == HS__DEC_BLIND) {
         /* per phase group: the sum of its phases' sets */
         for (uint32_t g = 0; !rc && g < a->ngroups; g++) {
@@ -582,7 +676,7 @@ static int run_route(hs_analysis *a, const uint64_t *per_phase, hs_error *err)
     }
     hs__an_paths_finish_flows(p);
     for (uint32_t l = 1; l <= r->L; l++)
-        hs_estimate_from_sums(&r->scheme, &total[l], p->exact, &a->est_route[l]);
+        hs__an_est(a, &total[l], p->exact, &a->est_route[l]);
     /* per window: records are in delivery order, so each window is a run */
     if (r->R) {
         /* windows present: runs of equal t / window_ps */
@@ -661,6 +755,8 @@ static int load_truth(hs_analysis *a, const uint8_t *phase_is_app, hs_error *err
             a->t_packets[l] += (double)t.packets;
             a->t_congested[l] += (double)t.congested;
         }
+        if (r->lk[l].kind == HS__LK_INJECTION) /* every network packet crosses one */
+            a->packets_truth += a->t_packets[l];
     }
     /* per phase group views */
     for (uint32_t g = 0; g < a->ngroups; g++) {
@@ -761,14 +857,38 @@ static void packet_size(hs_analysis *a)
     if (wire_full < r->min_packet)
         wire_full = r->min_packet;
     a->bytes_per_packet = wire_full;
+    a->msg_packets = 1;
     if (a->app) {
+        /* The application's bytes over ALL its packets, monitored or not
+         * (packets_total = monitored / sample_p; the monitored ones alone
+         * overstated a packet by 1 / sample_p: 11496 bytes at 30%, above
+         * the MTU).  The packets include the rendezvous RTS/CTS, which
+         * carry no application bytes. */
         uint64_t bytes = 0;
-        for (uint32_t i = 0; i < a->app->nph; i++)
-            if (a->app->ph[i].app)
-                bytes += a->app->ph[i].bytes;
-        if (a->app_packets && bytes) {
-            double b = (double)bytes / (double)a->app_packets + r->header;
-            a->bytes_per_packet = b < r->min_packet ? r->min_packet : b;
+        double m = 0, pk = 0, pk2 = 0;
+        for (uint32_t i = 0; i < a->app->nph; i++) {
+            const hs__app_phase *ph = &a->app->ph[i];
+            if (!ph->app || !ph->messages)
+                continue;
+            bytes += ph->bytes;
+            /* data packets per message, at the phase's mean size */
+            double n = ceil((double)ph->bytes / (double)ph->messages / r->mtu);
+            if (n < 1)
+                n = 1;
+            m += (double)ph->messages;
+            pk += (double)ph->messages * n;
+            pk2 += (double)ph->messages * n * n;
+        }
+        if (a->packets_total > 0 && bytes) {
+            double b = (double)bytes / a->packets_total + r->header;
+            a->bytes_per_packet = b < r->min_packet ? r->min_packet : b > wire_full ? wire_full : b;
+        }
+        /* A message's RTS and CTS share its monitoring decision: the unit
+         * sampled is the message with its control packets, so scale the
+         * data packets per message by all packets over data packets. */
+        if (pk > 0) {
+            double extra = a->packets_total > pk ? a->packets_total / pk : 1;
+            a->msg_packets = pk2 / pk * extra;
         }
     } else if (r->synthetic) {
         uint64_t s = r->msg_size;
@@ -780,7 +900,103 @@ static void packet_size(hs_analysis *a)
             wire += w < r->min_packet ? r->min_packet : w;
         }
         a->bytes_per_packet = wire / (double)np;
+        a->msg_packets = (double)np;
     }
+}
+
+/* With exact paths, where the overflowed packets went: each one's path is
+ * known from its source and destination, so a->lost[l] counts the
+ * monitored packets missing from link l's estimates (scaled by 1 / p like
+ * them), and lost_worst is the link missing the largest share. */
+static int overflow_paths(hs_analysis *a, hs_error *err)
+{
+    const hs__run *r = a->r;
+    hs__paths *p = a->paths;
+    a->lost = calloc((size_t)r->L + 1, sizeof *a->lost);
+    if (!a->lost)
+        return hs_error_set(err, HS_ENOMEM, "out of memory");
+    for (uint64_t i = 0; i < r->R; i++) {
+        hs__rec rec;
+        hs__rec_get(r, i, &rec);
+        if ((rec.field & ((1u << r->scheme.c) - 1)) != r->scheme.hop_ovf)
+            continue;
+        hs__pentry *e;
+        if (hs__an_paths_get(p, r->nd[rec.src].sw, hs__node_class(r, rec.dst), &e))
+            return hs_error_set(err, HS_ENOMEM, "out of memory");
+        a->lost[r->nd[rec.src].inj] += 1 / a->sample_p;
+        a->lost[r->nd[rec.dst].ej] += 1 / a->sample_p;
+        for (uint32_t k = 0; k < e->n; k++)
+            a->lost[p->pool[e->off + k]] += 1 / a->sample_p;
+    }
+    double worst = 0;
+    for (uint32_t l = 1; l <= r->L; l++) {
+        double have = a->est[l].traffic > 0 ? a->est[l].traffic : 0;
+        double share = a->lost[l] > 0 ? a->lost[l] / (a->lost[l] + have) : 0;
+        if (share > worst) {
+            worst = share;
+            a->lost_worst = l;
+        }
+    }
+    return 0;
+}
+
+/* ---- what the estimates miss ------------------------------------------------------------ */
+
+/* Sentences for every printed summary and analysis.json: packets lost to
+ * the hop counter and sampling, so that no estimate passes for complete
+ * when it is not. */
+static void caveats(hs_analysis *a)
+{
+    const hs__run *r = a->r;
+    size_t n = 0, cap = sizeof a->caveats;
+    a->caveats[0] = 0;
+    if (a->packets_overflowed) {
+        double f = a->app_packets ? (double)a->packets_overflowed / (double)a->app_packets : 0;
+        n += (size_t)snprintf(a->caveats + n, cap - n,
+                              "WARNING: %llu of %llu monitored packets (%.1f%%) overflowed the "
+                              "%u-bit hop counter (it holds %u links; ", 
+                              (unsigned long long)a->packets_overflowed,
+                              (unsigned long long)a->app_packets, 100 * f, r->scheme.c,
+                              r->scheme.hop_max);
+        if (n < cap && r->max_route_links)
+            n += (size_t)snprintf(a->caveats + n, cap - n, "routes here have up to %u",
+                                  r->max_route_links);
+        else if (n < cap)
+            n += (size_t)snprintf(a->caveats + n, cap - n, "some routes are longer");
+        if (n < cap)
+            n += (size_t)snprintf(a->caveats + n, cap - n,
+                                  ") and are in no estimate: traffic and congested counts are "
+                                  "low on every link the longest routes cross, and no traffic "
+                                  "figure is exact.");
+        if (n < cap && a->lost_worst) {
+            char lb[160];
+            uint32_t l = a->lost_worst;
+            double have = a->est[l].traffic > 0 ? a->est[l].traffic : 0;
+            n += (size_t)snprintf(a->caveats + n, cap - n, "  Worst: %s misses %.0f of "
+                                  "its %.0f packets (%.0f%%; links[].overflowed has every "
+                                  "link's count).", hs__an_link_desc(r, l, lb, sizeof lb),
+                                  a->lost[l], a->lost[l] + have,
+                                  100 * a->lost[l] / (a->lost[l] + have));
+        }
+        if (n < cap)
+            n += (size_t)snprintf(a->caveats + n, cap - n,
+                                  "  Simulate with a wider counter (--hop-bits %u, or leave "
+                                  "the width to its default).",
+                                  r->max_route_links ? hs_hop_bits_fit(r->max_route_links)
+                                                     : r->scheme.c + 1);
+    }
+    if (n < cap && a->sample_p < 1)
+        n += (size_t)snprintf(a->caveats + n, cap - n,
+                              "%sSampled: each message carried the field with probability %.3g "
+                              "(%llu packets monitored of about %.0f); every traffic and "
+                              "congested estimate is divided by %.3g and its standard error "
+                              "includes the sampling variance (%.3g packets per message).",
+                              n ? " " : "", a->sample_p, (unsigned long long)a->app_packets,
+                              a->packets_total, a->sample_p, a->msg_packets);
+    if (n < cap && r->records_dropped && a->have_route)
+        snprintf(a->caveats + n, cap - n, "%sThe records hold %llu of %llu monitored packets "
+                 "(record cap): route-aware estimates cover the first ones only.", n ? " " : "",
+                 (unsigned long long)r->R, (unsigned long long)(r->R + r->records_dropped));
 }
 
 /* ---- the whole analysis ---------------------------------------------------------------- */
@@ -851,6 +1067,7 @@ void hs_an_free(hs_analysis *a)
     }
     free(a->findings);
     free(a->suggested);
+    free(a->lost);
     hs__an_phase_rules_free(&a->rules);
     hs__an_app_free(a->app);
     hs__an_run_close(a->r);
@@ -938,6 +1155,9 @@ int hs_analyze_run(const char *run, const hs_analyze_params *prm, hs_analysis **
         rc = hs_error_set(err, HS_ENOMEM, "out of memory for %u links", r->L);
         goto fail;
     }
+    /* without records, the longest route bounds the hops from above (a
+     * larger SE floor: conservative) */
+    a->judge_hbar = r->max_route_links;
     if ((rc = check_records(a, per_phase, err)))
         goto fail;
     /* what the application sent: monitored packets, by phase */
@@ -962,14 +1182,30 @@ int hs_analyze_run(const char *run, const hs_analyze_params *prm, hs_analysis **
     }
 
     /* counts of the application's packets and its duration */
-    uint64_t counted = 0, recs = 0;
+    uint64_t counted = 0, recs = 0, ovf = 0;
     for (uint32_t i = 0; i < r->ncs; i++)
-        if (r->cs[i].kind == 1)
+        if (r->cs[i].kind == 1) {
             counted += r->cs[i].tot.packets + r->cs[i].tot.overflow + r->cs[i].tot.unmarked;
+            ovf += r->cs[i].tot.overflow;
+        }
     for (uint32_t i = 0; i < r->nph; i++)
         recs += per_phase[i];
     a->app_packets = counted ? counted : recs;
-    a->monitor = r->synthetic && r->monitor_fraction > 0 ? r->monitor_fraction : 1.0;
+    if (!counted) /* no counters: count the overflowed records */
+        for (uint64_t i = 0; i < r->R; i++) {
+            hs__rec rec;
+            hs__rec_get(r, i, &rec);
+            ovf += (rec.field & ((1u << r->scheme.c) - 1)) == r->scheme.hop_ovf;
+        }
+    a->packets_overflowed = ovf;
+    if (r->have_run_monitored && r->run_monitored >= a->app_packets) {
+        /* the fabric's own count covers records beyond the cap too */
+        a->app_packets = r->run_monitored;
+        a->packets_overflowed = r->run_overflowed;
+    }
+    a->sample_p = r->monitor_p > 0 ? r->monitor_p : 1.0;
+    a->monitor = 1.0;
+    a->packets_total = (double)a->app_packets / a->sample_p;
     a->duration_ps = a->app && a->app->have_time && a->app->total_ps ? (double)a->app->total_ps
                                                                       : (double)r->end_ps;
     packet_size(a);
@@ -996,7 +1232,10 @@ int hs_analyze_run(const char *run, const hs_analyze_params *prm, hs_analysis **
                  "decoding only");
     else if (r->deterministic)
         snprintf(a->route_note, sizeof a->route_note, "deterministic routing (%s): each record's "
-                 "candidates are its path, traffic is exact", r->routing);
+                 "candidates are its path, traffic is %s", r->routing,
+                 a->packets_overflowed || a->sample_p < 1 || r->records_dropped
+                     ? "counted exactly for the packets decoded (see below for what they miss)"
+                     : "exact");
     else
         snprintf(a->route_note, sizeof a->route_note, "adaptive routing (%s): each record's "
                  "candidates are every link its packet could have taken", r->routing);
@@ -1018,6 +1257,8 @@ int hs_analyze_run(const char *run, const hs_analyze_params *prm, hs_analysis **
     a->have_route = route_ok && prm->decoder != HS_AN_DECODER_BLIND;
     a->decoder = a->have_route ? HS__DEC_ROUTE : HS__DEC_BLIND;
     a->paths_exact = a->have_route && r->deterministic;
+    a->traffic_exact = a->paths_exact && !a->packets_overflowed && a->sample_p >= 1 &&
+                       !r->records_dropped;
     if (r->records_dropped && a->have_route) {
         size_t k = strlen(a->route_note);
         snprintf(a->route_note + k, sizeof a->route_note - k, "; the records cover %llu of "
@@ -1036,6 +1277,9 @@ int hs_analyze_run(const char *run, const hs_analyze_params *prm, hs_analysis **
     if (a->have_blind && (rc = run_blind(a, err)))
         goto fail;
     a->est = a->decoder == HS__DEC_ROUTE ? a->est_route : a->est_blind;
+    if (a->paths_exact && a->packets_overflowed && (rc = overflow_paths(a, err)))
+        goto fail;
+    caveats(a);
 
     /* the whole run: status, congestion, load; the windows' loads were
      * gathered by the decoders */
@@ -1130,6 +1374,11 @@ void hs_an_get_summary(const hs_analysis *a, hs_an_summary *s)
     s->findings = a->nfindings;
     s->top = a->nfindings ? a->findings[0].kind : HS_AN_NONE;
     s->end_ps = r->end_ps;
+    s->packets_monitored = a->app_packets;
+    s->packets_overflowed = a->packets_overflowed;
+    s->monitor_p = a->sample_p;
+    s->traffic_exact = a->traffic_exact;
+    s->caveats = a->caveats;
     if (a->app && a->app->have_time) {
         s->have_time = 1;
         s->time_ps = a->app->total_ps;

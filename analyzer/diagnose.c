@@ -477,7 +477,7 @@ static void describe_interference(hs_analysis *a, hs__finding *f, sbuf *b)
     hs_estimate q;
     memset(&q, 0, sizeof q);
     if (a->quiet)
-        hs_estimate_from_sums(&r->scheme, &a->quiet[w], a->paths_exact, &q);
+        hs__an_est(a, &a->quiet[w], a->paths_exact, &q);
     if (f->load > a->p.load_low && q.cf_valid)
         /* decided by the quiet packets (app_explains) */
         sb_printf(b, "%u link%s %s congested even where the application itself is quiet on "
@@ -706,7 +706,7 @@ static int app_explains(const hs_analysis *a, uint32_t l)
         return 0;
     if (a->quiet) {
         hs_estimate e;
-        hs_estimate_from_sums(&a->r->scheme, &a->quiet[l], a->paths_exact, &e);
+        hs__an_est(a, &a->quiet[l], a->paths_exact, &e);
         if (e.cf_valid && e.traffic >= a->p.min_packets &&
             e.cf - a->p.z * e.cf_se >= a->p.cf_threshold)
             return 0;

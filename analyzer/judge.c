@@ -63,14 +63,36 @@ double hs__an_z_small(double z, double n)
     return z + g1 / df + g2 / (df * df) + g3 / (df * df * df) + g4 / (df * df * df * df);
 }
 
+double hs__an_judge_se(const hs_estimate *e, double threshold, double hbar, double p)
+{
+    /* The plug-in SE of C is estimated from the flagged records at the link
+     * and is 0 when none was flagged, however few records there were: "0 +-
+     * 0" would call a link with three samples clear.  The score test's SE is
+     * the one at the threshold: if a fraction tau of the N packets crossing
+     * the link were congested, each packet (sampled at the link with
+     * probability 1/h, counted h times when flagged) adds variance
+     * h tau - tau^2, so SE(CF) = sqrt(tau (hbar - tau) / (N p)) with p the
+     * monitored probability.  The judging SE is the larger of the two. */
+    double se = e->cf_se;
+    if (hbar > threshold && e->traffic > 0 && p > 0) {
+        double s0 = sqrt(threshold * (hbar - threshold) / (e->traffic * p));
+        if (s0 > se)
+            se = s0;
+    }
+    return se;
+}
+
 int hs__an_judge_one(const hs_estimate *e, double threshold, double z, double max_cv,
-                     double *need)
+                     double hbar, double p, double *need)
 {
     if (!e->cf_valid || !(e->traffic > 0) || !isfinite(e->cf) || !isfinite(e->cf_se)) {
         if (need)
             *need = INFINITY;
         return HS__V_NODATA;
     }
+    hs_estimate ej = *e;
+    ej.cf_se = hs__an_judge_se(e, threshold, hbar, p);
+    e = &ej;
     double zn = hs__an_z_small(z, e->traffic);
     double cv = e->traffic_se / e->traffic;
     int cv_ok = cv <= max_cv && isfinite(zn);
@@ -212,7 +234,8 @@ static int pool_level(hs_analysis *a, uint32_t *cand, uint32_t *ncand, int level
         P->level = level;
         hs__an_pool_estimate(ev, m, &P->e);
         P->verdict = (uint8_t)hs__an_judge_one(&P->e, a->p.cf_threshold, a->p.z,
-                                               a->p.max_traffic_cv, &P->need);
+                                               a->p.max_traffic_cv, a->judge_hbar,
+                                               a->sample_p, &P->need);
         for (uint32_t j = i; j < *ncand && !rc; j++) {
             if (done[j] || key[j] != key[i])
                 continue;
@@ -280,7 +303,7 @@ int hs__an_judge(hs_analysis *a)
         for (uint32_t i = 0; i < nc; i++) {
             double need;
             hs__an_judge_one(&a->est[cand[i]], a->p.cf_threshold, a->p.z, a->p.max_traffic_cv,
-                             &need);
+                             a->judge_hbar, a->sample_p, &need);
             k[nk++] = need < NEED_MAX ? need : NEED_MAX;
         }
         qsort(k, nk, sizeof *k, cmp_dbl);

@@ -302,6 +302,8 @@ static void w_links(hs_json *w, const hs_analysis *a)
             kv_num(w, "load", a->load[l]);
             kv_num(w, "load_busy", a->load_busy[l]);
         }
+        if (a->lost && a->lost[l] > 0)
+            kv_num(w, "overflowed", a->lost[l]);
         if (a->decoder == HS__DEC_ROUTE && a->have_blind) {
             const hs_estimate *b = &a->est_blind[l];
             hs_json_key(w, "blind");
@@ -742,14 +744,27 @@ int hs_an_write_json(const hs_analysis *a, const char *path, hs_error *err)
     kv_num(&w, "duration_ps", a->duration_ps);
     kv_uint(&w, "window_ps", r->window_ps);
     kv_num(&w, "bytes_per_packet", a->bytes_per_packet);
-    kv_num(&w, "monitored_fraction", a->monitor);
+    kv_num(&w, "monitored_fraction", a->sample_p);
+    kv_str(&w, "monitor_unit", "message");
+    kv_num(&w, "msg_packets", a->msg_packets);
     kv_uint(&w, "app_packets", a->app_packets);
+    kv_uint(&w, "packets_monitored", a->app_packets);
+    kv_num(&w, "packets_total", a->packets_total);
+    if (r->have_truth)
+        kv_num(&w, "packets_total_truth", a->packets_truth);
     kv_uint(&w, "records", r->R);
     kv_uint(&w, "records_dropped", r->records_dropped);
+    kv_num(&w, "records_share", a->monitor);
     const hs_totals *t = a->decoder == HS__DEC_ROUTE ? &a->tot_route : &a->tot_blind;
     kv_uint(&w, "packets_counted", t->packets);
     kv_uint(&w, "packets_flagged", t->flagged);
-    kv_uint(&w, "packets_overflowed", t->overflow);
+    kv_uint(&w, "packets_overflowed", a->packets_overflowed);
+    kv_num(&w, "overflowed_fraction",
+           a->app_packets ? (double)a->packets_overflowed / (double)a->app_packets : 0);
+    kv_uint(&w, "hop_max", r->scheme.hop_max);
+    kv_uint(&w, "max_route_links", r->max_route_links);
+    kv_bool(&w, "traffic_exact", a->traffic_exact);
+    kv_str(&w, "caveats", a->caveats);
     kv_bool(&w, "truth", r->have_truth);
     hs_json_obj_end(&w);
 
@@ -959,6 +974,17 @@ void hs_an_print(const hs_analysis *a, FILE *f)
     if (a->app && a->app->have_time)
         fprintf(f, "app        %u ranks, predicted time %.6g us\n", a->app->ranks,
                 (double)a->app->total_ps / 1e6);
+    fprintf(f, "in-band    %u-bit field, %u-bit hop counter (holds %u links", r->scheme.field_bits,
+            r->scheme.c, r->scheme.hop_max);
+    if (r->max_route_links)
+        fprintf(f, "; longest route here %u", r->max_route_links);
+    fprintf(f, ")\n           %llu packets monitored (p = %.3g per message), %llu overflowed\n",
+            (unsigned long long)a->app_packets, a->sample_p,
+            (unsigned long long)a->packets_overflowed);
+    if (a->caveats[0]) {
+        fprintf(f, "           ");
+        wrap(f, a->caveats, 11, 11);
+    }
     fprintf(f, "\nFindings (most delayed application packets first):\n");
     for (uint32_t i = 0; i < a->nfindings; i++) {
         const hs__finding *F = &a->findings[i];

@@ -339,6 +339,25 @@ static int read_manifest(hs__run *r, files *fl, hs_error *err)
                 r->monitor_fraction = x;
         }
     }
+    /* monitoring probability and route length (later additions: optional) */
+    r->monitor_p = r->monitor_fraction;
+    const hs_jv *mp = sc ? hs_jv_get(d, sc, "monitor_probability") : NULL;
+    if (!rc && mp) {
+        double x;
+        if (hs_jv_double(mp, &x) || !(x >= 0 && x <= 1))
+            rc = hs_error_set(err, HS_EFORMAT, "%s: offset %zu: scheme.monitor_probability: "
+                              "expected a number in [0, 1]", path, hs_jv_offset(mp));
+        else
+            r->monitor_p = x;
+    }
+    if (!rc && sc && hs_jv_get(d, sc, "max_route_links"))
+        r->max_route_links = (uint32_t)need_u64(&j, sc, "scheme", "max_route_links",
+                                                UINT32_MAX, &rc);
+    if (!rc && run && hs_jv_get(d, run, "packets_monitored")) {
+        r->have_run_monitored = 1;
+        r->run_monitored = need_u64(&j, run, "run", "packets_monitored", UINT64_MAX, &rc);
+        r->run_overflowed = need_u64(&j, run, "run", "packets_overflowed", UINT64_MAX, &rc);
+    }
     hs_jdoc_free(d);
     return rc;
 }

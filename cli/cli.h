@@ -28,7 +28,9 @@ int hs__cmd_simulate_check(int argc, char **argv);
 #define HS__HELP_BITS \
     "  --bits B           width of the in-band field: 5 (hop counter c=3, one hash\n" \
     "                     bit), 6 (c=4, b=1; the default), 7 (c=4, b=2) ... 13\n" \
-    "                     (c=4, b=8); docs/inband.md\n"
+    "                     (c=4, b=8); docs/inband.md.  A hop counter narrower than\n" \
+    "                     the longest route is warned about, and its overflowed\n" \
+    "                     packets counted\n"
 int hs__cmd_analyze(int argc, char **argv);
 int hs__cmd_whatif(int argc, char **argv);
 int hs__cmd_trace(int argc, char **argv);

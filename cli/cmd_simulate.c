@@ -371,6 +371,47 @@ static void print_lat(const char *label, const hs_replay_lat *l)
            tstr(l->mean, c, sizeof c), tstr(l->max, d, sizeof d));
 }
 
+/* The in-band line of both summaries, and a loud line when packets were
+ * lost to the hop counter. */
+static void print_inband(unsigned field_bits, unsigned c, uint32_t maxroute, double p,
+                         uint64_t monitored, uint64_t overflowed)
+{
+    printf("in-band     %u-bit field, %u-bit hop counter (holds %u links; longest route here "
+           "%u); %llu packets monitored (probability %.3g per message), %llu overflowed\n",
+           field_bits, c, (1u << c) - 2, maxroute, (unsigned long long)monitored, p,
+           (unsigned long long)overflowed);
+    if (overflowed)
+        printf("WARNING     %llu monitored packets (%.1f%%) overflowed the hop counter: they "
+               "are in no estimate (hopscope analyze says which figures are low)\n",
+               (unsigned long long)overflowed,
+               monitored ? 100.0 * (double)overflowed / (double)monitored : 0);
+}
+
+/* A width the user forced (--bits, --hop-bits) that routes can overflow:
+ * allowed, since studying a narrow field is legitimate, but said loudly
+ * before the run (docs/inband.md: overflowed packets are counted and
+ * excluded). */
+static void check_hop_width(const sim_opts *o)
+{
+    unsigned c = o->prm.scheme.hop_bits;
+    if (!c)
+        return;
+    hs_topo *t;
+    hs_error err;
+    hs_error_clear(&err);
+    if (hs_topo_create(o->topo, &t, &err))
+        return; /* the run itself reports the bad spec */
+    uint32_t longest = hs_topo_max_route_links(t);
+    hs_topo_free(t);
+    if (longest <= (1u << c) - 2)
+        return;
+    unsigned fit = hs_hop_bits_fit(longest);
+    fprintf(stderr, "hopscope %s: WARNING: routes on this network have up to %u links but a "
+            "%u-bit hop counter holds %u: packets on longer routes will overflow, be counted "
+            "and left out of every estimate (leave the width to its default, or --hop-bits "
+            "%u)\n", CMD, longest, c, (1u << c) - 2, fit);
+}
+
 static int replay(sim_opts *o)
 {
     if (o->traffic_opt)
@@ -423,6 +464,8 @@ static int replay(sim_opts *o)
                    (double)r.rma_bytes / 1e6);
         printf("\n");
         print_lat("latency", &r.lat);
+        print_inband(r.field_bits, r.hop_bits, r.max_route_links, r.monitor_p,
+                     r.packets_monitored, r.packets_overflowed);
         printf("phases      %-4s %-22s %-10s %12s %14s %12s %12s\n", "id", "name", "kind",
                "messages", "bytes", "MPI per rank", "p99 latency");
         for (uint32_t i = 0; i < r.nphases; i++) {
@@ -521,6 +564,7 @@ static int sim_main(const char *cmd, int argc, char **argv)
     o.rp.command = cmd;
     if (!o.topo)
         return hs__usage_error(CMD, "give the network: --topo SPEC (see 'hopscope help topo')");
+    check_hop_width(&o);
     if (o.rp.trace)
         return replay(&o);
     if (o.rp.map || o.rp.background || o.rp.congestion_impact)
@@ -596,6 +640,11 @@ static int sim_main(const char *cmd, int argc, char **argv)
         printf("simulated   %s: %llu events, %llu packet hops in %.3g s (%.3g M hops/s)\n",
                tstr(r.end, g, sizeof g), (unsigned long long)st.events,
                (unsigned long long)st.hops, secs, secs > 0 ? (double)st.hops / secs / 1e6 : 0);
+        {
+            const hs_scheme *sc = hs_fabric_scheme(F);
+            print_inband(sc->field_bits, sc->c, hs_fabric_max_route_links(F), o.tc.monitor,
+                         st.packets_monitored, st.packets_overflowed);
+        }
         printf("memory      %.1f MB of model state, at most %llu packets in flight\n",
                (double)st.mem_bytes / 1e6, (unsigned long long)st.packets_peak);
         if (r.status == HS_EDEADLOCK)

@@ -291,6 +291,12 @@ static void wrapped(const char *lead, const char *text, int indent)
 void hs__print_findings(const hs_analysis *an, size_t max)
 {
     size_t n = hs_an_nfindings(an);
+    hs_an_summary s;
+    hs_an_get_summary(an, &s);
+    if (s.caveats && *s.caveats) {
+        printf("\n");
+        wrapped("Measurement:", s.caveats, 4);
+    }
     printf("\nFindings:\n");
     for (size_t i = 0; i < n && i < max; i++) {
         char lead[64];

@@ -203,6 +203,8 @@ struct hs_fabric {
     hs_fabric_params prm;
     hs_scheme scheme;
     int scheme_ok;
+    uint32_t max_route;     /* hs_topo_max_route_links */
+    double   monitor_p;     /* probability a message is monitored (manifest) */
     unsigned nvc;
     uint32_t N, S, L;
 

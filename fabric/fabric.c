@@ -28,6 +28,7 @@ void hs_fabric_params_default(hs_fabric_params *p)
     p->ugal_threshold = 0;
     p->seed = 1;
     hs_scheme_cfg_default(&p->scheme);
+    p->scheme.hop_bits = 0; /* auto: fitted to the longest route */
     p->records = 1;
     p->records_cap = 4u << 20;
 }
@@ -129,6 +130,21 @@ int hs_fabric_create_topo(hs_fabric **out, hs_topo *t, const hs_fabric_params *p
     F->pk_free = F->ms_free = F->tm_free = HS_NIL;
     hs_scheme_cfg cfg = p->scheme;
     cfg.nlinks = F->L;
+    F->max_route = hs_topo_max_route_links(t);
+    if (cfg.hop_bits == 0) {
+        /* the documented default c = 4 where it holds every route, else the
+         * smallest width that does: a default field never overflows */
+        unsigned fit = hs_hop_bits_fit(F->max_route);
+        if (!fit) {
+            hs_fabric_destroy(F);
+            return hs_error_set(err, HS_EINVAL, "routes of up to %u links do not fit the "
+                                "largest hop counter (%d bits, %d hops)", F->max_route,
+                                HS_HOP_BITS_MAX, (1 << HS_HOP_BITS_MAX) - 2);
+        }
+        cfg.hop_bits = fit > HS_HOP_BITS_DEFAULT ? fit : HS_HOP_BITS_DEFAULT;
+    }
+    F->prm.scheme.hop_bits = cfg.hop_bits;
+    F->monitor_p = 1.0;
     rc = hs_scheme_init(&F->scheme, &cfg, err);
     if (rc) {
         hs_fabric_destroy(F);
@@ -350,6 +366,19 @@ int hs_fabric_phase_name(hs_fabric *F, uint16_t phase, const char *name)
         return HS_ENOMEM;
     free(F->phase_names[phase]);
     F->phase_names[phase] = c;
+    return 0;
+}
+
+uint32_t hs_fabric_max_route_links(const hs_fabric *F)
+{
+    return F->max_route;
+}
+
+int hs_fabric_set_monitoring(hs_fabric *F, double p)
+{
+    if (!(p >= 0 && p <= 1))
+        return HS_EINVAL;
+    F->monitor_p = p;
     return 0;
 }
 

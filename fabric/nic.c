@@ -182,6 +182,9 @@ void hs__nic_deliver(hs_fabric *F, uint32_t pi)
     const hs__pkc *pc = &F->pc[pi];
     uint32_t node = p->dst;
     if (p->monitored) {
+        F->st.packets_monitored++;
+        if (hs_field_overflowed(&F->scheme, &p->field))
+            F->st.packets_overflowed++;
         if (F->counters_ok) {
             uint32_t pid = hs_pid(&F->scheme, p->key);
             hs_counters *c = hs__counters_phase(F, p->pidx);

@@ -686,6 +686,14 @@ int hs_fabric_write_rundir(hs_fabric *F, const char *dir,
     hs_json_uint(&j, p->tau);
     hs_json_key(&j, "counters");
     hs_json_bool(&j, F->counters_ok);
+    hs_json_key(&j, "max_route_links");
+    hs_json_uint(&j, F->max_route);
+    hs_json_key(&j, "hop_fits");
+    hs_json_bool(&j, F->max_route <= F->scheme.hop_max);
+    hs_json_key(&j, "monitor_probability");
+    hs_json_num(&j, F->monitor_p);
+    hs_json_key(&j, "monitor_unit");
+    hs_json_str(&j, "message");
     hs_json_obj_end(&j);
 
     hs_json_key(&j, "run");
@@ -708,6 +716,10 @@ int hs_fabric_write_rundir(hs_fabric *F, const char *dir,
     hs_json_uint(&j, st.messages_delivered);
     hs_json_key(&j, "bytes_delivered");
     hs_json_uint(&j, st.bytes_delivered);
+    hs_json_key(&j, "packets_monitored");
+    hs_json_uint(&j, st.packets_monitored);
+    hs_json_key(&j, "packets_overflowed");
+    hs_json_uint(&j, st.packets_overflowed);
     hs_json_obj_end(&j);
 
     hs_json_key(&j, "counts");

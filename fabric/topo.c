@@ -360,6 +360,52 @@ int hs_topo_table_determined(const hs_topo *t)
     return t->routing != HS_ROUTE_VALIANT && t->routing != HS_ROUTE_UGAL;
 }
 
+/* The longest route any packet can take, from the routing rule of each
+ * family (route_*.c), in links counting injection and ejection:
+ *   fat-tree: up to the highest level whose switches have two or more
+ *     children (the nearest common ancestor of two nodes), then down: 2 l;
+ *   torus/mesh (dimension order, minimal): sum of floor(k/2) (torus) or
+ *     k - 1 (mesh) over the dimensions, + 2;
+ *   dragonfly: L = 1 local hop when a > 1, else 0; minimal within a group
+ *     L + 2, between groups 2L + 1 + 2; Valiant and UGAL (g > 2) go
+ *     minimally to an intermediate group and on: 3L + 2 + 2;
+ *   file: the longest forwarding-table path + 2.
+ * An upper bound the routing can reach, so a field sized by it never
+ * overflows; tests/unit/test_topo_route.c walks the tables to check it. */
+uint32_t hs_topo_max_route_links(const hs_topo *t)
+{
+    uint32_t sw = 0;
+    switch (t->kind) {
+    case HS_TOPO_FATTREE: {
+        const hs__fattree *ft = &t->u.ft;
+        for (unsigned l = ft->h; l >= 1; l--)
+            if (ft->m[l] > 1) {
+                sw = 2 * (l - 1);
+                break;
+            }
+        break;
+    }
+    case HS_TOPO_TORUS: {
+        const hs__torus *tr = &t->u.tor;
+        for (unsigned i = 0; i < tr->n; i++)
+            sw += tr->wrap ? tr->k[i] / 2 : tr->k[i] - 1;
+        break;
+    }
+    case HS_TOPO_DRAGONFLY: {
+        const hs__dragonfly *d = &t->u.df;
+        uint32_t L = d->a > 1;
+        sw = d->g > 1 ? 2 * L + 1 : L;
+        if (d->g > 2 && !hs_topo_table_determined(t))
+            sw = 3 * L + 2;
+        break;
+    }
+    case HS_TOPO_FILE:
+        sw = t->u.file.maxhops;
+        break;
+    }
+    return sw + 2;
+}
+
 const char *hs_topo_node_name(const hs_topo *t, uint32_t node, char *buf, size_t n)
 {
     if (t->kind == HS_TOPO_FILE && node < t->nnodes)

@@ -548,6 +548,7 @@ int hs_traffic_run(hs_fabric *F, const hs_traffic_cfg *cin, hs_traffic_result *r
         if (c.drain_max < 100 * HS_PS_PER_US)
             c.drain_max = 100 * HS_PS_PER_US;
     }
+    hs_fabric_set_monitoring(F, c.monitor);
     driver d;
     memset(&d, 0, sizeof d);
     d.F = F;

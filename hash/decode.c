@@ -248,6 +248,12 @@ int hs_decode_route(const hs_scheme *s, const hs_sample *smp, size_t n,
 void hs_estimate_from_sums(const hs_scheme *s, const hs_linksum *ls,
                            int traffic_exact, hs_estimate *e)
 {
+    hs_estimate_sampled(s, ls, traffic_exact, 1.0, 1.0, e);
+}
+
+void hs_estimate_sampled(const hs_scheme *s, const hs_linksum *ls, int traffic_exact,
+                         double p, double msg_packets, hs_estimate *e)
+{
     /* Var S = alpha H2 + beta Q - S with alpha = 1/b, beta = 1 - 1/b for
      * hashed fields and alpha = 0, beta = 1 in exact mode (docs/inband.md). */
     double scale = s->exact ? 1.0 : (double)s->b;
@@ -268,8 +274,28 @@ void hs_estimate_from_sums(const hs_scheme *s, const hs_linksum *ls,
         varS = 0;
     if (varC < 0)
         varC = 0;
+    double varS_decode = varS;
+    if (p < 1) {
+        /* Horvitz-Thompson: each message is in the sample with probability
+         * p, so S/p is unbiased for all packets.  Var = E[Var(.|sample)]
+         * + Var(E[.|sample]): the in-band part / p^2, plus the sampling
+         * part (1-p)/p sum_m T_m^2 over messages m with T_m of their
+         * packets on d, estimated by (1-p)/p^2 sum over sampled messages;
+         * T_m^2 = n T_m when all n packets of a message cross d (one
+         * path), which msg_packets (packet-weighted mean n) stands for.
+         * C and Cov(S, C) alike with the congested count (docs/inband.md). */
+        double f = (1 - p) / (p * p) * msg_packets;
+        double sp = f * (S > 0 ? S : 0), cp = f * (C > 0 ? C : 0);
+        varS_decode = varS / (p * p);
+        varS = varS_decode + sp;
+        varC = varC / (p * p) + cp;
+        cov = cov / (p * p) + cp;
+        S /= p;
+        C /= p;
+    }
     e->traffic = S;
     e->traffic_se = sqrt(varS);
+    e->traffic_se_decode = sqrt(varS_decode);
     e->congested = C;
     e->congested_se = sqrt(varC);
     if (S > 0) {

@@ -27,6 +27,15 @@ unsigned hs_link_bits(uint64_t nlinks)
     return 0;
 }
 
+unsigned hs_hop_bits_fit(uint64_t links)
+{
+    /* a c-bit counter holds 2^c - 2 hops; 2^c - 1 means overflowed */
+    for (unsigned c = HS_HOP_BITS_MIN; c <= HS_HOP_BITS_MAX; c++)
+        if ((1ull << c) - 2 >= links)
+            return c;
+    return 0;
+}
+
 int hs_scheme_init(hs_scheme *s, const hs_scheme_cfg *cfg, hs_error *err)
 {
     memset(s, 0, sizeof *s);

@@ -436,6 +436,8 @@ static int run_once(const hs_replay_params *p, const char *bg, const char *out, 
         R->nnodes = hs_topo_nodes(hs_fabric_topo(R->F));
         rc = hs__rp_load_trace(R, p->trace, 1, err);
     }
+    if (!rc) /* the application's messages are monitored with the trace's rate */
+        rc = hs_fabric_set_monitoring(R->F, R->jobs[0].sample_rate);
     if (!rc) {
         R->app_ranks = R->jobs[0].nranks;
         R->app_actors = R->jobs[0].nactors;
@@ -601,6 +603,15 @@ static int run_once(const hs_replay_params *p, const char *bg, const char *out, 
     hs_fabric_get_stats(R->F, &st);
     res->events += st.events;
     res->hops += st.hops;
+    res->packets_monitored = st.packets_monitored;
+    res->packets_overflowed = st.packets_overflowed;
+    res->max_route_links = hs_fabric_max_route_links(R->F);
+    res->monitor_p = R->jobs[0].sample_rate;
+    {
+        const hs_scheme *s = hs_fabric_scheme(R->F);
+        res->hop_bits = s->c;
+        res->field_bits = s->field_bits;
+    }
     if (out) {
         char path[4096];
         rc = hs_mkdir_p(out, err);

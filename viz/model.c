@@ -243,6 +243,7 @@ static void read_head(rd *r, hs_viz_model *m, const hs_jv *root)
     m->records = uint_(r, ms, "records", "measurement", 0, UINT64_MAX, 0);
     m->packets_counted = uint_(r, ms, "packets_counted", "measurement", 0, UINT64_MAX, 0);
     m->packets_flagged = uint_(r, ms, "packets_flagged", "measurement", 0, UINT64_MAX, 0);
+    m->caveats = str(r, ms, "caveats", "measurement", NUL);
     const hs_jv *s = get(r, root, "summary", "analysis", HS_JV_OBJ, NUL);
     m->links_ok = uint_(r, s, "links_ok", "summary", 0, UINT64_MAX, 0);
     m->links_congested = uint_(r, s, "links_congested", "summary", 0, UINT64_MAX, 0);
@@ -1000,6 +1001,7 @@ void hs_viz_free(hs_viz_model *m)
     free(m->routing);
     free(m->decoder);
     free(m->decoder_note);
+    free(m->caveats);
     free(m->top);
     if (m->name)
         for (uint32_t i = 0; i < m->N + m->S; i++)

@@ -820,6 +820,7 @@ static const char CSS[] =
     "border-bottom:1px solid #ccc}h3{font-size:15px;margin:4px 0}\n"
     ".meta{color:#555;font-size:13px}.small{font-size:12px;color:#444}\n"
     ".warn{border-left:4px solid #b00;background:#fff3f3;padding:6px 10px}\n"
+    ".caveat{border-left:4px solid #c0392b;padding:4px 8px;background:#fdf2f0}\n"
     "ol.findings{padding-left:22px}li.finding{margin-bottom:14px}\n"
     "li.pattern h3{color:#a1283a}li.mapping h3{color:#7a3d00}li.interference h3{color:#1f4e8c}\n"
     "table{border-collapse:collapse;font-size:12px;margin:6px 0}"
@@ -887,6 +888,12 @@ static void report_html(ctx *x)
         hs__vz_puts(&b, ").</b> ");
         if (m->replay_caveat)
             hs__vz_esc(&b, m->replay_caveat);
+        hs__vz_puts(&b, "</p>\n");
+    }
+    if (m->caveats && *m->caveats) {
+        /* lost or sampled packets: said before any figure they bias */
+        hs__vz_puts(&b, "<p class=\"caveat\"><b>Measurement:</b> ");
+        hs__vz_esc(&b, m->caveats);
         hs__vz_puts(&b, "</p>\n");
     }
     diagnosis(&b, m);

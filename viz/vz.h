@@ -165,6 +165,7 @@ struct hs_viz_model {
     double    link_capacity;    /* bytes/s: links without their own capacity */
     /* decoder, parameters, measurement */
     char     *decoder, *decoder_note;
+    char     *caveats;        /* measurement.caveats: what the estimates miss, or NULL */
     double    cf_threshold, z, min_packets, max_cf_se;
     double    duration_ps, window_ps;
     int       truth;

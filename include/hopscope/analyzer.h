@@ -117,6 +117,12 @@ typedef struct hs_an_summary {
     uint64_t end_ps;          /* simulated end of the run */
     int      have_latency;
     uint64_t lat_p50_ps, lat_p99_ps;
+    /* what the estimates rest on */
+    uint64_t packets_monitored;   /* carried the field to their destination */
+    uint64_t packets_overflowed;  /* of those, hop counter overflowed: in no estimate */
+    double   monitor_p;           /* probability a message was monitored */
+    int      traffic_exact;       /* traffic figures are exact counts of all packets */
+    const char *caveats;          /* what the estimates miss, "" if nothing (owned by a) */
 } hs_an_summary;
 void hs_an_get_summary(const hs_analysis *a, hs_an_summary *s);
 

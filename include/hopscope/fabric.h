@@ -158,6 +158,11 @@ int hs_topo_deterministic(const hs_topo *t);
  * (false for Valiant and UGAL, which leave minimal paths). */
 int hs_topo_table_determined(const hs_topo *t);
 
+/* The most links (injection and ejection included) a packet's route can
+ * have under the topology's routing, non-minimal routes (Valiant, UGAL)
+ * included: what the in-band hop counter must hold (docs/inband.md). */
+uint32_t hs_topo_max_route_links(const hs_topo *t);
+
 typedef struct hs_topo_summary {
     uint32_t nodes, switches, links;
     uint32_t inj_links, ej_links, sw_links;
@@ -228,7 +233,8 @@ typedef struct hs_fabric_params {
                                 windows, exactly (all are sums); 0 = no limit */
     uint64_t ugal_threshold; /* UGAL-L bias towards minimal, bytes (0) */
     uint64_t seed;           /* routing randomness (Valiant, UGAL) */
-    hs_scheme_cfg scheme;    /* k (0 = auto), c, b, exact, salt */
+    hs_scheme_cfg scheme;    /* k (0 = auto), c (0 = auto: 4, or more when
+                                the longest route needs it), b, exact, salt */
     int      records;        /* log sampled records (default 1) */
     uint64_t records_cap;    /* at most this many (4M); beyond: counted only */
 } hs_fabric_params;
@@ -356,11 +362,20 @@ typedef struct hs_fabric_stats {
     uint64_t packets_injected, packets_delivered;
     uint64_t bytes_delivered; /* payload */
     uint64_t messages_posted, messages_delivered;
+    uint64_t packets_monitored;  /* delivered carrying the in-band field */
+    uint64_t packets_overflowed; /* of those, with the hop counter overflowed:
+                                    excluded from counters and estimates */
     uint64_t records, records_dropped;
     uint64_t packets_in_flight, packets_peak;
     size_t   mem_bytes;       /* model state now (pools, tables, truth) */
 } hs_fabric_stats;
 void hs_fabric_get_stats(const hs_fabric *f, hs_fabric_stats *s);
+/* hs_topo_max_route_links of the fabric's topology. */
+uint32_t hs_fabric_max_route_links(const hs_fabric *f);
+/* Records in the run directory the probability p with which a message of
+ * the monitored job carries the in-band field (1 by default; the analyzer
+ * divides its estimates by it).  HS_EINVAL outside [0, 1]. */
+int hs_fabric_set_monitoring(hs_fabric *f, double p);
 
 /* Writes the run directory (created if needed; files replaced): manifest,
  * link/node/switch tables, forwarding tables, counters, records, ground

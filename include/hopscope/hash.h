@@ -108,6 +108,10 @@ unsigned hs_link_bits(uint64_t nlinks);
  * HS_EINVAL for c, b or k outside their ranges or b > k, HS_ERANGE when k is too
  * small for nlinks, HS_ENOMEM.  On failure *s needs no hs_scheme_free. */
 int hs_scheme_init(hs_scheme *s, const hs_scheme_cfg *cfg, hs_error *err);
+/* Smallest hop-counter width c (HS_HOP_BITS_MIN..MAX) whose counter holds a
+ * route of `links` transmissions without overflowing (2^c - 2 >= links), or
+ * 0 when even HS_HOP_BITS_MAX cannot. */
+unsigned hs_hop_bits_fit(uint64_t links);
 void hs_scheme_free(hs_scheme *s);
 
 /* ---- packet identity --------------------------------------------------- */
@@ -283,11 +287,22 @@ typedef struct hs_estimate {
     double congested, congested_se;
     double cf, cf_se;   /* congested fraction C/S and its delta-method SE */
     int    cf_valid;    /* 0 when the traffic estimate is <= 0 */
+    double traffic_se_decode; /* the part of traffic_se from decoding the
+                                 in-band bits, without the sampling term of
+                                 hs_estimate_sampled (= traffic_se at p = 1) */
 } hs_estimate;
 
 /* traffic_exact: the sums come from hs_decode_route with paths_exact. */
 void hs_estimate_from_sums(const hs_scheme *s, const hs_linksum *ls,
                            int traffic_exact, hs_estimate *e);
+/* The same when each message carried the field only with probability p in
+ * (0, 1] (independently, whole messages): traffic and congested counts are
+ * divided by p (unbiased for all packets), and the variances add the
+ * sampling variance, with msg_packets the packet-weighted mean number of
+ * packets per message (1 when every message is one packet).  p = 1 is
+ * hs_estimate_from_sums. */
+void hs_estimate_sampled(const hs_scheme *s, const hs_linksum *ls, int traffic_exact,
+                         double p, double msg_packets, hs_estimate *e);
 
 #ifdef __cplusplus
 }

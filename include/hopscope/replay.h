@@ -217,6 +217,11 @@ typedef struct hs_replay_result {
     hs_replay_phase *phases;   /* [nphases] by id (owned) */
     /* network */
     uint64_t events, hops;
+    /* in-band field (of the run with the background, if two) */
+    unsigned hop_bits, field_bits;
+    uint32_t max_route_links;   /* hs_topo_max_route_links */
+    double   monitor_p;         /* probability an application message is monitored */
+    uint64_t packets_monitored, packets_overflowed;
     double   wall;             /* seconds, all of it */
     double   wall_load;        /* compiling the trace(s), placing the ranks */
     double   wall_run;         /* the simulation */

@@ -633,6 +633,60 @@ static void test_inband_truth(void **state)
     hs_fabric_destroy(F);
 }
 
+/* ---- the hop counter against the routes -------------------------------------------- */
+
+/* The default counter fits the longest route (c = 4 where 14 links do, more
+ * where they do not); a forced 3-bit counter on torus:6x4x4 (routes up to 9
+ * links) overflows exactly on the monitored packets whose path has more
+ * than 6 links, and the fabric, the counters and the records agree. */
+static void test_hop_overflow(void **state)
+{
+    (void)state;
+    hs_fabric_params p;
+    hs_fabric_params_default(&p);
+    assert_int_equal(p.scheme.hop_bits, 0);
+    hs_fabric *F = make("torus:6x4x4", &p);
+    assert_int_equal(hs_fabric_max_route_links(F), 9);
+    assert_int_equal(hs_fabric_scheme(F)->c, 4);
+    hs_fabric_destroy(F);
+    F = make("mesh:14x14", &p); /* 13 + 13 + 2 = 28 links: 2^5 - 2 = 30 holds them */
+    assert_int_equal(hs_fabric_max_route_links(F), 28);
+    assert_int_equal(hs_fabric_scheme(F)->c, 5);
+    hs_fabric_destroy(F);
+    F = make("dragonfly:a=4,p=2,h=2,g=5,routing=valiant", &p);
+    assert_int_equal(hs_fabric_scheme(F)->c, 4);
+    hs_fabric_destroy(F);
+
+    p.scheme.hop_bits = 3;
+    F = make("torus:6x4x4", &p);
+    const hs_topo *t = hs_fabric_topo(F);
+    uint32_t N = hs_topo_nodes(t), path[64];
+    uint64_t expect = 0, monitored = 0;
+    /* node 0 to every node, two-packet messages; every third unmonitored */
+    for (uint32_t d = 1; d < N; d++) {
+        int mon = d % 3 != 0;
+        assert_int_equal(hs_fabric_inject(F, 0, 0, d, 2 * p.mtu, 0, mon, 0), 0);
+        unsigned len = path_of(t, 0, d, path);
+        monitored += mon ? 2 : 0;
+        expect += mon && len > 6 ? 2 : 0;
+    }
+    assert_int_equal(hs_fabric_run(F, HS_TIME_NEVER), 1);
+    hs_fabric_stats st;
+    hs_fabric_get_stats(F, &st);
+    assert_true(expect > 0);
+    assert_int_equal(st.packets_monitored, monitored);
+    assert_int_equal(st.packets_overflowed, expect);
+    const hs_counters *ct = hs_fabric_counters(F, 0);
+    assert_non_null(ct);
+    assert_int_equal(ct->overflow, expect);
+    assert_int_equal(ct->packets, monitored - expect);
+    uint64_t rec_ovf = 0;
+    for (size_t i = 0; i < F->nrec; i++)
+        rec_ovf += (F->rec[i].field & 7) == 7;
+    assert_int_equal(rec_ovf, expect);
+    hs_fabric_destroy(F);
+}
+
 /* ---- deadlock detection ----------------------------------------------------------- */
 
 /* d is the cycle of the ring's n switch-to-switch links on the last VC. */
@@ -811,6 +865,7 @@ int main(void)
         cmocka_unit_test(test_determinism),
         cmocka_unit_test(test_incast_tree),
         cmocka_unit_test(test_inband_truth),
+        cmocka_unit_test(test_hop_overflow),
         cmocka_unit_test(test_deadlock),
         cmocka_unit_test(test_deadlock_partial),
         cmocka_unit_test(test_deadlock_none_under_incast),

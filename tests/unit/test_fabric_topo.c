@@ -401,6 +401,70 @@ static const char *write_tmp(const char *text)
     return path;
 }
 
+/* The longest route, per family, against its formula and, where the
+ * forwarding tables give the paths, against a walk of every (src, dst). */
+static void test_max_route(void **state)
+{
+    (void)state;
+    static const struct { const char *spec; uint32_t links; int walkable; } c[] = {
+        { "fattree:k=4,n=3", 6, 1 },                 /* 2n: NIC, 2 up, 2 down, NIC */
+        { "fattree:k=4,n=2", 4, 1 },
+        { "fattree:k=2,n=4", 8, 1 },
+        { "fattree:down=4x4x2,up=1x2x4", 6, 1 },     /* XGFT, 3 levels */
+        { "fattree:k=4,n=3,routing=adaptive", 6, 1 },
+        { "torus:6x4x4", 9, 1 },                     /* 3 + 2 + 2 + 2 */
+        { "torus:5x5,p=2", 6, 1 },                   /* 2 + 2 + 2 */
+        { "torus:3x2", 4, 1 },                       /* 1 + 1 + 2 */
+        { "mesh:4x3", 7, 1 },                        /* 3 + 2 + 2 */
+        { "dragonfly:a=4,p=2,h=2,g=5", 5, 1 },       /* local, global, local */
+        { "dragonfly:a=4,p=2,h=2,g=5,routing=valiant", 7, 0 }, /* 5 switch hops */
+        { "dragonfly:a=4,p=2,h=2,g=5,routing=ugal", 7, 0 },
+        { "dragonfly:a=4,p=2,h=2,g=2,routing=valiant", 5, 0 }, /* no third group */
+        { "dragonfly:a=1,p=2,h=4,g=5,routing=valiant", 4, 0 }, /* no local hops: 2 global */
+        { "dragonfly:a=4,p=2,h=2,g=1", 3, 1 },       /* one group: one local hop */
+    };
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        hs_topo *t = make(c[i].spec);
+        uint32_t got = hs_topo_max_route_links(t);
+        if (got != c[i].links)
+            fail_msg("%s: longest route %u links, expected %u", c[i].spec, got, c[i].links);
+        if (c[i].walkable) {
+            unsigned longest = 0;
+            uint32_t N = hs_topo_nodes(t);
+            for (uint32_t s = 0; s < N; s++)
+                for (uint32_t d = 0; d < N; d++)
+                    if (s != d) {
+                        unsigned n = walk(t, s, d, NULL);
+                        if (n > longest)
+                            longest = n;
+                    }
+            if (longest != c[i].links)
+                fail_msg("%s: the tables' longest path is %u links, the formula says %u",
+                         c[i].spec, longest, c[i].links);
+        }
+        hs_topo_free(t);
+    }
+    /* a file: the ring of four below has 2 switch hops at most */
+    const char *p = write_tmp("hopscope-topology 1\nswitch s0 s1 s2 s3\nnode a b c d\n"
+                              "link a s0\nlink b s1\nlink c s2\nlink d s3\n"
+                              "link s0 s1\nlink s1 s2\nlink s2 s3\nlink s3 s0\n");
+    char spec[128];
+    snprintf(spec, sizeof spec, "file:%s", p);
+    hs_topo *t = make(spec);
+    unlink(p);
+    assert_int_equal(hs_topo_max_route_links(t), 4);
+    hs_topo_free(t);
+    /* the widths that hold them */
+    assert_int_equal(hs_hop_bits_fit(6), 3);
+    assert_int_equal(hs_hop_bits_fit(7), 4);
+    assert_int_equal(hs_hop_bits_fit(9), 4);
+    assert_int_equal(hs_hop_bits_fit(14), 4);
+    assert_int_equal(hs_hop_bits_fit(15), 5);
+    assert_int_equal(hs_hop_bits_fit(2), 2);
+    assert_int_equal(hs_hop_bits_fit(254), 8);
+    assert_int_equal(hs_hop_bits_fit(255), 0);
+}
+
 static void test_file(void **state)
 {
     (void)state;
@@ -809,6 +873,7 @@ int main(void)
         cmocka_unit_test(test_dragonfly),
         cmocka_unit_test(test_torus),
         cmocka_unit_test(test_file),
+        cmocka_unit_test(test_max_route),
         cmocka_unit_test(test_summary),
         cmocka_unit_test(test_fuzz_specs),
         cmocka_unit_test(test_fuzz_file),

@@ -50,44 +50,67 @@ static void test_verdicts(void **state)
      * the old cutoff (SE <= 0.1) called it insufficient; 0.80 - 2.0070 x 0.127
      * = 0.546 >= 0.25 */
     hs_estimate e = est(360, 0, 288, 45.6, 0.8, 0.126686);
-    assert_int_equal(hs__an_judge_one(&e, THR, Z, CV, &need), HS__V_CONGESTED);
+    assert_int_equal(hs__an_judge_one(&e, THR, Z, CV, 0, 1, &need), HS__V_CONGESTED);
     /* confidently below, with no packet-count cutoff: from 400 packets and
      * from 40 (0.05 + 2.066 x 0.05 = 0.153 < 0.25) */
     e = est(400, 0, 20, 20, 0.05, 0.05);
-    assert_int_equal(hs__an_judge_one(&e, THR, Z, CV, &need), HS__V_CLEAR);
+    assert_int_equal(hs__an_judge_one(&e, THR, Z, CV, 0, 1, &need), HS__V_CLEAR);
     e = est(40, 0, 2, 2, 0.05, 0.05);
-    assert_int_equal(hs__an_judge_one(&e, THR, Z, CV, &need), HS__V_CLEAR);
+    assert_int_equal(hs__an_judge_one(&e, THR, Z, CV, 0, 1, &need), HS__V_CLEAR);
     /* between: 0.30 -+ 2.001 x 0.05 straddles 0.25.  Decided at about
      * (2 x 0.05 / 0.05)^2 = 4 times the packets; exactly where the critical
      * value of 4e4 packets times SE / 2 meets the gap */
     e = est(1e4, 0, 3000, 500, 0.30, 0.05);
-    assert_int_equal(hs__an_judge_one(&e, THR, Z, CV, &need), HS__V_UNDECIDED);
+    assert_int_equal(hs__an_judge_one(&e, THR, Z, CV, 0, 1, &need), HS__V_UNDECIDED);
     assert_true(need > 4.0 && need < 4.01);
     assert_float_equal(hs__an_z_small(Z, 1e4 * need) * 0.05 / sqrt(need), 0.05, 1e-9);
     /* three packets at 0.90 +- 0.18: the normal test would call it
      * congested (0.90 - 0.36); with 2 degrees of freedom t = 4.49 and it
      * is not (0.90 - 0.81 < 0.25); a few more packets decide it */
     e = est(3, 0, 2.7, 0.54, 0.90, 0.18);
-    assert_int_equal(hs__an_judge_one(&e, THR, Z, CV, &need), HS__V_UNDECIDED);
+    assert_int_equal(hs__an_judge_one(&e, THR, Z, CV, 0, 1, &need), HS__V_UNDECIDED);
     assert_true(need > 1 && need < 1.3);
     assert_float_equal(hs__an_z_small(Z, 3 * need) * 0.18 / sqrt(need), 0.65, 1e-9);
     /* the blind decoder on a UGAL dragonfly: traffic 2000 +- 940 (CV 0.47):
      * the ratio's SE is not trusted whatever it says; the CV condition
      * needs (0.47 / 0.1)^2 = 22.09 times the packets */
     e = est(2000, 940, 1800, 100, 0.9, 0.01);
-    assert_int_equal(hs__an_judge_one(&e, THR, Z, CV, &need), HS__V_UNDECIDED);
+    assert_int_equal(hs__an_judge_one(&e, THR, Z, CV, 0, 1, &need), HS__V_UNDECIDED);
     assert_float_equal(need, 22.09, 1e-9);
     /* exactly at the threshold: no finite factor decides it */
     e = est(500, 0, 125, 20, 0.25, 0.04);
-    assert_int_equal(hs__an_judge_one(&e, THR, Z, CV, &need), HS__V_UNDECIDED);
+    assert_int_equal(hs__an_judge_one(&e, THR, Z, CV, 0, 1, &need), HS__V_UNDECIDED);
     assert_true(isinf(need));
     /* no packets: no verdict */
     e = est(0, 0, 0, 0, 0, 0);
-    assert_int_equal(hs__an_judge_one(&e, THR, Z, CV, &need), HS__V_NODATA);
+    assert_int_equal(hs__an_judge_one(&e, THR, Z, CV, 0, 1, &need), HS__V_NODATA);
     /* z is a parameter, not a constant: at z = 1, 0.31 +- 0.05 is congested */
     e = est(1e4, 0, 3100, 500, 0.31, 0.05);
-    assert_int_equal(hs__an_judge_one(&e, THR, 2.0, CV, &need), HS__V_UNDECIDED);
-    assert_int_equal(hs__an_judge_one(&e, THR, 1.0, CV, &need), HS__V_CONGESTED);
+    assert_int_equal(hs__an_judge_one(&e, THR, 2.0, CV, 0, 1, &need), HS__V_UNDECIDED);
+    assert_int_equal(hs__an_judge_one(&e, THR, 1.0, CV, 0, 1, &need), HS__V_CONGESTED);
+}
+
+/* No flagged sample at a link gives CF 0 +- 0 however few samples there
+ * were; the verdict's SE is then the score test's at the threshold,
+ * sqrt(tau (hbar - tau) / (N p)): 10 packets of 4 hops, 2.5 samples
+ * expected at the link, cannot clear it; 1000 can. */
+static void test_score_floor(void **state)
+{
+    (void)state;
+    double need;
+    hs_estimate e = est(10, 0, 0, 0, 0, 0);
+    assert_float_equal(hs__an_judge_se(&e, THR, 4, 1), sqrt(0.25 * 3.75 / 10), 1e-12);
+    assert_int_equal(hs__an_judge_one(&e, THR, Z, CV, 0, 1, &need), HS__V_CLEAR);
+    assert_int_equal(hs__an_judge_one(&e, THR, Z, CV, 4, 1, &need), HS__V_UNDECIDED);
+    assert_true(need > 1 && isfinite(need));
+    e = est(1000, 0, 0, 0, 0, 0);
+    assert_int_equal(hs__an_judge_one(&e, THR, Z, CV, 4, 1, &need), HS__V_CLEAR);
+    /* sampling: 1000 packets monitored with p = 0.01 are 10 in the records */
+    assert_float_equal(hs__an_judge_se(&e, THR, 4, 0.01), sqrt(0.25 * 3.75 / 10), 1e-12);
+    assert_int_equal(hs__an_judge_one(&e, THR, Z, CV, 4, 0.01, &need), HS__V_UNDECIDED);
+    /* a larger plug-in SE wins over the floor */
+    e = est(1000, 0, 300, 30, 0.3, 0.2);
+    assert_float_equal(hs__an_judge_se(&e, THR, 4, 1), 0.2, 1e-12);
 }
 
 static void test_pool(void **state)
@@ -101,14 +124,14 @@ static void test_pool(void **state)
                          est(100, 0, 44, 10, 0.44, 0.10) };
     const hs_estimate *v[3] = { &e[0], &e[1], &e[2] };
     for (int i = 0; i < 3; i++)
-        assert_int_equal(hs__an_judge_one(&e[i], THR, Z, CV, NULL), HS__V_UNDECIDED);
+        assert_int_equal(hs__an_judge_one(&e[i], THR, Z, CV, 0, 1, NULL), HS__V_UNDECIDED);
     hs_estimate p;
     hs__an_pool_estimate(v, 3, &p);
     assert_float_equal(p.traffic, 300, 1e-12);
     assert_float_equal(p.congested, 126, 1e-12);
     assert_float_equal(p.cf, 0.42, 1e-12);
     assert_float_equal(p.cf_se, sqrt(300.0) / 300.0, 1e-12);
-    assert_int_equal(hs__an_judge_one(&p, THR, Z, CV, NULL), HS__V_CONGESTED);
+    assert_int_equal(hs__an_judge_one(&p, THR, Z, CV, 0, 1, NULL), HS__V_CONGESTED);
     /* noisy traffic enters the SE: T = 300 +- sqrt(3) x 10, the delta
      * method's CF^2 Var(T) term is added */
     e[0].traffic_se = e[1].traffic_se = e[2].traffic_se = 10;
@@ -119,11 +142,11 @@ static void test_pool(void **state)
     hs_estimate c[3] = { est(20, 0, 2, 3, 0.1, 0.15), est(20, 0, 2, 3, 0.1, 0.15),
                          est(20, 0, 2, 3, 0.1, 0.15) };
     const hs_estimate *w[3] = { &c[0], &c[1], &c[2] };
-    assert_int_equal(hs__an_judge_one(&c[0], THR, Z, CV, NULL), HS__V_UNDECIDED);
+    assert_int_equal(hs__an_judge_one(&c[0], THR, Z, CV, 0, 1, NULL), HS__V_UNDECIDED);
     hs__an_pool_estimate(w, 3, &p);
     assert_float_equal(p.cf, 0.1, 1e-12);
     assert_float_equal(p.cf_se, sqrt(27.0) / 60.0, 1e-12);   /* 0.0866: 0.1 + 0.173 > 0.25 */
-    assert_int_equal(hs__an_judge_one(&p, THR, Z, CV, NULL), HS__V_UNDECIDED);
+    assert_int_equal(hs__an_judge_one(&p, THR, Z, CV, 0, 1, NULL), HS__V_UNDECIDED);
 }
 
 static void test_cf_text(void **state)
@@ -191,6 +214,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_verdicts),
+        cmocka_unit_test(test_score_floor),
         cmocka_unit_test(test_pool),
         cmocka_unit_test(test_cf_text),
         cmocka_unit_test(test_incast_present),
