@@ -25,8 +25,9 @@ t_eq "torus replay (random mapping) analysed" 0 $?
 run tl --topo torus:4x4x4 -i "$T/halo"
 t_eq "torus replay (linear mapping) analysed" 0 $?
 # a replay with other jobs beside it and phases named by a file (16 ranks of
-# all-to-all + halo): most phases have no link with enough data
-"$HOPSCOPE" gen pf3d --ranks 16 --iters 10 -o "$T/pf" --quiet
+# all-to-all + halo, 2 iterations): a halo phase of 256 packets spread
+# thin has no link whose own estimate decides
+"$HOPSCOPE" gen pf3d --ranks 16 --iters 2 -o "$T/pf" --quiet
 printf 'tag 100-101 west-east\ntag 102-103 north-south\ntag 104-105 up-down\ncollective alltoall transpose\n' >"$T/phases.txt"
 "$HOPSCOPE" simulate --topo fattree:k=4,n=3 -i "$T/pf" --map random --background mixed:frac=0.5 \
     -o "$T/bg" --quiet >"$T/bg.sim" 2>&1 && "$HOPSCOPE" analyze "$T/bg" --phases "$T/phases.txt" -q
@@ -85,8 +86,8 @@ if grep -q '<script\|src="http\|href="http' "$r"; then t_fail "report is self-co
 # the report's phases: empty ones in one line, not as panels; other jobs'
 # phases have no time in MPI ("-", not "0 ns"); numbers keep their units
 r="$T/bg/report.html"
-t_grep "phases without data named in one line" 'No link has enough data in 1 phase of the application [^<]*: up-down\.' "$r"
-if grep -q '>up-down</text>' "$T/bg/phases.svg"; then t_fail "no empty panel for up-down"; else t_ok "no empty panel for up-down"; fi
+t_grep "phases without data named in one line" 'No link has enough data in 1 phase of the application [^<]*: west-east\.' "$r"
+if grep -q '>west-east</text>' "$T/bg/phases.svg"; then t_fail "no empty panel for west-east"; else t_ok "no empty panel for west-east"; fi
 t_grep "panels for the phases with data" '>transpose</text>' "$T/bg/phases.svg"
 t_grep "other jobs' phases: time in MPI is -" '<td class="n">background alltoall</td><td>background</td><td class="n">[0-9]+</td><td class="n">[0-9.]+&#160;[kMG]?B</td><td class="n">-</td>' "$r"
 if grep -q '0&#160;ns\|>0 ns<' "$r"; then t_fail "no '0 ns' in the report"; else t_ok "no '0 ns' in the report"; fi
