@@ -116,15 +116,22 @@ while [ "$seed" -le "$LAST" ]; do
             [ $rc -ne 0 ] && { status="truth run with the compact mapping: exit $rc"; break; }
             C="$d/C"
         fi
-        eval "$("$SC" label "$CLASS" "$d/A" "$B" "$C")"
+        eval "$("$SC" label "$CLASS" "$FUNNEL" "$d/A" "$B" "$C")"
         [ "$VERDICT" = accept ] && break
         attempt=$((attempt + 1))
-        if [ $attempt -ge $MAXATT ]; then RELAB=1; break; fi
+        if [ $attempt -ge $MAXATT ]; then
+            attempt=$((attempt - 1))
+            if [ "$VERDICT" = ambiguous ]; then status=unlabelled; else RELAB=1; fi
+            break
+        fi
     done
-    if [ "$status" = ok ]; then
+    if [ "$status" = ok ] || [ "$status" = unlabelled ]; then
         timeout "$TO" "$H" analyze -q "$d/A" > "$d/analyze.log" 2>&1; rc=$?
         if [ $rc -eq 124 ]; then status="timeout (analyze, ${TO}s)"
         elif [ $rc -ne 0 ]; then status="analyze exit $rc"
+        elif [ "$status" = unlabelled ]; then
+            eval "$("$SC" score "$d/A" none none | grep -v '^cf')"
+            FULLY=0 TOPRIGHT=0
         else
             "$SC" score "$d/A" "$EXPECTED" "$PRIMARY" > "$d/score" || status="score failed"
             eval "$(grep -v '^cf' "$d/score")"
@@ -132,7 +139,7 @@ while [ "$seed" -le "$LAST" ]; do
         fi
     fi
     row "$status"
-    printf '%s %s -> %s (%s) %s\n' "$seed" "$EXPECTED" "$REPORTED" "$FINDINGS" "$status" >&2
+    printf '%s %s -> %s (%s) %s [attempts %s: %s]\n' "$seed" "$EXPECTED" "$REPORTED" "$FINDINGS" "$status" "$((attempt + 1))" "${NOTE:-}" >&2
     [ "$KEEP" = 1 ] || rm -rf "$d"
     seed=$((seed + 1))
 done

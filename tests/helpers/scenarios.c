@@ -33,13 +33,17 @@
  *   mapping in E: a switch-to-switch link root-like in B (the job's own
  *             traffic overloads the network's interior);
  *   none (E empty): every link of A cool.  Anything else (a link in
- *             [COOL_CF, HOT_CF), or hot links with no cause) is ambiguous and
- *             redrawn.
+ *             [COOL_CF, HOT_CF), or hot links with no cause) is ambiguous:
+ *             redrawn, and never scored (VERDICT=ambiguous).
+ *   For an incast (FUNNEL=1: all the job's traffic goes into one node,
+ *   known by construction) every link it uses funnels into that node, so a
+ *   root-like switch-to-switch link counts for pattern, not mapping.
  * A scenario is accepted when E equals the construction's CLASS and the
  * class's own check holds (mapping: the compact mapping C has at most half
  * the root-like interior links of B; interference: B is all cool);
  * otherwise the driver redraws (next ATTEMPT); after the last attempt the
- * scenario is kept with E from the truth (RELABELLED).
+ * scenario is kept with E from the truth (relabelled), unless the truth was
+ * ambiguous: then it is listed as unlabelled and not scored.
  *
  * The primary cause is the one whose links (as above, in A) hold the most
  * truly congested application packets. */
@@ -179,12 +183,30 @@ static void heavy_app(char *app, size_t n, unsigned ranks)
                  4 + pick(5), 32u << pick(2));
 }
 
-static void background(char *bg, size_t n)
+/* A background that shares links with the job: GPCNeT's congestors on the
+ * free nodes.  "mixed" needs two nodes for each of its four kinds. */
+static void background(char *bg, size_t n, unsigned free_nodes)
 {
-    static const char *kinds[] = {"incast", "alltoall", "rma_incast", "mixed", "incast+alltoall"};
+    static const char *kinds[] = {"incast", "rma_incast", "incast+alltoall", "alltoall", "mixed"};
     static const char *sizes[] = {"4K", "16K", "64K"};
-    snprintf(bg, n, "%s:frac=%.1f,size=%s", kinds[pick(5)], 0.3 + 0.1 * pick(7),
-             sizes[pick(3)]);
+    unsigned k = pick(5), tenths = 4 + pick(6);
+    if (k == 4 && free_nodes * tenths < 160)
+        k = 0;
+    snprintf(bg, n, "%s:frac=%.1f,size=%s", kinds[k], 0.1 * tenths,
+             k == 3 ? "64K" : sizes[pick(3)]);
+}
+
+/* A light job that crosses the network enough to meet a background: a
+ * halo of small faces with long computation, or pairs bouncing a few
+ * packets, scattered or placed in a block. */
+static void meeting_app(char *app, size_t n, unsigned ranks)
+{
+    if (pick(2))
+        snprintf(app, n, "halo3d --ranks %u --iters %u --size %uK --compute 30us", ranks,
+                 20 + pick(21), 4u << pick(3));
+    else
+        snprintf(app, n, "pingpong --ranks %u --iters %u --size %uK", ranks, 100 + pick(200),
+                 4u << pick(3));
 }
 
 static int cmd_draw(uint64_t seed, uint64_t attempt)
@@ -216,27 +238,31 @@ static int cmd_draw(uint64_t seed, uint64_t attempt)
             snprintf(map, sizeof map, "random:%u", 1 + pick(1000));
         break;
     case C_MAPPING:
-        ranks = pow2_ranks(16, t->nodes);
+        ranks = pow2_ranks(16, half);
         heavy_app(app, sizeof app, ranks);
         snprintf(map, sizeof map, "random:%u", 1 + pick(1000));
         break;
     case C_INTERFERENCE:
-        ranks = pow2_ranks(4, half);
-        light_app(app, sizeof app, ranks);
-        if (pick(2))
+        ranks = pow2_ranks(8, half);
+        meeting_app(app, sizeof app, ranks);
+        if (pick(10) < 2)
             snprintf(map, sizeof map, "linear");
         else
             snprintf(map, sizeof map, "random:%u", 1 + pick(1000));
-        background(bg, sizeof bg);
+        background(bg, sizeof bg, t->nodes - ranks);
         break;
     default:
         ranks = pow2_ranks(8, half);
         heavy_app(app, sizeof app, ranks);
         snprintf(map, sizeof map, "random:%u", 1 + pick(1000));
-        background(bg, sizeof bg);
+        background(bg, sizeof bg, t->nodes - ranks);
         break;
     }
     static const char *fields[] = {"", "", "--bits 5", "--bits 7", "--bits 8", "--exact"};
+    /* An incast's traffic all goes into one node: every link it uses funnels
+     * into that node's ejection link (the label rule needs to know). */
+    int funnel = !strncmp(app, "incast", 6) || !strcmp(app, "rec:incast");
+    printf("FUNNEL=%d\n", funnel);
     printf("CLASS=%s\nTOPO=%s\nAPP='%s'\nMAP=%s\nBG='%s'\nFIELD='%s'\n",
            class_name(cls), t->spec, app, map, bg, fields[pick(6)]);
     return 0;
@@ -384,7 +410,7 @@ typedef struct label {
 } label;
 
 /* The truth rule of the header comment. */
-static void do_label(const run *A, const run *B, const run *C, label *o)
+static void do_label(const run *A, const run *B, const run *C, int funnel, label *o)
 {
     memset(o, 0, sizeof *o);
     for (uint32_t i = 1; i <= A->L; i++) {
@@ -396,7 +422,7 @@ static void do_label(const run *A, const run *B, const run *C, label *o)
             counted = 1;
         }
         if (rootlike(b, B->end_ps)) {
-            if (b->kind == 's') {
+            if (b->kind == 's' && !funnel) {
                 o->n_map++;
                 if (!counted)
                     o->mass[1] += (double)a->app_cg;
@@ -407,7 +433,7 @@ static void do_label(const run *A, const run *B, const run *C, label *o)
             }
             counted = 1;
         }
-        if (C->l[i].kind == 's' && rootlike(&C->l[i], C->end_ps))
+        if (C->l[i].kind == 's' && !funnel && rootlike(&C->l[i], C->end_ps))
             o->n_map_c++;
         if (!cool(a) && !hot(a))
             o->ambiguous = 1;   /* in the grey zone between cool and hot */
@@ -429,8 +455,10 @@ static void do_label(const run *A, const run *B, const run *C, label *o)
     o->primary = best;
 }
 
-static int cmd_label(const char *cls, const char *a, const char *b, const char *c)
+static int cmd_label(const char *cls, const char *fun, const char *a, const char *b,
+                     const char *c)
 {
+    int funnel = !strcmp(fun, "1");
     unsigned want;
     if (parse_set(cls, &want) != 0)
         return die("unknown class %s", cls);
@@ -440,10 +468,10 @@ static int cmd_label(const char *cls, const char *a, const char *b, const char *
     if (A.L != B.L || A.L != C.L)
         return die("%s: runs on different machines", a);
     label o;
-    do_label(&A, &B, &C, &o);
+    do_label(&A, &B, &C, funnel, &o);
     const char *verdict = "accept", *why = "";
     if (o.ambiguous && o.set == 0) {
-        verdict = "redraw";
+        verdict = "ambiguous";
         why = "links between cool and hot, or congested with no cause the rule sees";
     } else if (o.set != want) {
         verdict = "redraw";
@@ -460,6 +488,148 @@ static int cmd_label(const char *cls, const char *a, const char *b, const char *
     free(B.l);
     free(C.l);
     return 0;
+}
+
+
+/* ---- self-test of the truth rule on hand-built link tables ------------------ */
+
+static int st_fail;
+static void st_check(const char *name, unsigned got_set, unsigned want_set, unsigned got_prim,
+                     unsigned want_prim, int got_amb, int want_amb)
+{
+    int ok = got_set == want_set && got_prim == want_prim && got_amb == want_amb;
+    printf("%s - label: %s\n", ok ? "ok" : "not ok", name);
+    if (!ok) {
+        printf("#   expected %s, primary %s, ambiguous %d\n", class_name(want_set),
+               class_name(want_prim), want_amb);
+        printf("#   got      %s, primary %s, ambiguous %d\n", class_name(got_set),
+               class_name(got_prim), got_amb);
+        st_fail = 1;
+    }
+}
+
+/* One link: kind, application packets and congested ones, background
+ * packets, busy and stall in units of the run's end (1000). */
+static void st_link(run *r, uint32_t id, char kind, uint64_t pk, uint64_t cg, uint64_t bg,
+                    uint64_t busy, uint64_t stall)
+{
+    ltruth *t = &r->l[id];
+    t->kind = kind;
+    t->app_pk = pk;
+    t->app_cg = cg;
+    t->bg_pk = bg;
+    t->busy = busy;
+    t->stall = stall;
+}
+
+static void st_clear(run *r)
+{
+    memset(r->l, 0, 5 * sizeof *r->l);
+    r->L = 4;
+    r->end_ps = 1000;
+}
+
+/* Copies the link table (each run keeps its own array). */
+static void st_copy(run *dst, const run *src)
+{
+    memcpy(dst->l, src->l, 5 * sizeof *dst->l);
+    dst->L = src->L;
+    dst->end_ps = src->end_ps;
+}
+
+static int cmd_selftest(void)
+{
+    ltruth la[5], lb[5], lc[5];
+    run A = {4, la, 1000}, B = {4, lb, 1000}, C = {4, lc, 1000};
+    label o;
+
+    /* Nothing congested: none. */
+    st_clear(&A); st_clear(&B); st_clear(&C);
+    st_link(&A, 1, 'i', 500, 10, 0, 300, 0);
+    st_link(&A, 2, 'e', 500, 50, 0, 300, 0);    /* CF 0.10 < 0.15 */
+    st_link(&A, 3, 's', 50, 50, 0, 30, 0);      /* CF 1 but 50 packets: not judged */
+    st_copy(&B, &A); st_copy(&C, &A);
+    do_label(&A, &B, &C, 0, &o);
+    st_check("all cool -> none", o.set, 0, o.primary, 0, o.ambiguous, 0);
+
+    /* A link at CF 0.3: between cool and hot, no cause: ambiguous. */
+    st_link(&A, 4, 's', 1000, 300, 0, 500, 0);
+    st_copy(&B, &A); st_copy(&C, &A);
+    do_label(&A, &B, &C, 0, &o);
+    st_check("grey zone -> ambiguous", o.set, 0, o.primary, 0, o.ambiguous, 1);
+
+    /* Incast: the ejection link is busy and hot: pattern; an up-link hot
+     * by back-pressure (stall > busy) is not a cause. */
+    st_clear(&A);
+    st_link(&A, 2, 'e', 2000, 1900, 0, 800, 0);
+    st_link(&A, 3, 's', 1000, 800, 0, 200, 600);
+    st_copy(&B, &A); st_copy(&C, &A);
+    do_label(&A, &B, &C, 0, &o);
+    st_check("incast -> pattern", o.set, C_PATTERN, o.primary, C_PATTERN, o.ambiguous, 0);
+
+    /* The same with the interior link busy more than stalled: mapping too,
+     * unless the app is a funnel (all traffic into one node). */
+    st_link(&A, 3, 's', 1000, 800, 0, 600, 100);
+    st_copy(&B, &A); st_copy(&C, &A);
+    do_label(&A, &B, &C, 0, &o);
+    st_check("endpoint and interior roots -> pattern+mapping", o.set, C_PATTERN | C_MAPPING,
+             o.primary, C_PATTERN, o.ambiguous, 0);
+    do_label(&A, &B, &C, 1, &o);
+    st_check("funnel: interior root counts as the pattern", o.set, C_PATTERN, o.primary,
+             C_PATTERN, o.ambiguous, 0);
+
+    /* A HOL victim: hot, but hardly transmitting (busy < 2% of the run). */
+    st_clear(&A);
+    st_link(&A, 3, 's', 300, 300, 0, 10, 0);
+    st_copy(&B, &A); st_copy(&C, &A);
+    do_label(&A, &B, &C, 0, &o);
+    st_check("hot victim without root -> ambiguous", o.set, 0, o.primary, 0, o.ambiguous, 1);
+
+    /* Bad mapping: interior root in B; the compact run C is clean. */
+    st_clear(&A); st_clear(&C);
+    st_link(&A, 3, 's', 1000, 700, 0, 700, 100);
+    st_link(&A, 4, 's', 1000, 600, 0, 700, 50);
+    st_link(&C, 3, 's', 1000, 100, 0, 300, 0);
+    st_copy(&B, &A);
+    do_label(&A, &B, &C, 0, &o);
+    st_check("interior roots -> mapping", o.set, C_MAPPING, o.primary, C_MAPPING, o.ambiguous, 0);
+    if (o.n_map != 2 || o.n_map_c != 0) {
+        printf("not ok - label: mapping counts (2, 0), got (%u, %u)\n", o.n_map, o.n_map_c);
+        st_fail = 1;
+    } else {
+        printf("ok - label: mapping counts in B and in the compact run\n");
+    }
+
+    /* Interference: hot in A with background packets, cool without. */
+    st_clear(&A); st_clear(&B); st_clear(&C);
+    st_link(&A, 3, 's', 400, 300, 5000, 900, 50);
+    st_link(&B, 3, 's', 400, 4, 0, 40, 0);
+    st_copy(&C, &B);
+    do_label(&A, &B, &C, 0, &o);
+    st_check("background adds congestion -> interference", o.set, C_INTERFERENCE, o.primary,
+             C_INTERFERENCE, o.ambiguous, 0);
+    /* Hot in A and in B as well: the job's own (mapping), not interference. */
+    st_link(&B, 3, 's', 400, 300, 0, 600, 50);
+    st_copy(&C, &B);
+    memset(&C.l[3], 0, sizeof C.l[3]);
+    C.l[3].kind = 's';
+    do_label(&A, &B, &C, 0, &o);
+    st_check("hot without the background too -> mapping", o.set, C_MAPPING, o.primary,
+             C_MAPPING, o.ambiguous, 0);
+
+    /* Mix: one interior root of the job's own, two links congested by the
+     * background with more congested packets: primary interference. */
+    st_clear(&A); st_clear(&B); st_clear(&C);
+    st_link(&A, 1, 's', 1000, 500, 0, 600, 0);
+    st_link(&A, 2, 's', 1000, 900, 3000, 950, 0);
+    st_link(&A, 3, 's', 1000, 800, 3000, 950, 0);
+    st_link(&B, 1, 's', 1000, 500, 0, 600, 0);
+    st_link(&B, 2, 's', 1000, 10, 0, 100, 0);
+    st_link(&B, 3, 's', 1000, 10, 0, 100, 0);
+    do_label(&A, &B, &C, 0, &o);
+    st_check("mapping + background -> mapping+interference, primary interference", o.set,
+             C_MAPPING | C_INTERFERENCE, o.primary, C_INTERFERENCE, o.ambiguous, 0);
+    return st_fail;
 }
 
 /* ---- scoring -------------------------------------------------------------- */
@@ -623,16 +793,23 @@ static int cmd_report(const char *res, const char *cfl, const char *title)
         if (split(line, &rows[n]) >= 15)
             n++;
     fclose(f);
-    unsigned fully = 0, topr = 0, relab = 0;
+    unsigned fully = 0, topr = 0, relab = 0, unl = 0;
     for (unsigned i = 0; i < n; i++) {
+        if (!strcmp(rows[i].f[F_STATUS], "unlabelled")) {
+            unl++;
+            continue;
+        }
         fully += !strcmp(rows[i].f[F_FULLY], "1");
         topr += !strcmp(rows[i].f[F_TOPR], "1");
         relab += !strcmp(rows[i].f[F_RELAB], "1");
     }
     printf("#### %s\n\n", title);
-    printf("%u scenarios: **%u fully right (%.1f%%)**, **%u top finding right (%.1f%%)**; "
-           "%u kept with the truth's label after every redraw disagreed.\n\n",
-           n, fully, n ? 100.0 * fully / n : 0, topr, n ? 100.0 * topr / n : 0, relab);
+    unsigned ns = n - unl;
+    printf("%u scenarios scored: **%u fully right (%.1f%%)**, **%u top finding right "
+           "(%.1f%%)**; %u of them kept with the truth's label after every redraw disagreed "
+           "with the construction; %u more left unlabelled (ambiguous truth after every "
+           "redraw, not scored).\n\n",
+           ns, fully, ns ? 100.0 * fully / ns : 0, topr, ns ? 100.0 * topr / ns : 0, relab, unl);
     /* Per expected class: counts and the confusion matrix. */
     const char *cols[] = {"none", "pattern", "mapping", "interference", "pattern+mapping",
                           "mapping+interference", "pattern+interference",
@@ -649,7 +826,7 @@ static int cmd_report(const char *res, const char *cfl, const char *title)
         const char *en = class_name(e);
         unsigned cnt = 0, fr = 0, tr = 0, m[16] = {0};
         for (unsigned i = 0; i < n; i++) {
-            if (strcmp(rows[i].f[F_EXP], en))
+            if (strcmp(rows[i].f[F_EXP], en) || !strcmp(rows[i].f[F_STATUS], "unlabelled"))
                 continue;
             cnt++;
             fr += !strcmp(rows[i].f[F_FULLY], "1");
@@ -707,7 +884,7 @@ static int cmd_report(const char *res, const char *cfl, const char *title)
         printf("\n");
     }
     unsigned nf = n - fully;
-    printf("Scenarios not fully right (%u):\n\n", nf);
+    printf("Scenarios not fully right, and unlabelled ones (%u):\n\n", nf);
     if (nf) {
         printf("| seed | expected | reported (findings in order) | status | topology | "
                "application | mapping | background | field |\n|---|---|---|---|---|---|---|---|---|\n");
@@ -728,15 +905,17 @@ static int cmd_report(const char *res, const char *cfl, const char *title)
 
 int main(int argc, char **argv)
 {
+    if (argc == 2 && !strcmp(argv[1], "selftest"))
+        return cmd_selftest();
     if (argc == 4 && !strcmp(argv[1], "draw"))
         return cmd_draw(strtoull(argv[2], NULL, 10), strtoull(argv[3], NULL, 10));
-    if (argc == 6 && !strcmp(argv[1], "label"))
-        return cmd_label(argv[2], argv[3], argv[4], argv[5]);
+    if (argc == 7 && !strcmp(argv[1], "label"))
+        return cmd_label(argv[2], argv[3], argv[4], argv[5], argv[6]);
     if (argc == 5 && !strcmp(argv[1], "score"))
         return cmd_score(argv[2], argv[3], argv[4]);
     if (argc == 5 && !strcmp(argv[1], "report"))
         return cmd_report(argv[2], argv[3], argv[4]);
-    fprintf(stderr, "usage: scenarios draw SEED ATTEMPT | label CLASS A B C | "
-                    "score RUN EXPECTED PRIMARY | report RESULTS CFLINES TITLE\n");
+    fprintf(stderr, "usage: scenarios draw SEED ATTEMPT | label CLASS FUNNEL A B C | "
+                    "score RUN EXPECTED PRIMARY | report RESULTS CFLINES TITLE | selftest\n");
     return 2;
 }
