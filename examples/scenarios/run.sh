@@ -8,7 +8,8 @@
 #
 # Seeds FIRST..LAST (each seed is one scenario; the class is seed mod 5:
 # none, pattern, mapping, interference, mapping+interference).  -t bounds
-# every simulate and analyze (default 60 s): a scenario that times out or
+# every simulate and analyze (default 60 s; simulate also gets at most
+# SCENARIO_MEM_KB of virtual memory, 4 GB): a scenario that times out or
 # whose replay fails is a failure and is listed.  Writes OUTDIR/results.tsv,
 # OUTDIR/cf.tsv and OUTDIR/report.md (markdown, printed too).  -k keeps each
 # scenario's directories (traces and runs) under OUTDIR/s<seed>.
@@ -62,9 +63,13 @@ record() { # NAME ARGS...
 record incast 10 65536 || echo "run.sh: no recorded incast (Open MPI test programs missing); rec:incast falls back to gen" >&2
 record ring 20 1000 || echo "run.sh: no recorded ring; rec:ring falls back to gen" >&2
 
+# Every simulate is bounded in time and in memory (a replay that stops
+# progressing while its background keeps running grows without bound).
+MEM_KB=${SCENARIO_MEM_KB:-4000000}
 sim() { # DIR TRACE MAP BG -> rc
-    timeout "$TO" "$H" simulate --quiet --topo "$TOPO" -i "$2" --map "$3" ${4:+--background "$4"} \
-        $FIELD --seed "$seed" -o "$1" > "$1.log" 2>&1
+    (ulimit -v "$MEM_KB" 2>/dev/null
+     exec timeout "$TO" "$H" simulate --quiet --topo "$TOPO" -i "$2" --map "$3" ${4:+--background "$4"} \
+        $FIELD --seed "$seed" -o "$1") > "$1.log" 2>&1
 }
 
 row() { # status
