@@ -844,6 +844,29 @@ static int cmd_report(const char *res, const char *cfl, const char *title)
         printf("\n");
     }
     printf("\n");
+    /* Per machine family. */
+    static const char *fam[][2] = {
+        {"fattree:k=", "fat-tree"}, {"fattree:down=", "XGFT"},
+        {"routing=min", "dragonfly, minimal"}, {"routing=valiant", "dragonfly, Valiant"},
+        {"routing=ugal", "dragonfly, UGAL"}, {"torus:", "torus"}};
+    printf("| machine | scenarios | fully right | top right | failed (timeout, error) |\n"
+           "|---|---|---|---|---|\n");
+    for (unsigned k = 0; k < sizeof fam / sizeof fam[0]; k++) {
+        unsigned cnt = 0, fr = 0, tr = 0, fl = 0;
+        for (unsigned i = 0; i < n; i++) {
+            if (!strcmp(rows[i].f[F_STATUS], "unlabelled") || !strstr(rows[i].f[F_TOPO], fam[k][0]))
+                continue;
+            if (k == 0 && strstr(rows[i].f[F_TOPO], "dragonfly"))
+                continue;
+            cnt++;
+            fr += !strcmp(rows[i].f[F_FULLY], "1");
+            tr += !strcmp(rows[i].f[F_TOPR], "1");
+            fl += strcmp(rows[i].f[F_STATUS], "ok") != 0;
+        }
+        if (cnt)
+            printf("| %s | %u | %u | %u | %u |\n", fam[k][1], cnt, fr, tr, fl);
+    }
+    printf("\n");
     /* CF error and coverage per decoder and field. */
     f = cfl ? fopen(cfl, "r") : NULL;
     if (f) {
