@@ -40,12 +40,16 @@ t_eq "draw: deterministic" "$("$SC" draw 12345 2)" "$("$SC" draw 12345 2)"
 t_eq "draw: class of seeds 10..14" "none pattern mapping interference mapping+interference" \
     "$(for s in 10 11 12 13 14; do "$SC" draw $s 0 | sed -n 's/^CLASS=//p'; done | tr '\n' ' ' | sed 's/ $//')"
 
-# 4. Labels of real runs with a known answer (checked by hand on truth.bin):
-# an incast of 8 ranks into rank 3 on a 16-node fat-tree saturates node 3's
-# ejection link (pattern); a canary of 8 ranks alone congests nothing (none);
-# 4 ping-pong pairs of 8 KiB on scattered nodes beside incast congestors
-# are delayed on a link they share with them and are clean alone
-# (interference).
+# 4. Labels of real runs with a known answer, checked by hand on truth.bin:
+# an incast of 8 ranks into rank 3 on a 16-node fat-tree: node 3's ejection
+# link (id 20) carries 714 packets, 91% congested, busy 63% and never
+# stalled (the root); the up- and down-link on the way (ids 47, 40) are
+# 78-90% congested and carry nothing but the incast (a funnel): pattern.
+# A canary of 8 ranks alone congests nothing: none.  4 ping-pong pairs of
+# 8 KiB on scattered nodes beside incast congestors: up-link 47 carries 400
+# of their packets among 2607, 99% congested, stalled 70% by the
+# congestors' back-pressure; alone, no link of theirs is even 15%
+# congested: interference.
 H=$HOPSCOPE
 $H gen incast --ranks 8 --iters 6 --size 64K --root 3 --quiet -o "$T_TMP/inc"
 $H gen canary --ranks 8 --iters 40 --quiet -o "$T_TMP/can"
