@@ -915,8 +915,10 @@ static int cmd_report(const char *res, const char *cfl, const char *title)
             row *r = &rows[i];
             if (!strcmp(r->f[F_FULLY], "1"))
                 continue;
+            int amb = !strcmp(r->f[F_STATUS], "unlabelled");
             printf("| %s | %s%s | %s (%s) | %s | `%s` | `%s` | %s | %s | %s |\n", r->f[F_SEED],
-                   r->f[F_EXP], strcmp(r->f[F_RELAB], "1") ? "" : " (relabelled)",
+                   amb ? "-" : r->f[F_EXP],
+                   amb ? " (truth ambiguous)" : strcmp(r->f[F_RELAB], "1") ? "" : " (relabelled)",
                    r->f[F_REP], r->f[F_FINDINGS], r->f[F_STATUS], r->f[F_TOPO], r->f[F_APP],
                    r->f[F_MAP], r->f[F_BG][0] ? r->f[F_BG] : "-",
                    r->f[F_FIELD][0] ? r->f[F_FIELD] : "default");
