@@ -7,3 +7,8 @@ $(BUILD)/san/fuzz/hs_fuzz: $(BUILD)/san/obj/tests/fuzz/hs_fuzz.o $(BUILD)/san/li
 	@mkdir -p $(dir $@)
 	$(CC) -fsanitize=address,undefined -o $@ $^ $(LDLIBS_CORE)
 TEST_EXTRA += $(BUILD)/san/fuzz/hs_fuzz
+
+# The randomized scenario suite's generator, labeller and scorer
+# (tests/helpers/scenarios.c, driven by examples/scenarios/run.sh); built by
+# the generic tests/helpers rule.
+TEST_EXTRA += $(BUILD)/tests/helpers/scenarios
