@@ -714,6 +714,57 @@ static int app_explains(const hs_analysis *a, uint32_t l)
     return 1;
 }
 
+/* Whether other traffic queued the application's packets on link l as
+ * well, in a run that has other traffic: the application's load there is
+ * too low to fill a congested packet's wait (load_low, "dark and thin"),
+ * or its quiet packets on l (fewer than tau's worth of its own others in
+ * their bin) are congested at z standard errors, on at least min_packets
+ * of them: its own traffic cannot have queued those.  Asked of links the
+ * application's own heavy tree or load already explains, where it finds
+ * the second cause of a bad mapping plus a background.  *share: the
+ * application's congested packets the others explain: all of the link's
+ * when dark and thin, else the quiet ones' (an unbiased estimate of the
+ * congested packets that met fewer than tau's worth of the application's
+ * own). */
+static int others_queued(const hs_analysis *a, uint32_t l, double *share)
+{
+    double c = a->est[l].congested > 0 ? a->est[l].congested : 0;
+    *share = c;
+    if (a->alone)
+        return 0;
+    if (a->load_busy[l] <= a->p.load_low)
+        return 1;
+    if (a->quiet) {
+        hs_estimate e;
+        hs__an_est(a, &a->quiet[l], a->paths_exact, &e);
+        if (e.cf_valid && e.traffic >= a->p.min_packets &&
+            e.cf - a->p.z * e.cf_se >= a->p.cf_threshold) {
+            *share = e.congested < c ? (e.congested > 0 ? e.congested : 0) : c;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* The share of link l's congested packets that others' traffic explains
+ * leaves the severity of the application's own findings whose trees or
+ * victims hold l, so each finding ranks by the packets it explains. */
+static void own_share_move(hs_analysis *a, uint32_t l, double share)
+{
+    for (uint32_t i = 0; i < a->nfindings; i++) {
+        hs__finding *f = &a->findings[i];
+        if (f->kind == HS_AN_INTERFERENCE)
+            continue;
+        int in = 0;
+        for (uint32_t k = 0; k < f->nroots && !in; k++) {
+            const hs__root *R = &a->roots[f->roots[k]];
+            in = has(R->tree, R->ntree, l) || has(R->victims, R->nvictims, l);
+        }
+        if (in)
+            f->severity -= share;
+    }
+}
+
 /* Whether the pattern an endpoint finding names is there: several senders
  * into the node at once, or one sender faster than the node can take.
  * From the records, per destination node: the share of its sampled
@@ -828,8 +879,17 @@ int hs__an_diagnose(hs_analysis *a, hs_error *err)
     /* dark and thin links no heavy cluster explains join the interference */
     uint8_t *explained = a->explained;
     for (uint32_t l = 1; l <= r->L && !rc; l++) {
-        if (!a->congested[l] || explained[l] || app_explains(a, l))
+        if (!a->congested[l])
             continue;
+        /* a link of the application's own tree or cluster (or one it
+         * loads enough) is interference as well when others' traffic was
+         * there too: the second cause, with its share of the packets */
+        double share = a->est[l].congested;
+        if (explained[l] || app_explains(a, l)) {
+            if (!others_queued(a, l, &share))
+                continue;
+            own_share_move(a, l, share);
+        }
         if (interf_idx == HS__NIL) {
             if (!new_finding(a, HS_AN_INTERFERENCE)) {
                 rc = HS_ENOMEM;
@@ -840,7 +900,7 @@ int hs__an_diagnose(hs_analysis *a, hs_error *err)
         hs__finding *f = &a->findings[interf_idx];
         if (!has(f->links, f->nlinks, l)) {
             rc = hs__an_push(&f->links, &f->nlinks, l);
-            f->severity += a->est[l].congested;
+            f->severity += share;
             if (f->nlinks == 1 || a->est[l].cf > f->cf) {
                 f->cf = a->est[l].cf;
                 f->cf_se = a->est[l].cf_se;
