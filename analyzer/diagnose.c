@@ -714,55 +714,126 @@ static int app_explains(const hs_analysis *a, uint32_t l)
     return 1;
 }
 
-/* Whether other traffic queued the application's packets on link l as
- * well, in a run that has other traffic: the application's load there is
- * too low to fill a congested packet's wait (load_low, "dark and thin"),
- * or its quiet packets on l (fewer than tau's worth of its own others in
- * their bin) are congested at z standard errors, on at least min_packets
- * of them: its own traffic cannot have queued those.  Asked of links the
- * application's own heavy tree or load already explains, where it finds
- * the second cause of a bad mapping plus a background.  *share: the
- * application's congested packets the others explain: all of the link's
- * when dark and thin, else the quiet ones' (an unbiased estimate of the
- * congested packets that met fewer than tau's worth of the application's
- * own). */
-static int others_queued(const hs_analysis *a, uint32_t l, double *share)
+/* Head-of-line victims that others' traffic congests.  A light root whose
+ * cluster holds the application's heavy root is taken for its victim:
+ * its packets waited behind the heavy tree's at an input they share.  That
+ * needs a shared input: a packet that reached the victim through an input
+ * carrying none of the application's traffic into a heavy tree (no
+ * sampled packet of it went on to a link of one) cannot have waited
+ * behind the application's packets there, and the victim, a root, has no
+ * congested link downstream to stall it; if such packets are congested
+ * all the same (their CF at least cf_threshold at z standard errors, on at
+ * least min_packets of them), someone else's traffic queued them: the
+ * victim is a root of its own, and interference.  This is the second
+ * cause of a bad mapping beside a background: the background congests
+ * links next to the application's own heavy tree, and the cluster joins
+ * them.  Needs exact paths (the link before the victim on each packet's
+ * path) and other traffic in the run.  *freed[q] = 1 for such roots.
+ * HS_ENOMEM. */
+typedef struct via_ctx {
+    const uint8_t *want, *ncong;
+    const uint32_t *one;
+    uint32_t prev;
+} via_ctx;
+
+/* Keeps a victim link when the packet came to it through an input that
+ * feeds no other possibly congested output of the switch. */
+static int via_keep(void *ctx, uint32_t l)
 {
-    double c = a->est[l].congested > 0 ? a->est[l].congested : 0;
-    *share = c;
-    if (a->alone)
-        return 0;
-    if (a->load_busy[l] <= a->p.load_low)
-        return 1;
-    if (a->quiet) {
-        hs_estimate e;
-        hs__an_est(a, &a->quiet[l], a->paths_exact, &e);
-        if (e.cf_valid && e.traffic >= a->p.min_packets &&
-            e.cf - a->p.z * e.cf_se >= a->p.cf_threshold) {
-            *share = e.congested < c ? (e.congested > 0 ? e.congested : 0) : c;
-            return 1;
-        }
-    }
-    return 0;
+    via_ctx *v = ctx;
+    uint32_t u = v->prev;
+    int k = v->want[l] && u != HS__NIL && (v->ncong[u] == 0 || (v->ncong[u] == 1 && v->one[u] == l));
+    v->prev = l;
+    return k;
 }
 
-/* The share of link l's congested packets that others' traffic explains
- * leaves the severity of the application's own findings whose trees or
- * victims hold l, so each finding ranks by the packets it explains. */
-static void own_share_move(hs_analysis *a, uint32_t l, double share)
+/* Whether the data cannot rule out that link l is congested. */
+static int maybe_congested(const hs_analysis *a, uint32_t l)
 {
-    for (uint32_t i = 0; i < a->nfindings; i++) {
-        hs__finding *f = &a->findings[i];
-        if (f->kind == HS_AN_INTERFERENCE)
-            continue;
-        int in = 0;
-        for (uint32_t k = 0; k < f->nroots && !in; k++) {
-            const hs__root *R = &a->roots[f->roots[k]];
-            in = has(R->tree, R->ntree, l) || has(R->victims, R->nvictims, l);
+    const hs_estimate *e = &a->est[l];
+    return a->congested[l] ||
+           (e->cf_valid && e->cf + a->p.z * e->cf_se >= a->p.cf_threshold);
+}
+
+static int free_victims(hs_analysis *a, uint8_t **freed)
+{
+    const hs__run *r = a->r;
+    *freed = calloc(a->nroots ? a->nroots : 1, 1);
+    if (!*freed)
+        return HS_ENOMEM;
+    if (a->alone || !a->paths || !a->paths_exact || !r->R)
+        return 0;
+    size_t nl = (size_t)r->L + 1;
+    uint8_t *want = calloc(nl, 1), *ncong = calloc(nl, 1);
+    uint32_t *one = calloc(nl, sizeof *one);
+    hs_linksum *sum = calloc(nl, sizeof *sum);
+    int rc = 0, any = 0;
+    if (!want || !ncong || !one || !sum)
+        rc = HS_ENOMEM;
+    for (uint32_t q = 0; q < a->nroots && !rc; q++) {
+        const hs__root *R = &a->roots[q];
+        if (R->victim_of >= 0) {
+            for (uint32_t i = 0; i < R->nlinks; i++)
+                want[R->links[i]] = 1;
+            any = 1;
         }
-        if (in)
-            f->severity -= share;
     }
+    /* per input: the possibly congested outputs of its switch it feeds
+     * (0, 1 and which, or 2 for more), whoever congests them: a packet
+     * behind the head of that input may have waited for any of them */
+    for (uint32_t w = 1; any && !rc && w <= r->L; w++) {
+        if (r->lk[w].from_kind != HS__DEV_SWITCH || !maybe_congested(a, w))
+            continue;
+        for (uint32_t u = 1; u <= r->L; u++)
+            if (ncong[u] < 2 && r->lk[u].to_kind == HS__DEV_SWITCH &&
+                r->lk[u].to == r->lk[w].from && hs__an_feeds(a, u, w) > 0) {
+                if (ncong[u]++ == 0)
+                    one[u] = w;
+            }
+    }
+    if (any && !rc) {
+        hs__decoder d;
+        hs_error e;
+        hs_totals tot;
+        memset(&tot, 0, sizeof tot);
+        rc = hs__an_decoder_init(&d, a->paths, &e);
+        if (!rc) {
+            via_ctx v = { want, ncong, one, HS__NIL };
+            for (uint64_t i = 0; i < r->R && !rc; i++) {
+                v.prev = HS__NIL;
+                rc = hs__an_route_add(&d, i, via_keep, &v, sum, &tot, NULL);
+            }
+            if (!rc)
+                rc = hs__an_route_flush(&d, sum, &tot);
+            hs__an_decoder_free(&d);
+        }
+    }
+    for (uint32_t q = 0; any && !rc && q < a->nroots; q++) {
+        hs__root *R = &a->roots[q];
+        if (R->victim_of < 0)
+            continue;
+        for (uint32_t i = 0; i < R->nlinks && !(*freed)[q]; i++) {
+            hs_estimate e;
+            hs__an_est(a, &sum[R->links[i]], a->paths_exact, &e);
+            (*freed)[q] = e.cf_valid && e.traffic >= a->p.min_packets &&
+                          e.cf - a->p.z * e.cf_se >= a->p.cf_threshold;
+        }
+        if (!(*freed)[q])
+            continue;
+        /* no longer the heavy root's victim */
+        hs__root *H = &a->roots[R->victim_of];
+        uint32_t k = 0;
+        for (uint32_t i = 0; i < H->nvictims; i++)
+            if (!has(R->links, R->nlinks, H->victims[i]))
+                H->victims[k++] = H->victims[i];
+        H->nvictims = k;
+        R->victim_of = -1;
+    }
+    free(want);
+    free(ncong);
+    free(one);
+    free(sum);
+    return rc;
 }
 
 /* Whether the pattern an endpoint finding names is there: several senders
@@ -842,11 +913,16 @@ int hs__an_diagnose(hs_analysis *a, hs_error *err)
         if (a->roots[q].endpoint == 1 && a->roots[q].node != HS__NIL &&
             hs__an_incast_present(a, &incast_ok))
             return hs_error_set(err, HS_ENOMEM, "out of memory");
+    uint8_t *freed = NULL;
+    if (free_victims(a, &freed)) {
+        free(incast_ok);
+        return hs_error_set(err, HS_ENOMEM, "out of memory");
+    }
     for (uint32_t q = 0; q < a->nroots && !rc; q++) {
         const hs__root *R = &a->roots[q];
         if (R->victim_of >= 0)
             continue;
-        int own = app_explains(a, R->links[0]);
+        int own = !freed[q] && app_explains(a, R->links[0]);
         /* an endpoint root without the pattern (one partner, no faster
          * sender) is back-pressure from the network: a mapping matter */
         int pattern = R->endpoint && (R->endpoint != 1 || R->node == HS__NIL || !incast_ok ||
@@ -874,22 +950,14 @@ int hs__an_diagnose(hs_analysis *a, hs_error *err)
         }
     }
     free(incast_ok);
+    free(freed);
     if (rc)
         return hs_error_set(err, rc, "out of memory");
     /* dark and thin links no heavy cluster explains join the interference */
     uint8_t *explained = a->explained;
     for (uint32_t l = 1; l <= r->L && !rc; l++) {
-        if (!a->congested[l])
+        if (!a->congested[l] || explained[l] || app_explains(a, l))
             continue;
-        /* a link of the application's own tree or cluster (or one it
-         * loads enough) is interference as well when others' traffic was
-         * there too: the second cause, with its share of the packets */
-        double share = a->est[l].congested;
-        if (explained[l] || app_explains(a, l)) {
-            if (!others_queued(a, l, &share))
-                continue;
-            own_share_move(a, l, share);
-        }
         if (interf_idx == HS__NIL) {
             if (!new_finding(a, HS_AN_INTERFERENCE)) {
                 rc = HS_ENOMEM;
@@ -900,7 +968,7 @@ int hs__an_diagnose(hs_analysis *a, hs_error *err)
         hs__finding *f = &a->findings[interf_idx];
         if (!has(f->links, f->nlinks, l)) {
             rc = hs__an_push(&f->links, &f->nlinks, l);
-            f->severity += share;
+            f->severity += a->est[l].congested;
             if (f->nlinks == 1 || a->est[l].cf > f->cf) {
                 f->cf = a->est[l].cf;
                 f->cf_se = a->est[l].cf_se;
