@@ -306,7 +306,10 @@ static hs__finding *new_finding(hs_analysis *a, hs_an_kind kind)
     return f;
 }
 
-static int add_root(hs__finding *f, const hs_analysis *a, uint32_t q)
+/* Adds root q to finding f; its severity counts the congested packets of
+ * its tree and victims, except on links marked in skip (when non-NULL):
+ * those another finding already explains. */
+static int add_root(hs__finding *f, const hs_analysis *a, uint32_t q, const uint8_t *skip)
 {
     const hs__root *R = &a->roots[q];
     if (hs__an_push(&f->roots, &f->nroots, q))
@@ -316,9 +319,11 @@ static int add_root(hs__finding *f, const hs_analysis *a, uint32_t q)
             return HS_ENOMEM;
     f->nlinks_root = f->nlinks;
     for (uint32_t i = 0; i < R->ntree; i++)
-        f->severity += a->est[R->tree[i]].congested;
+        if (!skip || !skip[R->tree[i]])
+            f->severity += a->est[R->tree[i]].congested;
     for (uint32_t i = 0; i < R->nvictims; i++)
-        f->severity += a->est[R->victims[i]].congested;
+        if (!skip || !skip[R->victims[i]])
+            f->severity += a->est[R->victims[i]].congested;
     for (uint32_t i = 0; i < R->nlinks; i++) {
         uint32_t l = R->links[i];
         if (f->nlinks_root == 1 || a->est[l].cf > f->cf || (f->cf == 0 && f->load == 0)) {
@@ -914,10 +919,19 @@ int hs__an_diagnose(hs_analysis *a, hs_error *err)
             hs__an_incast_present(a, &incast_ok))
             return hs_error_set(err, HS_ENOMEM, "out of memory");
     uint8_t *freed = NULL;
-    if (free_victims(a, &freed)) {
+    /* a freed victim's tree may run through the heavy tree it hung off:
+     * those links' packets count for the application's own finding */
+    uint8_t *heavy_tree = calloc((size_t)r->L + 1, 1);
+    if (!heavy_tree || free_victims(a, &freed)) {
         free(incast_ok);
+        free(heavy_tree);
+        free(freed);
         return hs_error_set(err, HS_ENOMEM, "out of memory");
     }
+    for (uint32_t q = 0; q < a->nroots; q++)
+        if (a->roots[q].heavy)
+            for (uint32_t i = 0; i < a->roots[q].ntree; i++)
+                heavy_tree[a->roots[q].tree[i]] = 1;
     for (uint32_t q = 0; q < a->nroots && !rc; q++) {
         const hs__root *R = &a->roots[q];
         if (R->victim_of >= 0)
@@ -938,7 +952,7 @@ int hs__an_diagnose(hs_analysis *a, hs_error *err)
                 *idx = a->nfindings - 1;
             }
             if (!rc)
-                rc = add_root(&a->findings[*idx], a, q);
+                rc = add_root(&a->findings[*idx], a, q, NULL);
         } else {
             if (interf_idx == HS__NIL) {
                 if (!new_finding(a, HS_AN_INTERFERENCE))
@@ -946,11 +960,12 @@ int hs__an_diagnose(hs_analysis *a, hs_error *err)
                 interf_idx = a->nfindings - 1;
             }
             if (!rc)
-                rc = add_root(&a->findings[interf_idx], a, q);
+                rc = add_root(&a->findings[interf_idx], a, q, freed[q] ? heavy_tree : NULL);
         }
     }
     free(incast_ok);
     free(freed);
+    free(heavy_tree);
     if (rc)
         return hs_error_set(err, rc, "out of memory");
     /* dark and thin links no heavy cluster explains join the interference */
