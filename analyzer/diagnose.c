@@ -483,7 +483,15 @@ static void describe_interference(hs_analysis *a, hs__finding *f, sbuf *b)
     memset(&q, 0, sizeof q);
     if (a->quiet)
         hs__an_est(a, &a->quiet[w], a->paths_exact, &q);
-    if (f->load > a->p.load_low && q.cf_valid)
+    int only_freed = f->nfreed && f->nfreed == f->nroots && f->nlinks == f->nlinks_root;
+    if (only_freed)
+        sb_printf(b, "%u congested link%s next to the application's own congestion %s "
+                  "congested by others' traffic (worst: %s, congested for %s of the "
+                  "application's packets that cross it, while its own load there is %.0f%% "
+                  "of capacity)", f->nlinks, f->nlinks > 1 ? "s" : "",
+                  f->nlinks > 1 ? "are" : "is", hs__an_link_desc(r, w, lb, sizeof lb),
+                  hs__an_cf_text(ct, sizeof ct, f->cf, f->cf_se), pct(clip01(f->load)));
+    else if (f->load > a->p.load_low && q.cf_valid)
         /* decided by the quiet packets (app_explains) */
         sb_printf(b, "%u link%s %s congested even where the application itself is quiet on "
                   "them (worst: %s, congested for %s of the application's packets "
@@ -500,6 +508,23 @@ static void describe_interference(hs_analysis *a, hs__finding *f, sbuf *b)
                   "packets that cross it, while its own load there is %.0f%% of capacity)",
                   f->nlinks, f->nlinks > 1 ? "s" : "", f->nlinks > 1 ? "y" : "ies",
                   hs__an_link_desc(r, w, lb, sizeof lb), hs__an_cf_text(ct, sizeof ct, f->cf, f->cf_se), pct(clip01(f->load)));
+    if (f->nfreed) {
+        char fb[160], fc[64];
+        if (only_freed)
+            sb_printf(b, "; not behind the application's own packets: on %s, %s of its "
+                      "packets that reached the link through inputs carrying none of its "
+                      "traffic to another congested link are congested",
+                      hs__an_link_desc(r, f->freed_link, fb, sizeof fb),
+                      hs__an_cf_text(fc, sizeof fc, f->freed_cf, f->freed_se));
+        else
+            sb_printf(b, "; %u of them, next to the application's own congestion, are "
+                      "congested by others too (worst: %s, congested for %s of the "
+                      "application's packets that reached it through inputs carrying none of "
+                      "its traffic to another congested link, which cannot have waited behind "
+                      "its own packets)", f->nfreed,
+                      hs__an_link_desc(r, f->freed_link, fb, sizeof fb),
+                      hs__an_cf_text(fc, sizeof fc, f->freed_cf, f->freed_se));
+    }
     if (f->nnodes) {
         sb_printf(b, "; the application's packets through them come from or go to %u node%s (",
                   f->nnodes, f->nnodes > 1 ? "s" : "");
@@ -760,7 +785,7 @@ static int maybe_congested(const hs_analysis *a, uint32_t l)
            (e->cf_valid && e->cf + a->p.z * e->cf_se >= a->p.cf_threshold);
 }
 
-static int free_victims(hs_analysis *a, uint8_t **freed)
+static int free_victims(hs_analysis *a, uint8_t **freed, hs_estimate *via)
 {
     const hs__run *r = a->r;
     *freed = calloc(a->nroots ? a->nroots : 1, 1);
@@ -822,6 +847,7 @@ static int free_victims(hs_analysis *a, uint8_t **freed)
             hs__an_est(a, &sum[R->links[i]], a->paths_exact, &e);
             (*freed)[q] = e.cf_valid && e.traffic >= a->p.min_packets &&
                           e.cf - a->p.z * e.cf_se >= a->p.cf_threshold;
+            via[q] = e;
         }
         if (!(*freed)[q])
             continue;
@@ -922,10 +948,12 @@ int hs__an_diagnose(hs_analysis *a, hs_error *err)
     /* a freed victim's tree may run through the heavy tree it hung off:
      * those links' packets count for the application's own finding */
     uint8_t *heavy_tree = calloc((size_t)r->L + 1, 1);
-    if (!heavy_tree || free_victims(a, &freed)) {
+    hs_estimate *via = calloc(a->nroots ? a->nroots : 1, sizeof *via);
+    if (!heavy_tree || !via || free_victims(a, &freed, via)) {
         free(incast_ok);
         free(heavy_tree);
         free(freed);
+        free(via);
         return hs_error_set(err, HS_ENOMEM, "out of memory");
     }
     for (uint32_t q = 0; q < a->nroots; q++)
@@ -961,11 +989,18 @@ int hs__an_diagnose(hs_analysis *a, hs_error *err)
             }
             if (!rc)
                 rc = add_root(&a->findings[interf_idx], a, q, freed[q] ? heavy_tree : NULL);
+            hs__finding *f = &a->findings[interf_idx];
+            if (!rc && freed[q] && (!f->nfreed++ || via[q].cf > f->freed_cf)) {
+                f->freed_link = R->links[0];
+                f->freed_cf = via[q].cf;
+                f->freed_se = via[q].cf_se;
+            }
         }
     }
     free(incast_ok);
     free(freed);
     free(heavy_tree);
+    free(via);
     if (rc)
         return hs_error_set(err, rc, "out of memory");
     /* dark and thin links no heavy cluster explains join the interference */
