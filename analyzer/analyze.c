@@ -193,7 +193,10 @@ static int check_records(hs_analysis *a, uint64_t *per_phase, hs_error *err)
 
 void hs__an_est(const hs_analysis *a, const hs_linksum *ls, int exact, hs_estimate *e)
 {
-    hs_estimate_sampled(&a->r->scheme, ls, exact, a->sample_p, a->msg_packets, e);
+    /* npath without exact paths: a node link under candidate sets, whose
+     * records are known exactly (hs__an_route_decode) */
+    hs_estimate_sampled(&a->r->scheme, ls, exact || ls->npath > 0, a->sample_p, a->msg_packets,
+                        e);
 }
 
 /* A link's own estimate judged by its standard error (judge.c): status OK

@@ -516,7 +516,27 @@ int hs__an_route_decode(hs__decoder *d, const uint32_t *idx, uint64_t lo, uint64
             }
         }
     }
-    return hs__an_route_flush(d, acc, tot);
+    int rc = hs__an_route_flush(d, acc, tot);
+    if (rc || p->exact)
+        return rc;
+    /* Candidate sets (adaptive routing): a packet's path is uncertain in
+     * the network, but it surely leaves its source's injection link and
+     * enters its destination's ejection link, and only its records list
+     * those.  Counting them makes those links' traffic exact (npath), as
+     * with deterministic routing; their congested sums already come from
+     * exactly the records that crossed them. */
+    const hs__run *r = p->r;
+    for (uint64_t k = lo; k < hi; k++) {
+        hs__rec rec;
+        hs__rec_get(r, idx ? idx[k] : k, &rec);
+        hs_field f;
+        if (hs_field_unpack(&r->scheme, rec.field, &f) || f.hop == 0 ||
+            f.hop == r->scheme.hop_ovf)
+            continue;
+        acc[r->nd[rec.src].inj].npath++;
+        acc[r->nd[rec.dst].ej].npath++;
+    }
+    return 0;
 }
 
 int hs__an_path_has(const hs__paths *p, const hs__pentry *e, uint32_t link)
