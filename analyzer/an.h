@@ -402,6 +402,14 @@ typedef struct hs__accuracy {
     uint32_t tp, fp, fn, tn;
 } hs__accuracy;
 
+/* Reports progress through the caller's hook (hs_analyze_params.progress). */
+#define HS__AN_PROGRESS(a, stage, done, total)                                          \
+    do {                                                                                \
+        if ((a)->p.progress)                                                            \
+            (a)->p.progress((a)->p.progress_ctx, (stage), (uint64_t)(done),             \
+                            (uint64_t)(total));                                         \
+    } while (0)
+
 /* hs_estimate_sampled with the run's monitoring probability: estimates of
  * all the application's packets, not only the monitored ones. */
 void hs__an_est(const hs_analysis *a, const hs_linksum *ls, int exact, hs_estimate *e);
