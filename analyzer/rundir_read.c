@@ -1192,8 +1192,26 @@ static int compute_routes(hs__run *r, const files *fl, hs_error *err)
     if (fl->route_classes || fl->route_entries)
         return hs_error_set(err, HS_EFORMAT, "%s: counts.route_classes and route_entries must be "
                             "0 when topology.routes is 'computed'", path);
+    /* the spec must be of the family the manifest names (never a file to
+     * open), and its counts, which hs_topo_describe gets in constant memory,
+     * the manifest's: a hostile spec builds nothing big */
+    static const char *const prefix[] = { NULL, "fattree:", "dragonfly:", "torus:", NULL };
+    if (strncmp(r->topo_spec, prefix[r->topo_kind], strlen(prefix[r->topo_kind])) != 0 &&
+        !(r->topo_kind == HS__TOPO_TORUS && strncmp(r->topo_spec, "mesh:", 5) == 0))
+        return hs_error_set(err, HS_EFORMAT, "%s: topology.spec '%s' is not a %s", path,
+                            r->topo_spec, r->topo_kind_name);
     hs_error e2;
-    int rc = hs_topo_create(r->topo_spec, &r->topo, &e2);
+    hs_topo_desc desc;
+    int rc = hs_topo_describe(r->topo_spec, &desc, &e2);
+    if (rc)
+        return hs_error_set(err, HS_EFORMAT, "%s: topology.spec '%s' does not build (%s): the "
+                            "routes cannot be recomputed", path, r->topo_spec,
+                            hs_error_str(&e2, rc));
+    if (desc.s.nodes != r->N || desc.s.switches != r->S || desc.s.links != r->L)
+        return hs_error_set(err, HS_EFORMAT, "%s: topology.spec '%s' has %u nodes, %u switches, "
+                            "%u links; the manifest says %u, %u, %u", path, r->topo_spec,
+                            desc.s.nodes, desc.s.switches, desc.s.links, r->N, r->S, r->L);
+    rc = hs_topo_create(r->topo_spec, &r->topo, &e2);
     if (rc) {
         r->topo = NULL;
         return hs_error_set(err, HS_EFORMAT, "%s: topology.spec '%s' does not build (%s): the "

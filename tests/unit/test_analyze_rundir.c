@@ -254,6 +254,8 @@ static void m_man_format(unsigned char **b, size_t *n) { replace(b, n, "\"hopsco
 static void m_man_version(unsigned char **b, size_t *n) { replace(b, n, "\"version\": 2,\n  \"hopscope\"", "\"version\": 3,\n  \"hopscope\""); }
 /* computed routes (comp) */
 static void m_spec_other(unsigned char **b, size_t *n) { replace(b, n, "k=4,n=2,taper", "k=4,n=3,taper"); }
+static void m_spec_file(unsigned char **b, size_t *n) { replace(b, n, "\"spec\": \"fattree:k=4,n=2,taper=1,bw=25GB/s,lat=100ns,routing=dmodk\"", "\"spec\": \"file:/etc/passwd\""); }
+static void m_spec_huge(unsigned char **b, size_t *n) { replace(b, n, "\"spec\": \"fattree:k=4,n=2,", "\"spec\": \"fattree:k=64,n=4,"); }
 static void m_spec_bad(unsigned char **b, size_t *n) { replace(b, n, "taper=1,", "taper=x,"); }
 static void m_spec_routing(unsigned char **b, size_t *n) { replace(b, n, "routing=dmodk\"", "routing=adaptive\""); }
 static void m_routes_how(unsigned char **b, size_t *n) { replace(b, n, "\"routes\": \"computed\"", "\"routes\": \"compute\""); }
@@ -306,8 +308,11 @@ static void test_rejects_computed(void **state)
 {
     (void)state;
     static const bad cases[] = {
-        { "manifest.json", m_spec_other, HS_EFORMAT, "builds 64 nodes, 48 switches, 384 links "
-          "routed 'dmodk'; the manifest says 16, 8, 64, 'dmodk'" },
+        { "manifest.json", m_spec_other, HS_EFORMAT, "has 64 nodes, 48 switches, 384 links; "
+          "the manifest says 16, 8, 64" },
+        { "manifest.json", m_spec_file, HS_EFORMAT, "topology.spec 'file:/etc/passwd' is not a "
+          "fattree" },
+        { "manifest.json", m_spec_huge, HS_EFORMAT, "has 16777216 nodes, 1048576 switches" },
         { "manifest.json", m_spec_bad, HS_EFORMAT, "does not build" },
         { "manifest.json", m_spec_routing, HS_EFORMAT, "routed 'adaptive'; the manifest says 16, "
           "8, 64, 'dmodk'" },
@@ -445,16 +450,11 @@ static uint64_t rng64(uint64_t *s)
 
 /* Random corruption of every file: the analysis succeeds or fails with a
  * message that names the run directory; never a crash (ASan build). */
-static void test_fuzz(void **state)
+static void fuzz_dir(const char *dir, const char *const *files, size_t nfiles, uint64_t seed)
 {
-    (void)state;
-    static const char *files[] = { "manifest.json", "links.tsv", "nodes.tsv", "switches.tsv",
-                                   "phases.tsv", "routes.bin", "counters.bin", "records.bin",
-                                   "truth.bin", "app.json" };
-    uint64_t seed = 77;
-    for (size_t fi = 0; fi < sizeof files / sizeof files[0]; fi++) {
+    for (size_t fi = 0; fi < nfiles; fi++) {
         size_t n;
-        unsigned char *orig = slurp(base.dir, files[fi], &n);
+        unsigned char *orig = slurp(dir, files[fi], &n);
         unsigned char *b = malloc(n + 16);
         int failures = 0;
         for (int it = 0; it < 60; it++) {
@@ -473,20 +473,33 @@ static void test_fuzz(void **state)
                 else
                     b[at] ^= (unsigned char)(1u << (rng64(&seed) % 8));
             }
-            spit(base.dir, files[fi], b, m);
+            spit(dir, files[fi], b, m);
             hs_error e;
-            int rc = try_analyze(base.dir, &e);
+            int rc = try_analyze(dir, &e);
             if (rc) {
                 failures++;
-                if (!strstr(e.msg, base.dir) && rc != HS_ENOMEM)
+                if (!strstr(e.msg, dir) && rc != HS_ENOMEM)
                     fail_msg("%s: message without the file: '%s'", files[fi], e.msg);
             }
         }
-        spit(base.dir, files[fi], orig, n);
+        spit(dir, files[fi], orig, n);
         print_message("fuzz %-14s %2d of 60 mutations rejected\n", files[fi], failures);
         free(orig);
         free(b);
     }
+}
+
+static void test_fuzz(void **state)
+{
+    (void)state;
+    static const char *const files[] = { "manifest.json", "links.tsv", "nodes.tsv",
+                                         "switches.tsv", "phases.tsv", "routes.bin",
+                                         "counters.bin", "records.bin", "truth.bin", "app.json" };
+    fuzz_dir(base.dir, files, sizeof files / sizeof files[0], 77);
+    /* the tables the recomputed routes are checked against */
+    static const char *const cfiles[] = { "manifest.json", "links.tsv", "nodes.tsv",
+                                          "switches.tsv" };
+    fuzz_dir(comp.dir, cfiles, sizeof cfiles / sizeof cfiles[0], 78);
 }
 
 /* --phases FILE: syntax errors name the line; names group phases. */
