@@ -1,10 +1,14 @@
 /* analyzer/an.h — private to analyzer/: the run directory as read from
  * disk, and the pieces of an analysis.
  *
- * The analyzer never calls fabric code: everything it knows about the
- * network comes from the run directory's files (docs/formats.md, "Run
- * directory"), read here by strict readers that reject malformed input with
- * the file, the offset (or line) and the reason. */
+ * Everything the analyzer knows about the network comes from the run
+ * directory's files (docs/formats.md, "Run directory"), read here by strict
+ * readers that reject malformed input with the file, the offset (or line)
+ * and the reason.  One exception: the routes of the regular families
+ * (fat-tree, dragonfly, torus), which a version-2 run directory does not
+ * store, are recomputed through fabric's public routing function from the
+ * topology spec, after checking that the spec rebuilds exactly the run's
+ * link table. */
 #ifndef HOPSCOPE_ANALYZER_AN_H
 #define HOPSCOPE_ANALYZER_AN_H
 
@@ -14,6 +18,7 @@
 #include <stdlib.h>
 #include "hopscope/analyzer.h"
 #include "hopscope/common.h"
+#include "hopscope/fabric.h"
 #include "hopscope/hash.h"
 
 #define HS__NIL UINT32_MAX
@@ -114,13 +119,20 @@ typedef struct hs__run {
     hs__phase  *ph;
     uint32_t    nph;
     char       *pools[4];               /* the TSV files' text: names point into it */
-    /* routes.bin */
+    /* routes: destinations that route alike everywhere but at their own
+     * switch form a class.  Either routes.bin's tables (rcnt, roff, rent)
+     * or, when topology.routes is "computed", fabric's routing function on
+     * the topology rebuilt from topo_spec (topo, rep). */
     uint32_t  C;                        /* destination classes */
+    uint32_t *cls;                      /* class of each node */
+    int       routes_computed;
+    hs_topo  *topo;                     /* computed: the rebuilt topology */
+    uint32_t *rep;                      /* computed: one node of each class */
+    uint32_t *csw;                      /* the switch of each class */
     uint32_t  rflags;
-    const unsigned char *rclass;        /* u32 class of each node, little-endian */
-    const uint8_t  *rcnt;               /* count[s*C + c] */
-    uint64_t *roff;                     /* S*C + 1 prefix offsets into rent */
-    const unsigned char *rent;          /* u32 entries, little-endian */
+    const uint8_t  *rcnt;               /* table: count[s*C + c] */
+    uint64_t *roff;                     /* table: S*C + 1 prefix offsets into rent */
+    const unsigned char *rent;          /* table: u32 entries, little-endian */
     /* counters.bin */
     unsigned  cnt_k, cnt_arrays;
     int       cnt_exact, cnt_second;
@@ -154,17 +166,23 @@ static inline uint64_t hs__le64(const unsigned char *p)
 {
     return (uint64_t)hs__le32(p) | (uint64_t)hs__le32(p + 4) << 32;
 }
-static inline unsigned hs__route_count(const hs__run *r, uint32_t s, uint32_t c)
+/* The most output links one (switch, class) may list. */
+#define HS__ROUTE_MAX 255u
+
+/* The output links a packet for class c may take at switch s (one with
+ * deterministic routing, the allowed up ports of adaptive fat-trees, the
+ * minimal choice of dragonflies) into out[HS__ROUTE_MAX]; 0 at the
+ * class's own switch, where it leaves on its node's ejection link. */
+unsigned hs__route_set(const hs__run *r, uint32_t s, uint32_t c, uint32_t *out);
+/* The first of them, or 0 at the class's own switch. */
+static inline uint32_t hs__route_first(const hs__run *r, uint32_t s, uint32_t c)
 {
-    return r->rcnt[(size_t)s * r->C + c];
-}
-static inline uint32_t hs__route_entry(const hs__run *r, uint32_t s, uint32_t c, unsigned i)
-{
-    return hs__le32(r->rent + 4 * (r->roff[(size_t)s * r->C + c] + i));
+    uint32_t set[HS__ROUTE_MAX];
+    return hs__route_set(r, s, c, set) ? set[0] : 0;
 }
 static inline uint32_t hs__node_class(const hs__run *r, uint32_t node)
 {
-    return hs__le32(r->rclass + 4 * (size_t)node);
+    return r->cls[node];
 }
 
 /* Fills ct (hs_counters_init'ed by the caller with the run's scheme) with
@@ -389,6 +407,14 @@ typedef struct hs__accuracy {
     /* the congested classification against truth (true CF >= threshold) */
     uint32_t tp, fp, fn, tn;
 } hs__accuracy;
+
+/* Reports progress through the caller's hook (hs_analyze_params.progress). */
+#define HS__AN_PROGRESS(a, stage, done, total)                                          \
+    do {                                                                                \
+        if ((a)->p.progress)                                                            \
+            (a)->p.progress((a)->p.progress_ctx, (stage), (uint64_t)(done),             \
+                            (uint64_t)(total));                                         \
+    } while (0)
 
 /* hs_estimate_sampled with the run's monitoring probability: estimates of
  * all the application's packets, not only the monitored ones. */

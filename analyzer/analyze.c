@@ -150,6 +150,8 @@ static int check_records(hs_analysis *a, uint64_t *per_phase, hs_error *err)
     double sh = 0, sh2 = 0;
     int rc = 0;
     for (uint64_t i = 0; i < r->R && !rc; i++) {
+        if (i % HS_AN_PROGRESS_STEP == 0)
+            HS__AN_PROGRESS(a, "checking records", i, r->R);
         hs__rec rec;
         hs__rec_get(r, i, &rec);
         unsigned long long off = 40 + 40ull * i;
@@ -193,7 +195,10 @@ static int check_records(hs_analysis *a, uint64_t *per_phase, hs_error *err)
 
 void hs__an_est(const hs_analysis *a, const hs_linksum *ls, int exact, hs_estimate *e)
 {
-    hs_estimate_sampled(&a->r->scheme, ls, exact, a->sample_p, a->msg_packets, e);
+    /* npath without exact paths: a node link under candidate sets, whose
+     * records are known exactly (hs__an_route_decode) */
+    hs_estimate_sampled(&a->r->scheme, ls, exact || ls->npath > 0, a->sample_p, a->msg_packets,
+                        e);
 }
 
 /* A link's own estimate judged by its standard error (judge.c): status OK
@@ -411,6 +416,8 @@ static int record_loads(hs_analysis *a, hs_error *err)
     uint32_t nt = 0;
     uint64_t bin = UINT64_MAX, first = 0;
     for (uint64_t i = 0; i <= r->R && !rc; i++) {
+        if (i % HS_AN_PROGRESS_STEP == 0)
+            HS__AN_PROGRESS(a, "the application's load per link", i, r->R);
         hs__rec rec;
         memset(&rec, 0, sizeof rec);
         uint64_t b = UINT64_MAX - 1;
@@ -663,9 +670,19 @@ static int run_route(hs_analysis *a, const uint64_t *per_phase, hs_error *err)
         if (start[g] == start[g + 1])
             continue;
         memset(acc, 0, nls * sizeof *acc);
-        if ((rc = hs__an_route_decode(&d, perm, start[g], start[g + 1], acc, &v->tot, 1))) {
-            rc = hs_error_set(err, rc, "route-aware decoder: %s", hs_strerror(rc));
-            goto out;
+        /* in slices, for progress: the sums are integers, so slicing
+         * changes nothing */
+        for (uint64_t lo = start[g]; lo < start[g + 1]; lo += HS_AN_PROGRESS_STEP) {
+            uint64_t hi = start[g + 1] - lo > HS_AN_PROGRESS_STEP ? lo + HS_AN_PROGRESS_STEP
+                                                                  : start[g + 1];
+            HS__AN_PROGRESS(a, "decoding records by phase", lo, r->R);
+            hs_totals t;
+            memset(&t, 0, sizeof t);
+            if ((rc = hs__an_route_decode(&d, perm, lo, hi, acc, &t, 1))) {
+                rc = hs_error_set(err, rc, "route-aware decoder: %s", hs_strerror(rc));
+                goto out;
+            }
+            hs__an_tot_add(&v->tot, &t);
         }
         if (make_view(a, v, acc, NULL, p->exact)) {
             rc = hs_error_set(err, HS_ENOMEM, "out of memory");
@@ -702,6 +719,7 @@ static int run_route(hs_analysis *a, const uint64_t *per_phase, hs_error *err)
                     break;
                 j++;
             }
+            HS__AN_PROGRESS(a, "decoding records by window", i, r->R);
             hs__view *v = &a->wviews[a->nwviews++];
             v->kind = 2;
             v->window = w;
@@ -1100,6 +1118,7 @@ int hs_analyze_run(const char *run, const hs_analyze_params *prm, hs_analysis **
     }
     uint64_t *per_phase = NULL;
     uint8_t *has_data = NULL, *is_app = NULL;
+    HS__AN_PROGRESS(a, "reading the run directory", 0, 0);
     if ((rc = hs__an_run_open(run, &a->r, err)))
         goto fail;
     hs__run *r = a->r;
@@ -1274,6 +1293,8 @@ int hs_analyze_run(const char *run, const hs_analyze_params *prm, hs_analysis **
         goto fail;
     if (a->have_route && (rc = record_loads(a, err)))
         goto fail;
+    if (a->have_blind)
+        HS__AN_PROGRESS(a, "decoding the NIC counters", 0, 0);
     if (a->have_blind && (rc = run_blind(a, err)))
         goto fail;
     a->est = a->decoder == HS__DEC_ROUTE ? a->est_route : a->est_blind;
@@ -1290,17 +1311,22 @@ int hs_analyze_run(const char *run, const hs_analyze_params *prm, hs_analysis **
         if (a->load[l] > a->load_busy[l])
             a->load_busy[l] = a->load[l];
     }
+    HS__AN_PROGRESS(a, "judging links", 0, 0);
     if ((rc = hs__an_judge(a))) {
         rc = hs_error_set(err, rc, "out of memory pooling links");
         goto fail;
     }
+    if (r->have_truth)
+        HS__AN_PROGRESS(a, "ground truth", 0, 0);
     if (r->have_truth && (rc = load_truth(a, is_app, err)))
         goto fail;
 
+    HS__AN_PROGRESS(a, "congestion trees", 0, 0);
     if ((rc = hs__an_trees(a, NULL))) {
         rc = hs_error_set(err, rc, "congestion trees: %s", hs_strerror(rc));
         goto fail;
     }
+    HS__AN_PROGRESS(a, "congestion trees per phase and window", 0, 0);
     for (uint32_t g = 0; g < a->ngroups; g++)
         if ((rc = hs__an_trees(a, &a->gviews[g]))) {
             rc = hs_error_set(err, rc, "congestion trees: %s", hs_strerror(rc));
@@ -1311,6 +1337,7 @@ int hs_analyze_run(const char *run, const hs_analyze_params *prm, hs_analysis **
             rc = hs_error_set(err, rc, "congestion trees: %s", hs_strerror(rc));
             goto fail;
         }
+    HS__AN_PROGRESS(a, "diagnosis", 0, 0);
     if ((rc = hs__an_diagnose(a, err)))
         goto fail;
     if (r->have_truth) {

@@ -441,7 +441,7 @@ static void describe_mapping(hs_analysis *a, hs__finding *f, sbuf *b)
         snprintf(nroots, sizeof nroots, " (%u root%s)", f->nroots, f->nroots > 1 ? "s" : "");
     sb_printf(b, "%u link%s %s%s %s congestion-tree root%s carrying %s the "
               "application's own traffic (worst: %s, congested for %s of its "
-              "packets, application load %s of capacity%s)", nr, nr > 1 ? "s" : "", where,
+              "packets, application load %s of capacity in its bursts%s)", nr, nr > 1 ? "s" : "", where,
               nroots, nr > 1 ? "are" : "is a", nr > 1 ? "s" : "", mostly ? "mostly" : "much of",
               hs__an_link_desc(r, f->links[0], lb, sizeof lb),
               hs__an_cf_text(ct, sizeof ct, f->cf, f->cf_se), ld, mostly ? "" : " as its packets see it: enough for its own bursts "
@@ -488,9 +488,11 @@ static void describe_interference(hs_analysis *a, hs__finding *f, sbuf *b)
         sb_printf(b, "%u congested link%s next to the application's own congestion %s "
                   "congested by others' traffic (worst: %s, congested for %s of the "
                   "application's packets that cross it, while its own load there is %.0f%% "
-                  "of capacity)", f->nlinks, f->nlinks > 1 ? "s" : "",
-                  f->nlinks > 1 ? "are" : "is", hs__an_link_desc(r, w, lb, sizeof lb),
-                  hs__an_cf_text(ct, sizeof ct, f->cf, f->cf_se), pct(clip01(f->load)));
+                  "of capacity in its bursts, %.0f%% over the run)", f->nlinks,
+                  f->nlinks > 1 ? "s" : "", f->nlinks > 1 ? "are" : "is",
+                  hs__an_link_desc(r, w, lb, sizeof lb),
+                  hs__an_cf_text(ct, sizeof ct, f->cf, f->cf_se), pct(clip01(f->load)),
+                  pct(clip01(a->load[w])));
     else if (f->load > a->p.load_low && q.cf_valid)
         /* decided by the quiet packets (app_explains) */
         sb_printf(b, "%u link%s %s congested even where the application itself is quiet on "
@@ -505,9 +507,11 @@ static void describe_interference(hs_analysis *a, hs__finding *f, sbuf *b)
     else
         sb_printf(b, "%u congested link%s carr%s little of the application's own traffic (dark "
                   "and thin; worst: %s, congested for %s of the application's "
-                  "packets that cross it, while its own load there is %.0f%% of capacity)",
+                  "packets that cross it, while its own load there is %.0f%% of capacity in "
+                  "its bursts, %.0f%% over the run)",
                   f->nlinks, f->nlinks > 1 ? "s" : "", f->nlinks > 1 ? "y" : "ies",
-                  hs__an_link_desc(r, w, lb, sizeof lb), hs__an_cf_text(ct, sizeof ct, f->cf, f->cf_se), pct(clip01(f->load)));
+                  hs__an_link_desc(r, w, lb, sizeof lb), hs__an_cf_text(ct, sizeof ct, f->cf, f->cf_se), pct(clip01(f->load)),
+                  pct(clip01(a->load[w])));
     if (f->nfreed) {
         char fb[160], fc[64];
         if (only_freed)

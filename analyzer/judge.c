@@ -195,33 +195,67 @@ static int cmp_dbl(const void *x, const void *y)
 
 /* Pools the links of *cand (undecided) by role at one level; links a pool
  * decides leave *cand. */
+typedef struct keyed {
+    uint64_t key;
+    uint32_t i;
+} keyed;
+
+static int keyed_cmp(const void *x, const void *y)
+{
+    const keyed *a = x, *b = y;
+    if (a->key != b->key)
+        return a->key < b->key ? -1 : 1;
+    return a->i < b->i ? -1 : a->i > b->i;
+}
+
+/* A group of candidates with one role: where it starts in the sorted
+ * list, its size, and its first candidate (pools are made in the order of
+ * their first candidates). */
+typedef struct kgroup {
+    uint32_t first, at, n;
+} kgroup;
+
+static int kgroup_cmp(const void *x, const void *y)
+{
+    const kgroup *a = x, *b = y;
+    return a->first < b->first ? -1 : a->first > b->first;
+}
+
 static int pool_level(hs_analysis *a, uint32_t *cand, uint32_t *ncand, int level)
 {
     const hs__run *r = a->r;
-    uint64_t *key = malloc(((size_t)*ncand + 1) * sizeof *key);
-    uint8_t *done = calloc((size_t)*ncand + 1, 1);
+    /* candidates grouped by role with a sort, not a scan per candidate:
+     * a 32K-switch torus has ~200K undecided links and 32K roles */
+    keyed *kv = malloc(((size_t)*ncand + 1) * sizeof *kv);
+    kgroup *grp = malloc(((size_t)*ncand + 1) * sizeof *grp);
     const hs_estimate **ev = malloc(((size_t)*ncand + 1) * sizeof *ev);
-    if (!key || !done || !ev) {
-        free(key);
-        free(done);
+    if (!kv || !grp || !ev) {
+        free(kv);
+        free(grp);
         free(ev);
         return HS_ENOMEM;
     }
     char name[96];
-    for (uint32_t i = 0; i < *ncand; i++)
-        key[i] = role(r, cand[i], level, name, sizeof name);
+    for (uint32_t i = 0; i < *ncand; i++) {
+        kv[i].key = role(r, cand[i], level, name, sizeof name);
+        kv[i].i = i;
+    }
+    qsort(kv, *ncand, sizeof *kv, keyed_cmp);
+    uint32_t ng = 0;
+    for (uint32_t i = 0; i < *ncand; i++) {
+        if (i == 0 || kv[i].key != kv[i - 1].key)
+            grp[ng++] = (kgroup){ kv[i].i, i, 0 };
+        grp[ng - 1].n++;
+    }
+    qsort(grp, ng, sizeof *grp, kgroup_cmp);
     int rc = 0;
-    for (uint32_t i = 0; i < *ncand && !rc; i++) {
-        if (done[i])
+    for (uint32_t g = 0; g < ng && !rc; g++) {
+        uint32_t m = grp[g].n;
+        if (m < 2)
             continue;
-        uint32_t m = 0;
-        for (uint32_t j = i; j < *ncand; j++)
-            if (!done[j] && key[j] == key[i])
-                ev[m++] = &a->est[cand[j]];
-        if (m < 2) {
-            done[i] = 1;
-            continue;
-        }
+        const keyed *mem = kv + grp[g].at;   /* in candidate order */
+        for (uint32_t j = 0; j < m; j++)
+            ev[j] = &a->est[cand[mem[j].i]];
         hs__pool *t = realloc(a->pools, ((size_t)a->npools + 1) * sizeof *t);
         if (!t) {
             rc = HS_ENOMEM;
@@ -230,18 +264,15 @@ static int pool_level(hs_analysis *a, uint32_t *cand, uint32_t *ncand, int level
         a->pools = t;
         hs__pool *P = &t[a->npools];
         memset(P, 0, sizeof *P);
-        role(r, cand[i], level, P->role, sizeof P->role);
+        role(r, cand[mem[0].i], level, P->role, sizeof P->role);
         P->level = level;
         hs__an_pool_estimate(ev, m, &P->e);
         P->verdict = (uint8_t)hs__an_judge_one(&P->e, a->p.cf_threshold, a->p.z,
                                                a->p.max_traffic_cv, a->judge_hbar,
                                                a->sample_p, &P->need);
-        for (uint32_t j = i; j < *ncand && !rc; j++) {
-            if (done[j] || key[j] != key[i])
-                continue;
-            done[j] = 1;
-            rc = hs__an_push(&P->links, &P->nlinks, cand[j]);
-            uint32_t l = cand[j];
+        for (uint32_t j = 0; j < m && !rc; j++) {
+            uint32_t l = cand[mem[j].i];
+            rc = hs__an_push(&P->links, &P->nlinks, l);
             if (level == 1 || a->pool_of[l] == HS__NIL)
                 a->pool_of[l] = a->npools;
             /* a congested pool marks those of its links whose own estimate
@@ -253,7 +284,7 @@ static int pool_level(hs_analysis *a, uint32_t *cand, uint32_t *ncand, int level
                 a->congested[l] = 1;
             if (P->verdict == HS__V_CLEAR || mark) {
                 a->pool_of[l] = a->npools;
-                cand[j] = HS__NIL;
+                cand[mem[j].i] = HS__NIL;
             }
         }
         a->npools++;
@@ -263,8 +294,8 @@ static int pool_level(hs_analysis *a, uint32_t *cand, uint32_t *ncand, int level
         if (cand[i] != HS__NIL)
             cand[k++] = cand[i];
     *ncand = k;
-    free(key);
-    free(done);
+    free(kv);
+    free(grp);
     free(ev);
     return rc;
 }

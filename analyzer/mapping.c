@@ -30,9 +30,10 @@ uint32_t hs__an_switch_hops(const hs__run *r, uint32_t src, uint32_t dst)
 {
     uint32_t s = r->nd[src].sw, d = r->nd[dst].sw, c = hs__node_class(r, dst), h = 0;
     while (s != d && h < MAX_HOPS) {
-        if (!hs__route_count(r, s, c))
+        uint32_t l = hs__route_first(r, s, c);
+        if (!l)
             break;
-        s = r->lk[hs__route_entry(r, s, c, 0)].to;
+        s = r->lk[l].to;
         h++;
     }
     return h;
@@ -371,9 +372,9 @@ static uint32_t path_links(const hs__run *r, uint32_t x, uint32_t y, uint32_t *o
     uint32_t n = 0, s = r->nd[x].sw, d = r->nd[y].sw, c = hs__node_class(r, y);
     out[n++] = r->nd[x].inj;
     while (s != d && n + 1 < max) {
-        if (!hs__route_count(r, s, c))
+        uint32_t l = hs__route_first(r, s, c);
+        if (!l)
             break;
-        uint32_t l = hs__route_entry(r, s, c, 0);
         out[n++] = l;
         s = r->lk[l].to;
     }

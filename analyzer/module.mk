@@ -1,6 +1,7 @@
 # analyzer/: run-directory readers, decoding (through hash/), per-link
 # estimates, phase and window views, congestion trees, diagnosis, suggested
-# mappings, analysis.json.  Uses hash/ and fabric's output formats only.
+# mappings, analysis.json.  Uses hash/, fabric's output formats, and fabric's public
+# topology API to recompute the routes of the regular families.
 CORE_SRCS += analyzer/rundir_read.c analyzer/appjson.c analyzer/phases.c analyzer/route.c \
              analyzer/analyze.c analyzer/trees.c analyzer/judge.c analyzer/diagnose.c \
              analyzer/mapping.c \

@@ -1001,8 +1001,10 @@ void hs_an_print(const hs_analysis *a, FILE *f)
         if (n) {
             fprintf(f, "\nCongested links (%u; top %u by congested fraction):\n", n,
                     n < 10 ? n : 10);
-            fprintf(f, "  %-44s %13s %9s %6s %5s\n", "link", "CF +- SE", "packets", "load",
-                    "root");
+            /* the application's load: in its bursts (load_busy, what the
+             * findings weigh) and over the run (load); docs/analysis.md */
+            fprintf(f, "  %-44s %13s %9s %6s %6s %5s\n", "link", "CF +- SE", "packets", "bursts",
+                    "run", "root");
             for (uint32_t i = 0; i < n && i < 10; i++) {
                 uint32_t l = v[i];
                 const hs_estimate *e = &a->est[l];
@@ -1010,9 +1012,11 @@ void hs_an_print(const hs_analysis *a, FILE *f)
                  * load capped at 100% with ">" when demand exceeded it */
                 double cf = e->cf < 0 ? 0 : e->cf > 1 ? 1 : e->cf;
                 double ld = a->load_busy[l] > 1 ? 1 : a->load_busy[l];
-                fprintf(f, "  %-44s %6.3f+-%.3f %9.0f %s%4.0f%% %5s\n",
+                double lr = a->load[l] > 1 ? 1 : a->load[l] < 0 ? 0 : a->load[l];
+                fprintf(f, "  %-44s %6.3f+-%.3f %9.0f %s%4.0f%% %s%4.0f%% %5s\n",
                         hs__an_link_desc(r, l, buf, sizeof buf), cf, e->cf_se, e->traffic,
-                        a->load_busy[l] > 1 ? ">" : " ", 100 * ld, a->is_root[l] ? "yes" : "");
+                        a->load_busy[l] > 1 ? ">" : " ", 100 * ld, a->load[l] > 1 ? ">" : " ",
+                        100 * lr, a->is_root[l] ? "yes" : "");
             }
         }
         free(v);

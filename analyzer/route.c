@@ -2,8 +2,8 @@
  * and the "feeds into" flows.
  *
  * A packet from node x to node y crosses x's injection link, then, from
- * x's switch, the routes.bin entries for y's class at each switch it
- * reaches, and y's ejection link at y's switch (docs/formats.md,
+ * x's switch, the forwarding entries for y's class at each switch it
+ * reaches (routes.bin's tables, or recomputed: hs__route_set), and y's ejection link at y's switch (docs/formats.md,
  * routes.bin).  With deterministic tables that is its one path; with
  * adaptive fat-tree tables the union of every allowed output along the way
  * is its candidate set.  Everything between the two switches depends only
@@ -125,15 +125,12 @@ int hs__an_paths_init(hs__paths *p, const hs__run *r, hs_error *err)
     p->cap = 1024;
     p->tab = calloc(p->cap, sizeof *p->tab);
     p->stamp = calloc(r->S, sizeof *p->stamp);
-    p->csw = malloc((size_t)r->C * sizeof *p->csw);
     p->queue = malloc((size_t)r->S * sizeof *p->queue);
     p->flow_off = malloc(((size_t)r->L + 1) * sizeof *p->flow_off);
-    if (!p->tab || !p->stamp || !p->csw || !p->queue || !p->flow_off) {
+    if (!p->tab || !p->stamp || !p->queue || !p->flow_off) {
         hs__an_paths_free(p);
         return hs_error_set(err, HS_ENOMEM, "out of memory for the path cache");
     }
-    for (uint32_t n = 0; n < r->N; n++)
-        p->csw[hs__node_class(r, n)] = r->nd[n].sw;
     size_t o = 0;
     for (uint32_t l = 0; l <= r->L; l++) {
         if (l && r->lk[l].to_kind == HS__DEV_SWITCH) {
@@ -171,7 +168,6 @@ void hs__an_paths_free(hs__paths *p)
     free(p->pool);
     free(p->edges);
     free(p->stamp);
-    free(p->csw);
     free(p->queue);
     free(p->flow_off);
     free(p->flow);
@@ -243,10 +239,9 @@ static int detours(hs__paths *p, hs__pentry *e, uint32_t s0, uint32_t c, uint32_
              * S hops: the tables are not checked for loops here) */
             uint32_t s = land, prev = gl;
             for (uint32_t hop = 0; s != dsw && hop < r->S; hop++) {
-                unsigned k = hs__route_count(r, s, c);
-                if (!k)
+                uint32_t l = hs__route_first(r, s, c);
+                if (!l)
                     break;
-                uint32_t l = hs__route_entry(r, s, c, 0);
                 if ((rc = add_cand(p, e, l)) || (rc = add_edge(p, e, prev, l)))
                     return rc;
                 prev = l;
@@ -261,7 +256,7 @@ static int build(hs__paths *p, hs__pentry *e, uint32_t s0, uint32_t c)
 {
     const hs__run *r = p->r;
     int rc0;
-    uint32_t dsw = p->csw[c];
+    uint32_t dsw = r->csw[c];
     e->off = p->npool;
     e->n = e->nfirst = e->nlast = 0;
     e->edge_off = p->nedges;
@@ -274,11 +269,12 @@ static int build(hs__paths *p, hs__pentry *e, uint32_t s0, uint32_t c)
     size_t qh = 0, qt = 0;
     p->queue[qt++] = s0;
     p->stamp[s0] = p->gen;
+    uint32_t set[HS__ROUTE_MAX], set2[HS__ROUTE_MAX];
     while (qh < qt) {
         uint32_t s = p->queue[qh++];
-        unsigned k = hs__route_count(r, s, c);
+        unsigned k = hs__route_set(r, s, c, set);
         for (unsigned i = 0; i < k; i++) {
-            uint32_t l = hs__route_entry(r, s, c, i);
+            uint32_t l = set[i];
             if (grow((void **)&p->pool, &p->cappool, p->npool + 1, sizeof *p->pool))
                 return HS_ENOMEM;
             p->pool[p->npool++] = l;
@@ -292,12 +288,12 @@ static int build(hs__paths *p, hs__pentry *e, uint32_t s0, uint32_t c)
             }
             /* edges l -> each allowed output at t (none at the destination:
              * the ejection link depends on the node) */
-            unsigned k2 = t == dsw ? 0 : hs__route_count(r, t, c);
+            unsigned k2 = t == dsw ? 0 : hs__route_set(r, t, c, set2);
             if (grow((void **)&p->edges, &p->capedges, 2 * (p->nedges + k2), sizeof *p->edges))
                 return HS_ENOMEM;
             for (unsigned j = 0; j < k2; j++) {
                 p->edges[2 * p->nedges] = l;
-                p->edges[2 * p->nedges + 1] = hs__route_entry(r, t, c, j);
+                p->edges[2 * p->nedges + 1] = set2[j];
                 p->nedges++;
                 e->nedge++;
             }
@@ -314,7 +310,7 @@ static int build(hs__paths *p, hs__pentry *e, uint32_t s0, uint32_t c)
     /* first: the outputs at s0, pooled first by the breadth-first order;
      * last: the links into the destination switch, listed again after the
      * entry's links (the flows into the ejection link need them) */
-    e->nfirst = hs__route_count(r, s0, c);
+    e->nfirst = hs__route_set(r, s0, c, set);
     if (grow((void **)&p->pool, &p->cappool, p->npool + e->nlast, sizeof *p->pool))
         return HS_ENOMEM;
     e->last_off = p->npool;
@@ -516,7 +512,27 @@ int hs__an_route_decode(hs__decoder *d, const uint32_t *idx, uint64_t lo, uint64
             }
         }
     }
-    return hs__an_route_flush(d, acc, tot);
+    int rc = hs__an_route_flush(d, acc, tot);
+    if (rc || p->exact)
+        return rc;
+    /* Candidate sets (adaptive routing): a packet's path is uncertain in
+     * the network, but it surely leaves its source's injection link and
+     * enters its destination's ejection link, and only its records list
+     * those.  Counting them makes those links' traffic exact (npath), as
+     * with deterministic routing; their congested sums already come from
+     * exactly the records that crossed them. */
+    const hs__run *r = p->r;
+    for (uint64_t k = lo; k < hi; k++) {
+        hs__rec rec;
+        hs__rec_get(r, idx ? idx[k] : k, &rec);
+        hs_field f;
+        if (hs_field_unpack(&r->scheme, rec.field, &f) || f.hop == 0 ||
+            f.hop == r->scheme.hop_ovf)
+            continue;
+        acc[r->nd[rec.src].inj].npath++;
+        acc[r->nd[rec.dst].ej].npath++;
+    }
+    return 0;
 }
 
 int hs__an_path_has(const hs__paths *p, const hs__pentry *e, uint32_t link)

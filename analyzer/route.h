@@ -25,7 +25,7 @@ typedef struct hs__paths {
     size_t npool, cappool;
     uint32_t *edges;     /* pairs */
     size_t nedges, capedges;
-    uint32_t *stamp, gen, *queue, *csw;   /* scratch; csw: switch of each class */
+    uint32_t *stamp, gen, *queue;   /* scratch */
     /* dragonfly Valiant/UGAL (nonminimal != 0): packets between groups may
      * detour through any other group, so an entry also holds every such
      * path: the local hop to the owner of each global link towards the

@@ -1,5 +1,9 @@
 /* Strict readers of the run directory (docs/formats.md, "Run directory"),
- * written from the documentation, never from fabric code.
+ * written from the documentation, never from fabric code.  Version 2
+ * directories of the regular families hold no forwarding tables: their
+ * routes are recomputed with fabric's public hs_topo_route_set on the
+ * topology the manifest's spec rebuilds, once that topology is checked to
+ * be the run's link table, link by link.
  *
  * Binary files are mapped read-only; their headers' counts fix the exact
  * file size, which is checked before anything is used, so every later
@@ -18,7 +22,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define RUN_VERSION 1
+/* manifest.json: version 1 (routes.bin always) and 2 (topology.routes
+ * says whether routes.bin exists) are read; the other files are at 1 */
+#define RUN_VERSION 2
+#define FILE_VERSION 1
 #define MANIFEST_MAX_BYTES (64u << 20)
 #define TSV_MAX_BYTES ((size_t)1 << 31)
 /* a hop limit for walking forwarding tables: longer means a loop */
@@ -186,10 +193,10 @@ static int file_entry(jctx *j, const hs_jv *fobj, const char *key, char *out, in
     uint64_t ver = need_u64(j, e, key, "version", UINT32_MAX, rc);
     if (*rc)
         return 0;
-    if (ver != RUN_VERSION) {
+    if (ver != FILE_VERSION) {
         *rc = hs_error_set(j->err, HS_EVERSION, "%s: offset %zu: files.%s: version %llu, this "
                            "reader knows version %d", j->file, hs_jv_offset(e), key,
-                           (unsigned long long)ver, RUN_VERSION);
+                           (unsigned long long)ver, FILE_VERSION);
         return 0;
     }
     if (!*name || strchr(name, '/') || strcmp(name, ".") == 0 || strcmp(name, "..") == 0 ||
@@ -237,10 +244,11 @@ static int read_manifest(hs__run *r, files *fl, hs_error *err)
         rc = hs_error_set(err, HS_EFORMAT, "%s: offset %zu: format '%s', expected 'hopscope-run'",
                           path, hs_jv_offset(hs_jv_get(d, root, "format")), fmt);
     uint64_t ver = need_u64(&j, root, NULL, "version", UINT32_MAX, &rc);
-    if (!rc && ver != RUN_VERSION)
+    if (!rc && (ver < 1 || ver > RUN_VERSION))
         rc = hs_error_set(err, HS_EVERSION, "%s: offset %zu: run directory version %llu, this "
-                          "reader knows version %d", path, hs_jv_offset(hs_jv_get(d, root, "version")),
-                          (unsigned long long)ver, RUN_VERSION);
+                          "reader knows versions 1 to %d", path,
+                          hs_jv_offset(hs_jv_get(d, root, "version")), (unsigned long long)ver,
+                          RUN_VERSION);
 
     const hs_jv *t = need(&j, root, NULL, "topology", HS_JV_OBJ, &rc);
     r->topo_spec = xstrdup(need_str(&j, t, "topology", "spec", &rc));
@@ -255,6 +263,17 @@ static int read_manifest(hs__run *r, files *fl, hs_error *err)
     if (!rc && !(r->topo_kind = topo_kind_of(r->topo_kind_name)))
         rc = hs_error_set(err, HS_EFORMAT, "%s: offset %zu: topology.kind '%s' unknown", path,
                           hs_jv_offset(hs_jv_get(d, t, "kind")), r->topo_kind_name);
+    /* version 2: "table" (routes.bin) or "computed" (from the spec) */
+    if (!rc && ver >= 2) {
+        const char *how = need_str(&j, t, "topology", "routes", &rc);
+        if (!rc && strcmp(how, "computed") == 0 && r->topo_kind != HS__TOPO_FILE)
+            r->routes_computed = 1;
+        else if (!rc && strcmp(how, "table") != 0)
+            rc = hs_error_set(err, HS_EFORMAT, "%s: offset %zu: topology.routes '%s': expected "
+                              "'table'%s", path, hs_jv_offset(hs_jv_get(d, t, "routes")), how,
+                              r->topo_kind == HS__TOPO_FILE ? " (a topology file's routes are its "
+                              "tables)" : " or 'computed'");
+    }
     if (!rc && (r->N < 1 || r->S < 1 || r->L < 2 * (uint64_t)r->N))
         rc = hs_error_set(err, HS_EFORMAT, "%s: offset %zu: topology: %u nodes, %u switches, %u "
                           "links is not a network", path, hs_jv_offset(t), r->N, r->S, r->L);
@@ -314,7 +333,7 @@ static int read_manifest(hs__run *r, files *fl, hs_error *err)
     file_entry(&j, fo, "nodes", fl->nodes, 0, &rc);
     file_entry(&j, fo, "switches", fl->switches, 0, &rc);
     file_entry(&j, fo, "phases", fl->phases, 0, &rc);
-    file_entry(&j, fo, "routes", fl->routes, 0, &rc);
+    file_entry(&j, fo, "routes", fl->routes, r->routes_computed, &rc);
     file_entry(&j, fo, "counters", fl->counters, 0, &rc);
     file_entry(&j, fo, "records", fl->records, 1, &rc);
     file_entry(&j, fo, "truth", fl->truth, 1, &rc);
@@ -425,7 +444,7 @@ static int tsv_open(tsv *t, const char *dir, const char *name, const char *table
     t->p = t->buf;
     t->end = t->buf + len;
     char want[64];
-    snprintf(want, sizeof want, "# hopscope %s %d", table, RUN_VERSION);
+    snprintf(want, sizeof want, "# hopscope %s %d", table, FILE_VERSION);
     if ((rc = tsv_next(t)) != 0)
         return rc == 1 ? tsv_fail(t, "empty file", NULL, NULL) : rc;
     if (t->nf != 1 || strcmp(t->f[0], want) != 0) {
@@ -433,7 +452,7 @@ static int tsv_open(tsv *t, const char *dir, const char *name, const char *table
         snprintf(pre, sizeof pre, "# hopscope %s ", table);
         if (t->nf == 1 && strncmp(t->f[0], pre, strlen(pre)) == 0)
             return hs_error_set(err, HS_EVERSION, "%s: line 1: '%s': this reader knows version %d",
-                                t->path, t->f[0], RUN_VERSION);
+                                t->path, t->f[0], FILE_VERSION);
         return tsv_fail(t, "expected the header '%s'", want, NULL);
     }
     if ((rc = tsv_next(t)) != 0)
@@ -777,9 +796,9 @@ static int bin_header(const hs__mapped *m, const char *path, const char magic[8]
                             m->n < 16 ? "file too short for a header" : "bad magic", mg);
     }
     uint32_t v = hs__le32(m->p + 8);
-    if (v != RUN_VERSION)
+    if (v != FILE_VERSION)
         return hs_error_set(err, HS_EVERSION, "%s: offset 8: version %u, this reader knows "
-                            "version %d", path, v, RUN_VERSION);
+                            "version %d", path, v, FILE_VERSION);
     uint32_t hb = hs__le32(m->p + 12);
     if (hb != header_bytes || m->n < header_bytes)
         return hs_error_set(err, HS_EFORMAT, "%s: offset 12: header_bytes %u, expected %u%s",
@@ -795,6 +814,29 @@ static int size_check(const char *path, size_t have, uint64_t want, hs_error *er
                             (unsigned long long)(have < want ? have : want), have,
                             (unsigned long long)want);
     return 0;
+}
+
+/* routes.bin's entries for (switch s, class c): count, and the i-th
+ * little-endian u32 link ID */
+static inline unsigned tab_count(const hs__run *r, uint32_t s, uint32_t c)
+{
+    return r->rcnt[(size_t)s * r->C + c];
+}
+static inline uint32_t tab_entry(const hs__run *r, uint32_t s, uint32_t c, unsigned i)
+{
+    return hs__le32(r->rent + 4 * (r->roff[(size_t)s * r->C + c] + i));
+}
+
+unsigned hs__route_set(const hs__run *r, uint32_t s, uint32_t c, uint32_t *out)
+{
+    if (r->csw[c] == s)
+        return 0;
+    if (r->routes_computed)
+        return hs_topo_route_set(r->topo, s, r->rep[c], out, HS__ROUTE_MAX);
+    unsigned k = tab_count(r, s, c);
+    for (unsigned i = 0; i < k; i++)
+        out[i] = tab_entry(r, s, c, i);
+    return k;
 }
 
 static int read_routes(hs__run *r, const char *name, const files *fl, hs_error *err)
@@ -831,13 +873,17 @@ static int read_routes(hs__run *r, const char *name, const files *fl, hs_error *
         return rc;
     r->C = C;
     r->rflags = flags;
-    r->rclass = m->p + 48;
     r->rcnt = m->p + 48 + 4ull * N;
     r->rent = m->p + 48 + 4ull * N + sc + pad;
-    for (uint32_t n = 0; n < N; n++)
-        if (hs__node_class(r, n) >= C)
+    r->cls = malloc((size_t)N * sizeof *r->cls);
+    if (!r->cls)
+        return hs_error_set(err, HS_ENOMEM, "%s: out of memory", path);
+    for (uint32_t n = 0; n < N; n++) {
+        r->cls[n] = hs__le32(m->p + 48 + 4ull * n);
+        if (r->cls[n] >= C)
             return hs_error_set(err, HS_EFORMAT, "%s: offset %llu: node %u has class %u of %u", path,
-                                48 + 4ull * n, n, hs__node_class(r, n), C);
+                                48 + 4ull * n, n, r->cls[n], C);
+    }
     r->roff = malloc((size_t)(sc + 1) * sizeof *r->roff);
     if (!r->roff)
         return hs_error_set(err, HS_ENOMEM, "%s: out of memory", path);
@@ -855,9 +901,9 @@ static int read_routes(hs__run *r, const char *name, const files *fl, hs_error *
      * switch of each of its nodes */
     for (uint32_t s = 0; s < S; s++)
         for (uint32_t c = 0; c < C; c++) {
-            unsigned k = hs__route_count(r, s, c);
+            unsigned k = tab_count(r, s, c);
             for (unsigned i = 0; i < k; i++) {
-                uint32_t l = hs__route_entry(r, s, c, i);
+                uint32_t l = tab_entry(r, s, c, i);
                 if (l == 0 || l > r->L || r->lk[l].from_kind != HS__DEV_SWITCH ||
                     r->lk[l].from != s)
                     return hs_error_set(err, HS_EFORMAT, "%s: offset %llu: entry for switch %u, "
@@ -868,31 +914,29 @@ static int read_routes(hs__run *r, const char *name, const files *fl, hs_error *
         }
     /* a class is a set of destinations on one switch; its count is 0
      * there and only there */
-    uint32_t *csw = malloc((size_t)C * sizeof *csw);
+    uint32_t *csw = r->csw = malloc((size_t)C * sizeof *csw);
     if (!csw)
         return hs_error_set(err, HS_ENOMEM, "%s: out of memory", path);
     memset(csw, 0xff, (size_t)C * sizeof *csw);
     for (uint32_t n = 0; n < N; n++) {
         uint32_t c = hs__node_class(r, n);
-        if (csw[c] != HS__NIL && csw[c] != r->nd[n].sw) {
-            uint32_t other = csw[c];
-            free(csw);
+        if (csw[c] != HS__NIL && csw[c] != r->nd[n].sw)
             return hs_error_set(err, HS_EFORMAT, "%s: offset %llu: class %u holds nodes of "
-                                "switches %u and %u", path, 48 + 4ull * n, c, other, r->nd[n].sw);
-        }
+                                "switches %u and %u", path, 48 + 4ull * n, c, csw[c], r->nd[n].sw);
         csw[c] = r->nd[n].sw;
     }
+    for (uint32_t c = 0; c < C; c++)
+        if (csw[c] == HS__NIL)
+            return hs_error_set(err, HS_EFORMAT, "%s: offset 48: class %u has no node", path, c);
     for (uint32_t s = 0; s < S; s++)
         for (uint32_t c = 0; c < C; c++)
-            if ((hs__route_count(r, s, c) == 0) != (csw[c] == s)) {
+            if ((tab_count(r, s, c) == 0) != (csw[c] == s)) {
                 int own = csw[c] == s;
-                free(csw);
                 return hs_error_set(err, HS_EFORMAT, "%s: offset %llu: switch %u, class %u: %s",
                                     path, 48 + 4ull * N + (uint64_t)s * C + c, s, c,
                                     own ? "entries at the destination's own switch"
                                         : "no entries away from the destination's switch");
             }
-    free(csw);
     return 0;
 }
 
@@ -1133,12 +1177,126 @@ void hs__an_truth_get(const hs__run *r, uint64_t block, uint32_t l, hs__truth *t
     t->congested = hs__le64(p + 32);
 }
 
+/* Version 2 with topology.routes "computed": rebuilds the topology from
+ * the manifest's canonical spec with fabric's builder and checks that it
+ * is the run's network (counts, routing, every link's kind, ends and
+ * ports), so that fabric's routing function gives the paths the run's
+ * packets took.  Classes as routes.bin would have them: the destination
+ * switch where every node of a switch routes alike (torus dimension
+ * order; dragonflies with one global link per pair of groups), the node
+ * otherwise. */
+static int compute_routes(hs__run *r, const files *fl, hs_error *err)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/manifest.json", r->dir);
+    if (fl->route_classes || fl->route_entries)
+        return hs_error_set(err, HS_EFORMAT, "%s: counts.route_classes and route_entries must be "
+                            "0 when topology.routes is 'computed'", path);
+    /* the spec must be of the family the manifest names (never a file to
+     * open), and its counts, which hs_topo_describe gets in constant memory,
+     * the manifest's: a hostile spec builds nothing big */
+    static const char *const prefix[] = { NULL, "fattree:", "dragonfly:", "torus:", NULL };
+    if (strncmp(r->topo_spec, prefix[r->topo_kind], strlen(prefix[r->topo_kind])) != 0 &&
+        !(r->topo_kind == HS__TOPO_TORUS && strncmp(r->topo_spec, "mesh:", 5) == 0))
+        return hs_error_set(err, HS_EFORMAT, "%s: topology.spec '%s' is not a %s", path,
+                            r->topo_spec, r->topo_kind_name);
+    hs_error e2;
+    hs_topo_desc desc;
+    int rc = hs_topo_describe(r->topo_spec, &desc, &e2);
+    if (rc)
+        return hs_error_set(err, HS_EFORMAT, "%s: topology.spec '%s' does not build (%s): the "
+                            "routes cannot be recomputed", path, r->topo_spec,
+                            hs_error_str(&e2, rc));
+    if (desc.s.nodes != r->N || desc.s.switches != r->S || desc.s.links != r->L)
+        return hs_error_set(err, HS_EFORMAT, "%s: topology.spec '%s' has %u nodes, %u switches, "
+                            "%u links; the manifest says %u, %u, %u", path, r->topo_spec,
+                            desc.s.nodes, desc.s.switches, desc.s.links, r->N, r->S, r->L);
+    rc = hs_topo_create(r->topo_spec, &r->topo, &e2);
+    if (rc) {
+        r->topo = NULL;
+        return hs_error_set(err, HS_EFORMAT, "%s: topology.spec '%s' does not build (%s): the "
+                            "routes cannot be recomputed", path, r->topo_spec,
+                            hs_error_str(&e2, rc));
+    }
+    const hs_topo *t = r->topo;
+    const char *rn = hs_routing_name(hs_topo_routing(t));
+    if (hs_topo_nodes(t) != r->N || hs_topo_switches(t) != r->S || hs_topo_links(t) != r->L ||
+        strcmp(rn, r->routing) != 0 || hs_topo_deterministic(t) != r->deterministic ||
+        hs_topo_table_determined(t) != r->table_determined)
+        return hs_error_set(err, HS_EFORMAT, "%s: topology.spec '%s' builds %u nodes, %u "
+                            "switches, %u links routed '%s'; the manifest says %u, %u, %u, '%s'",
+                            path, r->topo_spec, hs_topo_nodes(t), hs_topo_switches(t),
+                            hs_topo_links(t), rn, r->N, r->S, r->L, r->routing);
+    for (uint32_t l = 1; l <= r->L; l++) {
+        const hs_link_info *x = hs_topo_link(t, l);
+        const hs__link *k = &r->lk[l];
+        if (!x || x->kind != k->kind || x->sub != k->sub || x->from_kind != k->from_kind ||
+            x->to_kind != k->to_kind || x->from != k->from || x->to != k->to ||
+            x->from_port != k->from_port || x->to_port != k->to_port)
+            return hs_error_set(err, HS_EFORMAT, "%s/links.tsv: link %u is not the link %u that "
+                                "topology.spec '%s' builds: the routes cannot be recomputed",
+                                r->dir, l, l, r->topo_spec);
+    }
+    int per_switch = r->topo_kind == HS__TOPO_TORUS;
+    if (r->topo_kind == HS__TOPO_DRAGONFLY) {
+        uint32_t ng = 0;
+        per_switch = 1;
+        for (uint32_t s = 0; s < r->S && per_switch; s++) {
+            if (r->sw[s].group < 0 || (uint32_t)r->sw[s].group >= r->S)
+                per_switch = 0;
+            else if ((uint32_t)r->sw[s].group + 1 > ng)
+                ng = (uint32_t)r->sw[s].group + 1;
+        }
+        uint32_t *npair = per_switch ? calloc((size_t)ng * ng, sizeof *npair) : NULL;
+        if (per_switch && !npair)
+            return hs_error_set(err, HS_ENOMEM, "%s: out of memory", path);
+        for (uint32_t l = 1; per_switch && l <= r->L; l++) {
+            const hs__link *k = &r->lk[l];
+            if (k->kind == HS__LK_SWITCH && r->sw[k->from].group != r->sw[k->to].group)
+                npair[(size_t)r->sw[k->from].group * ng + (uint32_t)r->sw[k->to].group]++;
+        }
+        for (size_t G = 0; per_switch && G < ng; G++)
+            for (size_t X = 0; X < ng; X++)
+                if (X != G && npair[G * ng + X] != 1) {
+                    per_switch = 0;
+                    break;
+                }
+        free(npair);
+    }
+    r->cls = malloc((size_t)r->N * sizeof *r->cls);
+    r->rep = malloc((size_t)r->N * sizeof *r->rep);
+    r->csw = malloc((size_t)r->N * sizeof *r->csw);
+    uint32_t *first = per_switch ? malloc((size_t)r->S * sizeof *first) : NULL;
+    if (!r->cls || !r->rep || !r->csw || (per_switch && !first)) {
+        free(first);
+        return hs_error_set(err, HS_ENOMEM, "%s: out of memory", path);
+    }
+    if (first)
+        memset(first, 0xff, (size_t)r->S * sizeof *first);
+    uint32_t C = 0;
+    for (uint32_t n = 0; n < r->N; n++) {
+        uint32_t sw = hs_topo_node_switch(t, n);
+        if (first && first[sw] != HS__NIL) {
+            r->cls[n] = first[sw];
+            continue;
+        }
+        if (first)
+            first[sw] = C;
+        r->cls[n] = C;
+        r->rep[C] = n;
+        r->csw[C++] = sw;
+    }
+    free(first);
+    r->C = C;
+    return 0;
+}
+
 /* Walks every (switch, class) through the tables: each must reach the
  * class's own switch without a loop, or the route-aware decoder would
  * follow garbage. */
 static int check_route_walks(hs__run *r, const char *name, hs_error *err)
 {
-    if (!r->table_determined)
+    if (!r->table_determined || r->routes_computed)
         return 0;
     /* per class, depth-first over allowed outputs with a hop bound; fat-tree
      * adaptive tables branch, so memoise reachability per (switch, class) */
@@ -1162,13 +1320,13 @@ static int check_route_walks(hs__run *r, const char *name, hs_error *err)
             state[s0] = 1;
             while (sp != (size_t)-1 && !rc) {
                 uint32_t s = stk[2 * sp];
-                unsigned k = hs__route_count(r, s, c);
+                unsigned k = tab_count(r, s, c);
                 if (stk[2 * sp + 1] >= k) {
                     state[s] = 2;
                     sp--;
                     continue;
                 }
-                uint32_t l = hs__route_entry(r, s, c, stk[2 * sp + 1]++);
+                uint32_t l = tab_entry(r, s, c, stk[2 * sp + 1]++);
                 const hs__link *lk = &r->lk[l];
                 if (lk->to_kind != HS__DEV_SWITCH) {
                     rc = hs_error_set(err, HS_EFORMAT, "%s/%s: at switch %u, class %u leaves on link "
@@ -1216,6 +1374,10 @@ void hs__an_run_close(hs__run *r)
     for (int i = 0; i < 4; i++)
         free(r->pools[i]);
     free(r->roff);
+    free(r->cls);
+    free(r->csw);
+    free(r->rep);
+    hs_topo_free(r->topo);
     free(r->cs);
     unmap(&r->m_routes);
     unmap(&r->m_counters);
@@ -1238,7 +1400,8 @@ int hs__an_run_open(const char *dir, hs__run **out, hs_error *err)
     if ((rc = read_manifest(r, &fl, err)) || (rc = read_links(r, fl.links, err)) ||
         (rc = read_nodes(r, fl.nodes, err)) || (rc = read_switches(r, fl.switches, err)) ||
         (rc = read_phases(r, fl.phases, fl.phases_count, err)) ||
-        (rc = read_routes(r, fl.routes, &fl, err)) ||
+        (rc = (r->routes_computed ? compute_routes(r, &fl, err)
+                                  : read_routes(r, fl.routes, &fl, err))) ||
         (rc = check_route_walks(r, fl.routes, err)) ||
         (rc = read_counters(r, fl.counters, &fl, err))) {
         hs__an_run_close(r);

@@ -3,6 +3,7 @@
 #ifndef HOPSCOPE_CLI_H
 #define HOPSCOPE_CLI_H
 
+#include <stdint.h>
 #include "hopscope/common.h"
 
 typedef struct hs__cmd {
@@ -65,6 +66,19 @@ typedef struct hs__pipe_out {
 } hs__pipe_out;
 int hs__pipe_run(const hs__pipe *p, hs__pipe_out *out);
 void hs__print_findings(const struct hs_analysis *an, size_t max);
+
+/* progress.c: stage lines on stderr once a command has run for 2 s (the
+ * analyzer's hs_analyze_params.progress hook, and render's stages). */
+typedef struct hs__progress {
+    const char *cmd;          /* "hopscope analyze" */
+    int quiet, shown;
+    double t0, last, after;
+    char stage[96];
+} hs__progress;
+void hs__progress_init(hs__progress *p, const char *cmd, int quiet);
+void hs__progress_cb(void *ctx, const char *stage, uint64_t done, uint64_t total);
+/* "done in N s", if anything was shown. */
+void hs__progress_done(hs__progress *p);
 
 const hs__cmd *hs__cmd_find(const char *name);
 /* "hopscope ARGV...": the command line as reports record it (call before

@@ -120,6 +120,10 @@ int hs__cmd_analyze(int argc, char **argv)
     const char *run = argv[optind];
     char *cmd = hs__cmd_line(argc, argv);
     p.command = cmd;
+    hs__progress pg;
+    hs__progress_init(&pg, "hopscope analyze", quiet);
+    p.progress = hs__progress_cb;
+    p.progress_ctx = &pg;
     hs_error err;
     hs_error_clear(&err);
     hs_analysis *a;
@@ -134,7 +138,9 @@ int hs__cmd_analyze(int argc, char **argv)
         snprintf(path, sizeof path, "%s/analysis.json", run);
         out = path;
     }
+    hs__progress_cb(&pg, "writing analysis.json", 0, 0);
     rc = hs__analysis_save(a, run, out, map_out, &err);
+    hs__progress_done(&pg);
     if (rc) {
         fprintf(stderr, "hopscope analyze: %s\n", hs_error_str(&err, rc));
         hs_an_free(a);

@@ -36,7 +36,8 @@ const char hs__help_render[] =
     "                      congested parts zoomed), full (every link), aggregate\n"
     "  --max-phases N      phases drawn as small multiples (12; the table lists all)\n"
     "  --zoom N            parts shown in detail beside an aggregate (3)\n"
-    "  -q, --quiet         print nothing but errors\n"
+    "  -q, --quiet         print nothing but errors (a run that takes more than\n"
+    "                      2 s otherwise reports its stages on stderr)\n"
     "\n"
     "writes: report.html, network.svg, network-detail.svg (aggregated networks),\n"
     "phases.svg, phase-times.svg, windows.svg, latency.svg, compare.svg (each when\n"
@@ -132,9 +133,14 @@ int hs__cmd_render(int argc, char **argv)
     }
     const char *run = argv[optind];
     hs_viz_model *m = NULL, *cm = NULL;
+    hs__progress pg;
+    hs__progress_init(&pg, "hopscope render", quiet);
+    hs__progress_cb(&pg, "reading the analysis", 0, 0);
     int rc = load(run, &m);
-    if (!rc && cmp_path)
+    if (!rc && cmp_path) {
+        hs__progress_cb(&pg, "reading the analysis to compare with", 0, 0);
         rc = load(cmp_path, &cm);
+    }
     if (rc) {
         hs_viz_free(m);
         free(cmd);
@@ -156,9 +162,13 @@ int hs__cmd_render(int argc, char **argv)
     hs_error_clear(&err);
     hs_viz_doc *docs = NULL;
     size_t nd = 0;
+    hs__progress_cb(&pg, "drawing", 0, 0);
     rc = hs_viz_render(m, cm, &o, &docs, &nd, &err);
-    if (!rc)
+    if (!rc) {
+        hs__progress_cb(&pg, "writing the pictures and the report", 0, 0);
         rc = hs_viz_write(out, docs, nd, &err);
+    }
+    hs__progress_done(&pg);
     if (rc)
         fprintf(stderr, "hopscope render: %s\n", hs_error_str(&err, rc));
     else if (!quiet) {

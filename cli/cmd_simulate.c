@@ -21,7 +21,7 @@ enum {
     O_TOPO = 1000, O_TRAFFIC, O_LOAD, O_SIZE, O_PERIODIC, O_PACKETS, O_DURATION, O_WARMUP,
     O_DRAIN, O_SEED, O_OUT, O_MTU, O_HEADER, O_BUFFER, O_NICBUF, O_UNBOUNDED, O_RDELAY,
     O_RXRATE, O_QUEUES, O_TAUF, O_TAU, O_WINDOW, O_UGALT, O_HOPBITS, O_HASHBITS, O_EXACT,
-    O_SALT, O_LINKBITS, O_NORECORDS, O_RECCAP, O_TSV, O_QUIET, O_MONITOR, O_MAXWIN,
+    O_SALT, O_LINKBITS, O_NORECORDS, O_RECCAP, O_RTABLES, O_TSV, O_QUIET, O_MONITOR, O_MAXWIN,
     /* replay */
     O_INPUT, O_MAP, O_PPN, O_BACKGROUND, O_CI, O_BITS, O_SCALE, O_EAGER, O_CTRL, O_MEMBW,
     O_SHMLAT, O_OVERHEAD, O_REDBW, O_COLL, O_TAGPH, O_LATCAP, O_WATCHDOG, O_BGCREDITS,
@@ -61,6 +61,7 @@ static const struct option opts[] = {
     { "no-records", no_argument, NULL, O_NORECORDS },
     { "monitor", required_argument, NULL, O_MONITOR },
     { "records-cap", required_argument, NULL, O_RECCAP },
+    { "route-tables", no_argument, NULL, O_RTABLES },
     { "tsv", no_argument, NULL, O_TSV },
     { "quiet", no_argument, NULL, O_QUIET },
     { "input", required_argument, NULL, O_INPUT },
@@ -321,6 +322,7 @@ static int apply(sim_opts *o, int c, const char *v)
         o->prm.scheme.k = (unsigned)u;
         break;
     case O_NORECORDS: o->prm.records = 0; break;
+    case O_RTABLES: o->prm.route_tables = 1; break;
     case O_MONITOR:
         if (hs_parse_double(v, &d) || !(d >= 0) || d > 1)
             return bad("monitor", v, "a fraction of messages in [0, 1]");

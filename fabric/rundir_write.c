@@ -1,12 +1,16 @@
 /* The run directory: everything the analyzer needs, in versioned formats
  * documented in docs/formats.md ("Run directory").  The analyzer never
- * calls fabric code; it reads these files only.
+ * calls fabric code to read them; it rebuilds the topology from the
+ * manifest's spec only to recompute the routes of the regular families,
+ * which need no tables.
  *
  *   links.tsv      link table (id, kind, ends, capacity, latency, tau)
  *   nodes.tsv      node -> switch, injection and ejection links
  *   switches.tsv   switch names and places (level, group, coordinates)
  *   phases.tsv     phase id -> name
- *   routes.bin     forwarding tables per (switch, destination class)
+ *   routes.bin     forwarding tables per (switch, destination class):
+ *                  topology files (or params.route_tables) only; the
+ *                  regular families' routes are a function of the spec
  *   counters.bin   in-band NIC counters per phase and per window
  *   records.bin    sampled in-band records
  *   truth.bin      ground truth per link: total, per phase, per window
@@ -24,7 +28,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define RUNDIR_VERSION 1
+/* the manifest's version (2: topology.routes, routes.bin optional); every
+ * other file is at version 1 */
+#define RUNDIR_VERSION 2
+#define FILE_VERSION 1
 
 /* ---- little-endian buffered writer ---------------------------------------- */
 
@@ -107,7 +114,7 @@ static int wr_close(wr *w, hs_error *err)
 static void wr_header(wr *w, const char magic[8], uint32_t header_bytes)
 {
     wr_bytes(w, magic, 8);
-    wr_u32(w, RUNDIR_VERSION);
+    wr_u32(w, FILE_VERSION);
     wr_u32(w, header_bytes);
 }
 
@@ -176,7 +183,7 @@ static int write_links(const hs_fabric *F, const char *dir, hs_error *err)
     if (!f)
         return hs_error_set(err, HS_EIO, "cannot create '%s': %s", path, strerror(errno));
     const hs_topo *t = F->topo;
-    fprintf(f, "# hopscope links %d\n", RUNDIR_VERSION);
+    fprintf(f, "# hopscope links %d\n", FILE_VERSION);
     fprintf(f, "id\tkind\tsub\tlevel\tdim\tdir\twrap\tfrom_kind\tfrom\tfrom_name\tfrom_port"
                "\tto_kind\tto\tto_name\tto_port\tbw_Bps\tlat_ps\ttau_ps\n");
     for (uint32_t id = 1; id <= F->L; id++) {
@@ -202,7 +209,7 @@ static int write_nodes(const hs_fabric *F, const char *dir, hs_error *err)
     if (!f)
         return hs_error_set(err, HS_EIO, "cannot create '%s': %s", path, strerror(errno));
     const hs_topo *t = F->topo;
-    fprintf(f, "# hopscope nodes %d\n", RUNDIR_VERSION);
+    fprintf(f, "# hopscope nodes %d\n", FILE_VERSION);
     fprintf(f, "node\tname\tswitch\tport\tinjection\tejection\trx_Bps\n");
     for (uint32_t n = 0; n < F->N; n++) {
         fprintf(f, "%u\t", n);
@@ -224,7 +231,7 @@ static int write_switches(const hs_fabric *F, const char *dir, hs_error *err)
     if (!f)
         return hs_error_set(err, HS_EIO, "cannot create '%s': %s", path, strerror(errno));
     const hs_topo *t = F->topo;
-    fprintf(f, "# hopscope switches %d\n", RUNDIR_VERSION);
+    fprintf(f, "# hopscope switches %d\n", FILE_VERSION);
     fprintf(f, "switch\tname\tports\tlevel\tgroup\trouter\tcoord\n");
     for (uint32_t s = 0; s < F->S; s++) {
         fprintf(f, "%u\t", s);
@@ -260,7 +267,7 @@ static int write_phases(const hs_fabric *F, const char *dir, hs_error *err)
     FILE *f = fopen(path, "w");
     if (!f)
         return hs_error_set(err, HS_EIO, "cannot create '%s': %s", path, strerror(errno));
-    fprintf(f, "# hopscope phases %d\n", RUNDIR_VERSION);
+    fprintf(f, "# hopscope phases %d\n", FILE_VERSION);
     fprintf(f, "phase\tindex\tname\n");
     for (unsigned i = 0; i < F->nphase; i++) {
         phase_name(F, F->phase_ids[i], a, sizeof a);
@@ -558,7 +565,7 @@ static void file_entry(hs_json *j, const char *key, const char *name)
     hs_json_key(j, "file");
     hs_json_str(j, name);
     hs_json_key(j, "version");
-    hs_json_int(j, RUNDIR_VERSION);
+    hs_json_int(j, FILE_VERSION);
     hs_json_obj_end(j);
 }
 
@@ -586,9 +593,20 @@ int hs_fabric_write_rundir(hs_fabric *F, const char *dir,
     }
     uint32_t nclass = 0, nsets = 0, nwin = 0;
     uint64_t nent = 0;
+    /* Tables of a regular family would be S x classes entries (5 GB for a
+     * 32K-switch torus) of what hs_topo_route_set computes in a few
+     * instructions from the spec the manifest records: the analyzer
+     * recomputes them instead.  A stale routes.bin must not stay beside a
+     * manifest that says "computed". */
+    int tables = F->topo->kind == HS_TOPO_FILE || F->prm.route_tables;
+    if (!tables) {
+        char p[4096];
+        if ((size_t)snprintf(p, sizeof p, "%s/routes.bin", dir) < sizeof p)
+            unlink(p);
+    }
     if ((rc = write_links(F, dir, err)) || (rc = write_nodes(F, dir, err)) ||
         (rc = write_switches(F, dir, err)) || (rc = write_phases(F, dir, err)) ||
-        (rc = write_routes(F, dir, &nclass, &nent, err)) ||
+        (tables && (rc = write_routes(F, dir, &nclass, &nent, err))) ||
         (rc = write_counters(F, dir, &nsets, err)) || (rc = write_records(F, dir, err)) ||
         (rc = write_truth(F, dir, &nwin, err)))
         return rc == HS_ENOMEM ? hs_error_set(err, rc, "out of memory writing '%s'", dir) : rc;
@@ -632,6 +650,8 @@ int hs_fabric_write_rundir(hs_fabric *F, const char *dir,
     hs_json_bool(&j, hs_topo_deterministic(t));
     hs_json_key(&j, "table_determined");
     hs_json_bool(&j, hs_topo_table_determined(t));
+    hs_json_key(&j, "routes");
+    hs_json_str(&j, tables ? "table" : "computed");
     hs_json_obj_end(&j);
 
     hs_json_key(&j, "network");
@@ -746,7 +766,8 @@ int hs_fabric_write_rundir(hs_fabric *F, const char *dir,
     file_entry(&j, "nodes", "nodes.tsv");
     file_entry(&j, "switches", "switches.tsv");
     file_entry(&j, "phases", "phases.tsv");
-    file_entry(&j, "routes", "routes.bin");
+    if (tables)
+        file_entry(&j, "routes", "routes.bin");
     file_entry(&j, "counters", "counters.bin");
     file_entry(&j, "records", "records.bin");
     file_entry(&j, "truth", "truth.bin");

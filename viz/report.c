@@ -515,7 +515,7 @@ static void diagnosis(hs__vz_buf *b, const hs_viz_model *m)
         h_text(b, "p", NULL, f->summary);
         if (f->nlinks) {
             hs__vz_puts(b, "<table class=\"evidence\"><tr><th>link</th><th>congested fraction "
-                           "\u00b1 SE</th><th>application's load</th><th>traffic (packets)</th>"
+                           "\u00b1 SE</th><th>application's load over the run</th><th>traffic (packets)</th>"
                            "<th>root</th></tr>\n");
             for (uint32_t k = 0; k < f->nlinks && k < EVIDENCE_LINKS; k++) {
                 uint32_t l = f->links[k];
@@ -580,7 +580,7 @@ static void roots_table(hs__vz_buf *b, const hs_viz_model *m)
         return;
     hs__vz_printf(b, "<h3>Roots of congestion trees (%u)</h3>\n<table class=\"roots\"><tr><th></th>"
                      "<th>link</th><th>congested fraction \u00b1 SE</th><th>application's load "
-                     "(peak)</th><th>where</th><th>tree</th><th>victims</th></tr>\n", m->nroots);
+                     "in its bursts</th><th>where</th><th>tree</th><th>victims</th></tr>\n", m->nroots);
     for (uint32_t i = 0; i < m->nroots && i < ROOT_ROWS; i++) {
         const hs__vz_root *q = &m->roots[i];
         hs__vz_printf(b, "<tr><td>R%u</td><td>", i + 1);
@@ -590,9 +590,12 @@ static void roots_table(hs__vz_buf *b, const hs_viz_model *m)
         }
         if (q->nlinks > 3)
             hs__vz_printf(b, "; and %u more", q->nlinks - 3);
-        hs__vz_printf(b, "</td><td>%.3f \u00b1 %.3f</td><td>%.0f%%</td><td>%s</td>"
+        /* for people: CF and load clipped to [0, 1] (raw in analysis.json) */
+        hs__vz_printf(b, "</td><td>%.3f \u00b1 %.3f</td><td>%s%.0f%%</td><td>%s</td>"
                          "<td>%u link%s</td><td>%u</td></tr>\n",
-                      q->cf, q->cf_se, 100 * q->load_peak,
+                      q->cf < 0 ? 0 : q->cf > 1 ? 1 : q->cf, q->cf_se,
+                      q->load_peak > 1 ? ">" : "",
+                      100 * (q->load_peak < 0 ? 0 : q->load_peak > 1 ? 1 : q->load_peak),
                       q->endpoint ? "into an endpoint" : "inside the network", q->ntree,
                       q->ntree == 1 ? "" : "s", q->nvictims);
     }

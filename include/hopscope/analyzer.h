@@ -66,7 +66,17 @@ typedef struct hs_analyze_params {
     int    windows;       /* per-window views (1) */
     unsigned max_report;  /* ranks/nodes/links listed per finding (16) */
     const char *command;  /* the command line, recorded in analysis.json */
+    /* Progress (NULL: none): called at the start of each stage of the
+     * analysis and every HS_AN_PROGRESS_STEP records within the long ones,
+     * with what it is doing ("decoding records by phase") and how far
+     * (done of total; total 0 when not counted).  It must not call back
+     * into the analysis; what it prints is its business (hopscope analyze:
+     * stderr, after 2 s, not with -q).  Results never depend on it. */
+    void (*progress)(void *ctx, const char *stage, uint64_t done, uint64_t total);
+    void *progress_ctx;
 } hs_analyze_params;
+
+#define HS_AN_PROGRESS_STEP (1u << 20)
 
 void hs_analyze_params_default(hs_analyze_params *p);
 /* Reads a phases file (--phases) as hs_analyze_run would, to refuse a bad

@@ -237,6 +237,10 @@ typedef struct hs_fabric_params {
                                 the longest route needs it), b, exact, salt */
     int      records;        /* log sampled records (default 1) */
     uint64_t records_cap;    /* at most this many (4M); beyond: counted only */
+    int      route_tables;   /* 1: write routes.bin for the regular families
+                                too (default 0: their routes are recomputed
+                                from the topology spec; topology files
+                                always have their tables written) */
 } hs_fabric_params;
 
 void hs_fabric_params_default(hs_fabric_params *p);

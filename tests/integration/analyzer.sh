@@ -49,6 +49,17 @@ t_grep "UGAL analysis says which decoder" '"used":"route-aware"' "$T_TMP/ugal/an
 "$HOPSCOPE" help analyze > "$T_TMP/h"
 t_grep "help lists the thresholds" '^  --load-low X' "$T_TMP/h"
 
+# Adaptive routing leaves a packet's path in the network uncertain, but not
+# its node links: an incast under UGAL is found at the root's ejection link,
+# whose traffic is counted exactly (every packet's record lists it).
+"$HOPSCOPE" gen incast --ranks 32 --iters 6 --size 32K --root 30 -o "$T_TMP/inc-ugal.trace" --quiet
+"$HOPSCOPE" simulate --topo dragonfly:a=4,p=2,h=2,g=5,routing=ugal -i "$T_TMP/inc-ugal.trace" \
+    --map linear -o "$T_TMP/inc-ugal" --quiet > /dev/null 2>&1
+"$HOPSCOPE" analyze "$T_TMP/inc-ugal" > "$T_TMP/a-ugal"
+t_grep "UGAL incast: the root's ejection link, a pattern" '^ 1\. \[pattern\] Incast into node n30' "$T_TMP/a-ugal"
+t_grep "UGAL incast: the ejection link's traffic is exact" \
+    '^  link 71 g3r3->n30 \(ejection\) +[0-9.]+\+-[0-9.]+ +1674 ' "$T_TMP/a-ugal"
+
 # A replayed application: all-to-all in groups of 8 scattered over the
 # leaves of a tapered fat-tree -> mapping; the suggestion re-simulates faster.
 "$HOPSCOPE" gen pf3d --ranks 64 --group 8 --iters 6 -o "$T_TMP/pf.trace" --quiet

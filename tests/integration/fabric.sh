@@ -47,13 +47,41 @@ t_grep "topo names the bad option" "unknown option 'nope'" "$T_TMP/err"
 t_eq "simulate exits 0" 0 $?
 t_grep "simulate reports accepted load" '^accepted +0\.[0-9]+' "$T_TMP/s1"
 t_grep "simulate reports latency" '^latency +mean .* p99 ' "$T_TMP/s1"
-for f in manifest.json links.tsv nodes.tsv switches.tsv phases.tsv routes.bin counters.bin records.bin truth.bin; do
+for f in manifest.json links.tsv nodes.tsv switches.tsv phases.tsv counters.bin records.bin truth.bin; do
     [ -s "$T_TMP/run/$f" ] && t_ok "run dir has $f" || t_fail "run dir has $f"
 done
 t_grep "manifest traffic" '"pattern": "uniform"' "$T_TMP/run/manifest.json"
+# a fat-tree's routes are recomputed from its spec; --route-tables dumps
+# them, and both directories analyse to the same analysis.json
+t_check "no routes.bin for a fat-tree" test ! -e "$T_TMP/run/routes.bin"
+t_grep "manifest: routes computed" '"routes": "computed"' "$T_TMP/run/manifest.json"
+"$HOPSCOPE" simulate --topo fattree:k=4,n=2 --load 0.3 --duration 10us --route-tables -o "$T_TMP/runt" > /dev/null
+t_check "--route-tables writes routes.bin" test -s "$T_TMP/runt/routes.bin"
+t_grep "manifest: routes table" '"routes": "table"' "$T_TMP/runt/manifest.json"
+cp -r "$T_TMP/run" "$T_TMP/runc"
+"$HOPSCOPE" analyze "$T_TMP/runc" -q > /dev/null 2>&1
+"$HOPSCOPE" analyze "$T_TMP/runt" -q > /dev/null 2>&1
+sed "s#$T_TMP/runt#RUN#g" "$T_TMP/runt/analysis.json" > "$T_TMP/at.json"
+sed "s#$T_TMP/runc#RUN#g" "$T_TMP/runc/analysis.json" > "$T_TMP/ac.json"
+t_check "analysis.json the same with tables and with recomputed routes" cmp -s "$T_TMP/at.json" "$T_TMP/ac.json"
+# progress on stderr: after HOPSCOPE_PROGRESS_AFTER seconds (2 by default),
+# every stage; never with -q; nothing on stdout changes
+HOPSCOPE_PROGRESS_AFTER=0 "$HOPSCOPE" analyze "$T_TMP/runc" > "$T_TMP/p.out" 2> "$T_TMP/p.err"
+t_grep "analyze progress: first stage" '^hopscope analyze: [0-9.]* s: reading the run directory$' "$T_TMP/p.err"
+t_grep "analyze progress: records counted" '^hopscope analyze: [0-9.]* s: decoding records by phase: 0 of [1-9][0-9]* \(0%\)$' "$T_TMP/p.err"
+t_grep "analyze progress: last line" '^hopscope analyze: done in [0-9.]* s$' "$T_TMP/p.err"
+HOPSCOPE_PROGRESS_AFTER=1000 "$HOPSCOPE" analyze "$T_TMP/runc" > "$T_TMP/p2.out" 2> "$T_TMP/p2.err"
+t_eq "analyze: no progress on a short run" "" "$(cat "$T_TMP/p2.err")"
+t_check "analyze: progress leaves stdout alone" cmp -s "$T_TMP/p.out" "$T_TMP/p2.out"
+HOPSCOPE_PROGRESS_AFTER=0 "$HOPSCOPE" analyze "$T_TMP/runc" -q 2> "$T_TMP/p3.err"
+t_eq "analyze -q: no progress" "" "$(cat "$T_TMP/p3.err")"
+HOPSCOPE_PROGRESS_AFTER=0 "$HOPSCOPE" render "$T_TMP/runc" > /dev/null 2> "$T_TMP/p4.err"
+t_grep "render progress" '^hopscope render: [0-9.]* s: drawing$' "$T_TMP/p4.err"
+HOPSCOPE_PROGRESS_AFTER=0 "$HOPSCOPE" render "$T_TMP/runc" -q 2> "$T_TMP/p5.err"
+t_eq "render -q: no progress" "" "$(cat "$T_TMP/p5.err")"
 "$HOPSCOPE" simulate --topo fattree:k=4,n=2 --load 0.3 --duration 10us -o "$T_TMP/run2" > /dev/null
 same=1
-for f in manifest.json links.tsv routes.bin counters.bin records.bin truth.bin; do
+for f in manifest.json links.tsv counters.bin records.bin truth.bin; do
     cmp -s "$T_TMP/run/$f" "$T_TMP/run2/$f" || same=0
 done
 t_eq "same seed, byte-identical run directories" 1 "$same"

@@ -68,7 +68,8 @@ static void an_on_timer(void *ctx, hs_fabric *f, uint64_t c, hs_time t)
     (void)ctx; (void)f; (void)c; (void)t;
 }
 
-static void an_begin(an_run *R, const char *spec, uint64_t seed)
+/* tables: write routes.bin even for a regular family (params.route_tables). */
+static void an_begin_tables(an_run *R, const char *spec, uint64_t seed, int tables)
 {
     memset(R, 0, sizeof *R);
     R->rng = seed * 7919 + 1;
@@ -78,6 +79,7 @@ static void an_begin(an_run *R, const char *spec, uint64_t seed)
     hs_fabric_params p;
     hs_fabric_params_default(&p);
     p.seed = seed;
+    p.route_tables = tables;
     p.window = 50 * HS_PS_PER_US;
     hs_error e;
     int rc = hs_fabric_create(&R->f, spec, &p, &e);
@@ -85,6 +87,11 @@ static void an_begin(an_run *R, const char *spec, uint64_t seed)
         fail_msg("%s: %s", spec, hs_error_str(&e, rc));
     static const hs_fabric_callbacks cb = { an_on_sent, an_on_delivered, an_on_timer };
     hs_fabric_set_callbacks(R->f, &cb, R);
+}
+
+static inline void an_begin(an_run *R, const char *spec, uint64_t seed)
+{
+    an_begin_tables(R, spec, seed, 0);
 }
 
 /* Ranks: node_of_rank given, or identity when NULL. */

@@ -12,7 +12,9 @@
 #include "test_util.h"
 #include "hopscope/analyzer.h"
 
-static an_run base;
+/* base: with routes.bin (--route-tables); comp: the same run without, its
+ * routes recomputed from the topology spec */
+static an_run base, comp;
 
 
 static void spit(const char *dir, const char *name, const void *b, size_t n)
@@ -26,19 +28,25 @@ static void spit(const char *dir, const char *name, const void *b, size_t n)
     fclose(f);
 }
 
+static void build(an_run *R, int tables)
+{
+    an_begin_tables(R, "fattree:k=4,n=2", 3, tables);
+    an_ranks(R, 16, NULL);
+    an_phase(R, 5, "tag 5", "p2p", 5, NULL, 1);
+    an_phase(R, 6, "allreduce", "collective", -1, "allreduce", 1);
+    for (uint32_t r = 0; r < 16; r++) {
+        an_stream(R, r, (r + 5) % 16, 0.3, 4096, 5, 1, 0, 100 * HS_PS_PER_US, r, (r + 5) % 16);
+        an_stream(R, r, r ^ 8, 0.2, 2048, 6, 1, 0, 100 * HS_PS_PER_US, r, r ^ 8);
+    }
+    an_stream(R, 3, 0, 0.6, 4096, 5, 1, 0, 100 * HS_PS_PER_US, 3, 0);
+    an_finish(R);
+}
+
 static int setup(void **state)
 {
     (void)state;
-    an_begin(&base, "fattree:k=4,n=2", 3);
-    an_ranks(&base, 16, NULL);
-    an_phase(&base, 5, "tag 5", "p2p", 5, NULL, 1);
-    an_phase(&base, 6, "allreduce", "collective", -1, "allreduce", 1);
-    for (uint32_t r = 0; r < 16; r++) {
-        an_stream(&base, r, (r + 5) % 16, 0.3, 4096, 5, 1, 0, 100 * HS_PS_PER_US, r, (r + 5) % 16);
-        an_stream(&base, r, r ^ 8, 0.2, 2048, 6, 1, 0, 100 * HS_PS_PER_US, r, r ^ 8);
-    }
-    an_stream(&base, 3, 0, 0.6, 4096, 5, 1, 0, 100 * HS_PS_PER_US, 3, 0);
-    an_finish(&base);
+    build(&base, 1);
+    build(&comp, 0);
     return 0;
 }
 
@@ -46,6 +54,7 @@ static int teardown(void **state)
 {
     (void)state;
     an_end(&base);
+    an_end(&comp);
     return 0;
 }
 
@@ -242,7 +251,17 @@ static void replace(unsigned char **b, size_t *n, const char *from, const char *
 }
 
 static void m_man_format(unsigned char **b, size_t *n) { replace(b, n, "\"hopscope-run\"", "\"hopscope-rum\""); }
-static void m_man_version(unsigned char **b, size_t *n) { replace(b, n, "\"version\": 1,\n  \"hopscope\"", "\"version\": 2,\n  \"hopscope\""); }
+static void m_man_version(unsigned char **b, size_t *n) { replace(b, n, "\"version\": 2,\n  \"hopscope\"", "\"version\": 3,\n  \"hopscope\""); }
+/* computed routes (comp) */
+static void m_spec_other(unsigned char **b, size_t *n) { replace(b, n, "k=4,n=2,taper", "k=4,n=3,taper"); }
+static void m_spec_file(unsigned char **b, size_t *n) { replace(b, n, "\"spec\": \"fattree:k=4,n=2,taper=1,bw=25GB/s,lat=100ns,routing=dmodk\"", "\"spec\": \"file:/etc/passwd\""); }
+static void m_spec_huge(unsigned char **b, size_t *n) { replace(b, n, "\"spec\": \"fattree:k=4,n=2,", "\"spec\": \"fattree:k=64,n=4,"); }
+static void m_spec_bad(unsigned char **b, size_t *n) { replace(b, n, "taper=1,", "taper=x,"); }
+static void m_spec_routing(unsigned char **b, size_t *n) { replace(b, n, "routing=dmodk\"", "routing=adaptive\""); }
+static void m_routes_how(unsigned char **b, size_t *n) { replace(b, n, "\"routes\": \"computed\"", "\"routes\": \"compute\""); }
+static void m_routes_counts(unsigned char **b, size_t *n) { replace(b, n, "\"route_classes\": 0", "\"route_classes\": 16"); }
+static void m_as_v1(unsigned char **b, size_t *n) { replace(b, n, "\"version\": 2,\n  \"hopscope\"", "\"version\": 1,\n  \"hopscope\""); }
+static void m_links_port(unsigned char **b, size_t *n) { replace(b, n, "\n34\tswitch\tdown\t1\t0\t0\t0\tswitch\t4\tl2s0\t0\t", "\n34\tswitch\tdown\t1\t0\t0\t0\tswitch\t4\tl2s0\t3\t"); }
 static void m_man_nodes(unsigned char **b, size_t *n) { replace(b, n, "\"nodes\": 16,", ""); }
 static void m_man_syntax(unsigned char **b, size_t *n) { replace(b, n, "\"links\": 64,", "\"links\": 64,,"); }
 static void m_man_file(unsigned char **b, size_t *n) { replace(b, n, "\"file\": \"truth.bin\"", "\"file\": \"../truth.bin\""); }
@@ -258,12 +277,122 @@ static void m_app_json(unsigned char **b, size_t *n) { replace(b, n, "\"ranks\":
 static void m_app_node(unsigned char **b, size_t *n) { replace(b, n, "\"node_of_rank\": [\n      0,", "\"node_of_rank\": [\n      99,"); }
 static void m_app_version(unsigned char **b, size_t *n) { replace(b, n, "\"version\": 1", "\"version\": 3"); }
 
+static void reject_all(const char *dir, const bad *cases, size_t ncases)
+{
+    for (size_t i = 0; i < ncases; i++) {
+        size_t n;
+        unsigned char *orig = slurp(dir, cases[i].file, &n);
+        unsigned char *b = malloc(n + 1);
+        memcpy(b, orig, n + 1);
+        size_t m = n;
+        cases[i].mutate(&b, &m);
+        if (m == n && memcmp(b, orig, n) == 0)
+            fail_msg("%s case %zu: the mutation changed nothing", cases[i].file, i);
+        spit(dir, cases[i].file, b, m);
+        hs_error e;
+        int rc = try_analyze(dir, &e);
+        spit(dir, cases[i].file, orig, n);
+        if (rc != cases[i].status || !strstr(e.msg, cases[i].want) || !strstr(e.msg, dir))
+            fail_msg("%s case %zu: rc %d, message '%s'; want %d and '%s'", cases[i].file, i, rc,
+                     e.msg, cases[i].status, cases[i].want);
+        free(orig);
+        free(b);
+    }
+}
+
+/* A run directory whose routes are recomputed from its topology spec is
+ * rejected, naming the file and the reason, when the spec does not build
+ * or builds another network than its link table, or when it claims a
+ * format it does not have. */
+static void test_rejects_computed(void **state)
+{
+    (void)state;
+    static const bad cases[] = {
+        { "manifest.json", m_spec_other, HS_EFORMAT, "has 64 nodes, 48 switches, 384 links; "
+          "the manifest says 16, 8, 64" },
+        { "manifest.json", m_spec_file, HS_EFORMAT, "topology.spec 'file:/etc/passwd' is not a "
+          "fattree" },
+        { "manifest.json", m_spec_huge, HS_EFORMAT, "has 16777216 nodes, 1048576 switches" },
+        { "manifest.json", m_spec_bad, HS_EFORMAT, "does not build" },
+        { "manifest.json", m_spec_routing, HS_EFORMAT, "routed 'adaptive'; the manifest says 16, "
+          "8, 64, 'dmodk'" },
+        { "manifest.json", m_routes_how, HS_EFORMAT, "topology.routes 'compute': expected "
+          "'table' or 'computed'" },
+        { "manifest.json", m_routes_counts, HS_EFORMAT, "must be 0 when topology.routes is "
+          "'computed'" },
+        { "manifest.json", m_as_v1, HS_EFORMAT, "files.routes" },
+        { "links.tsv", m_links_port, HS_EFORMAT, "links.tsv: link 34 is not the link 34 that "
+          "topology.spec" },
+    };
+    reject_all(comp.dir, cases, sizeof cases / sizeof cases[0]);
+    hs_error e;
+    assert_int_equal(try_analyze(comp.dir, &e), 0);
+}
+
+/* The same run with its forwarding tables and with its routes recomputed
+ * gives the same analysis.json; a version-1 directory (tables, no
+ * topology.routes) still reads, to the same result. */
+static char *analysis_text(const char *dir)
+{
+    hs_analyze_params p;
+    hs_analyze_params_default(&p);
+    p.command = "test";
+    hs_analysis *a;
+    hs_error e;
+    int rc = hs_analyze_run(dir, &p, &a, &e);
+    if (rc)
+        fail_msg("%s", hs_error_str(&e, rc));
+    char path[512];
+    snprintf(path, sizeof path, "%s/cmp.json", dir);
+    assert_int_equal(hs_an_write_json(a, path, &e), 0);
+    hs_an_free(a);
+    size_t n;
+    char *s = (char *)slurp(dir, "cmp.json", &n);
+    remove(path);
+    /* the run directory's name is in the text: blank it */
+    size_t dl = strlen(dir);
+    for (char *q = strstr(s, dir); q; q = strstr(q + dl, dir))
+        memset(q, 'D', dl);
+    return s;
+}
+
+static void test_computed_same(void **state)
+{
+    (void)state;
+    char path[512];
+    snprintf(path, sizeof path, "%s/routes.bin", comp.dir);
+    assert_int_equal(access(path, F_OK), -1);
+    char *a = analysis_text(base.dir), *b = analysis_text(comp.dir);
+    /* the names of the two temporary directories have the same length */
+    assert_int_equal(strlen(base.dir), strlen(comp.dir));
+    assert_string_equal(a, b);
+    /* base as a version-1 directory */
+    size_t n;
+    unsigned char *orig = slurp(base.dir, "manifest.json", &n);
+    unsigned char *m = malloc(n + 1);
+    memcpy(m, orig, n + 1);
+    size_t k = n;
+    replace(&m, &k, "\"version\": 2,\n  \"hopscope\"", "\"version\": 1,\n  \"hopscope\"");
+    replace(&m, &k, ",\n    \"routes\": \"table\"", "");
+    assert_true(k == n - strlen(",\n    \"routes\": \"table\""));
+    spit(base.dir, "manifest.json", m, k);
+    char *c = analysis_text(base.dir);
+    spit(base.dir, "manifest.json", orig, n);
+    assert_string_equal(a, c);
+    free(a);
+    free(b);
+    free(c);
+    free(orig);
+    free(m);
+}
+
 static void test_rejects(void **state)
 {
     (void)state;
     static const bad cases[] = {
         { "manifest.json", m_man_format, HS_EFORMAT, "manifest.json: offset " },
-        { "manifest.json", m_man_version, HS_EVERSION, "run directory version 2" },
+        { "manifest.json", m_man_version, HS_EVERSION, "run directory version 3, this reader "
+          "knows versions 1 to 2" },
         { "manifest.json", m_man_nodes, HS_EFORMAT, "missing key topology.nodes" },
         { "manifest.json", m_man_syntax, HS_EFORMAT, "manifest.json: offset " },
         { "manifest.json", m_man_file, HS_EFORMAT, "not a file name inside the run directory" },
@@ -296,23 +425,7 @@ static void test_rejects(void **state)
         { "app.json", m_app_node, HS_EFORMAT, "rank 0: expected a node index below 16" },
         { "app.json", m_app_version, HS_EVERSION, "app.json: offset " },
     };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        size_t n;
-        unsigned char *orig = slurp(base.dir, cases[i].file, &n);
-        unsigned char *b = malloc(n + 1);
-        memcpy(b, orig, n + 1);
-        size_t m = n;
-        cases[i].mutate(&b, &m);
-        spit(base.dir, cases[i].file, b, m);
-        hs_error e;
-        int rc = try_analyze(base.dir, &e);
-        spit(base.dir, cases[i].file, orig, n);
-        if (rc != cases[i].status || !strstr(e.msg, cases[i].want) || !strstr(e.msg, base.dir))
-            fail_msg("%s case %zu: rc %d, message '%s'; want %d and '%s'", cases[i].file, i, rc,
-                     e.msg, cases[i].status, cases[i].want);
-        free(orig);
-        free(b);
-    }
+    reject_all(base.dir, cases, sizeof cases / sizeof cases[0]);
     /* a directory without a manifest is not a run */
     char path[512];
     snprintf(path, sizeof path, "%s/manifest.json", base.dir);
@@ -337,16 +450,11 @@ static uint64_t rng64(uint64_t *s)
 
 /* Random corruption of every file: the analysis succeeds or fails with a
  * message that names the run directory; never a crash (ASan build). */
-static void test_fuzz(void **state)
+static void fuzz_dir(const char *dir, const char *const *files, size_t nfiles, uint64_t seed)
 {
-    (void)state;
-    static const char *files[] = { "manifest.json", "links.tsv", "nodes.tsv", "switches.tsv",
-                                   "phases.tsv", "routes.bin", "counters.bin", "records.bin",
-                                   "truth.bin", "app.json" };
-    uint64_t seed = 77;
-    for (size_t fi = 0; fi < sizeof files / sizeof files[0]; fi++) {
+    for (size_t fi = 0; fi < nfiles; fi++) {
         size_t n;
-        unsigned char *orig = slurp(base.dir, files[fi], &n);
+        unsigned char *orig = slurp(dir, files[fi], &n);
         unsigned char *b = malloc(n + 16);
         int failures = 0;
         for (int it = 0; it < 60; it++) {
@@ -365,20 +473,33 @@ static void test_fuzz(void **state)
                 else
                     b[at] ^= (unsigned char)(1u << (rng64(&seed) % 8));
             }
-            spit(base.dir, files[fi], b, m);
+            spit(dir, files[fi], b, m);
             hs_error e;
-            int rc = try_analyze(base.dir, &e);
+            int rc = try_analyze(dir, &e);
             if (rc) {
                 failures++;
-                if (!strstr(e.msg, base.dir) && rc != HS_ENOMEM)
+                if (!strstr(e.msg, dir) && rc != HS_ENOMEM)
                     fail_msg("%s: message without the file: '%s'", files[fi], e.msg);
             }
         }
-        spit(base.dir, files[fi], orig, n);
+        spit(dir, files[fi], orig, n);
         print_message("fuzz %-14s %2d of 60 mutations rejected\n", files[fi], failures);
         free(orig);
         free(b);
     }
+}
+
+static void test_fuzz(void **state)
+{
+    (void)state;
+    static const char *const files[] = { "manifest.json", "links.tsv", "nodes.tsv",
+                                         "switches.tsv", "phases.tsv", "routes.bin",
+                                         "counters.bin", "records.bin", "truth.bin", "app.json" };
+    fuzz_dir(base.dir, files, sizeof files / sizeof files[0], 77);
+    /* the tables the recomputed routes are checked against */
+    static const char *const cfiles[] = { "manifest.json", "links.tsv", "nodes.tsv",
+                                          "switches.tsv" };
+    fuzz_dir(comp.dir, cfiles, sizeof cfiles / sizeof cfiles[0], 78);
 }
 
 /* --phases FILE: syntax errors name the line; names group phases. */
@@ -538,6 +659,8 @@ int main(void)
         cmocka_unit_test(test_paths_exact),
         cmocka_unit_test(test_deterministic),
         cmocka_unit_test(test_rejects),
+        cmocka_unit_test(test_rejects_computed),
+        cmocka_unit_test(test_computed_same),
         cmocka_unit_test(test_fuzz),
         cmocka_unit_test(test_phase_rules),
         cmocka_unit_test(test_mapping_file),

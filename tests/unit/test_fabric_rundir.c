@@ -27,10 +27,11 @@ static uint64_t u64(const unsigned char *p)
     return (uint64_t)u32(p) | (uint64_t)u32(p + 4) << 32;
 }
 
-static hs_fabric *run(const char *spec, uint64_t seed, const char *dir)
+static hs_fabric *run(const char *spec, uint64_t seed, const char *dir, int tables)
 {
     hs_fabric_params p;
     hs_fabric_params_default(&p);
+    p.route_tables = tables;
     p.window = 5 * HS_PS_PER_US;
     p.seed = seed;
     p.scheme.hash_bits = 2;
@@ -260,9 +261,37 @@ static void check_manifest(const char *dir)
     size_t n;
     char *m = (char *)slurp(dir, "manifest.json", &n);
     assert_non_null(strstr(m, "\"format\": \"hopscope-run\""));
-    assert_non_null(strstr(m, "\"version\": 1"));
+    assert_non_null(strstr(m, "\"version\": 2"));
     assert_non_null(strstr(m, "\"truth\": {"));
+    assert_non_null(strstr(m, "\"routes\": \"table\""));
+    assert_non_null(strstr(m, "\"file\": \"routes.bin\""));
     free(m);
+}
+
+/* Without tables (the default for the regular families): no routes.bin,
+ * even where a previous run left one, the manifest says so, and every
+ * other data file is the same as with tables. */
+static void check_computed(const char *with, const char *without)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/routes.bin", without);
+    assert_int_equal(access(path, F_OK), -1);
+    size_t n;
+    char *m = (char *)slurp(without, "manifest.json", &n);
+    assert_non_null(strstr(m, "\"routes\": \"computed\""));
+    assert_null(strstr(m, "routes.bin"));
+    assert_non_null(strstr(m, "\"route_classes\": 0,"));
+    free(m);
+    static const char *files[] = { "links.tsv", "nodes.tsv", "switches.tsv", "phases.tsv",
+                                   "counters.bin", "records.bin", "truth.bin" };
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        size_t na, nb;
+        unsigned char *x = slurp(with, files[i], &na), *y = slurp(without, files[i], &nb);
+        if (na != nb || memcmp(x, y, na) != 0)
+            fail_msg("%s differs with and without route tables", files[i]);
+        free(x);
+        free(y);
+    }
 }
 
 static void same_files(const char *a, const char *b)
@@ -298,16 +327,19 @@ static void one(const char *spec)
     char d1[] = "/tmp/hs-run-XXXXXX", d2[] = "/tmp/hs-run-XXXXXX";
     assert_non_null(mkdtemp(d1));
     assert_non_null(mkdtemp(d2));
-    hs_fabric *F = run(spec, 3, d1);
+    hs_fabric *F = run(spec, 3, d1, 1);
     check_links(F, d1);
     check_routes(F, d1);
     check_counters_records(F, d1);
     check_truth(F, d1);
     check_manifest(d1);
-    hs_fabric *G = run(spec, 3, d2);
+    hs_fabric *G = run(spec, 3, d2, 1);
     same_files(d1, d2);
+    hs_fabric *H = run(spec, 3, d2, 0);   /* rewrites d2 */
+    check_computed(d1, d2);
     hs_fabric_destroy(F);
     hs_fabric_destroy(G);
+    hs_fabric_destroy(H);
     rm_dir(d1);
     rm_dir(d2);
 }
