@@ -382,6 +382,12 @@ typedef struct hs__finding {
     int      linear_better;             /* mapping, no suggestion: the linear mapping beats
                                            the current one (byte-hops and most loaded link) */
     double   cost_linear;               /* its byte-hops */
+    uint32_t nfreed;                    /* interference: roots first taken for victims of
+                                           the application's own heavy tree */
+    uint32_t freed_link;                /* the worst of them, with the congested fraction
+                                           of its packets that came through inputs
+                                           feeding no other congested output */
+    double   freed_cf, freed_se;
 } hs__finding;
 
 typedef struct hs__acc_row {

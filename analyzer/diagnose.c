@@ -306,7 +306,10 @@ static hs__finding *new_finding(hs_analysis *a, hs_an_kind kind)
     return f;
 }
 
-static int add_root(hs__finding *f, const hs_analysis *a, uint32_t q)
+/* Adds root q to finding f; its severity counts the congested packets of
+ * its tree and victims, except on links marked in skip (when non-NULL):
+ * those another finding already explains. */
+static int add_root(hs__finding *f, const hs_analysis *a, uint32_t q, const uint8_t *skip)
 {
     const hs__root *R = &a->roots[q];
     if (hs__an_push(&f->roots, &f->nroots, q))
@@ -316,9 +319,11 @@ static int add_root(hs__finding *f, const hs_analysis *a, uint32_t q)
             return HS_ENOMEM;
     f->nlinks_root = f->nlinks;
     for (uint32_t i = 0; i < R->ntree; i++)
-        f->severity += a->est[R->tree[i]].congested;
+        if (!skip || !skip[R->tree[i]])
+            f->severity += a->est[R->tree[i]].congested;
     for (uint32_t i = 0; i < R->nvictims; i++)
-        f->severity += a->est[R->victims[i]].congested;
+        if (!skip || !skip[R->victims[i]])
+            f->severity += a->est[R->victims[i]].congested;
     for (uint32_t i = 0; i < R->nlinks; i++) {
         uint32_t l = R->links[i];
         if (f->nlinks_root == 1 || a->est[l].cf > f->cf || (f->cf == 0 && f->load == 0)) {
@@ -478,7 +483,17 @@ static void describe_interference(hs_analysis *a, hs__finding *f, sbuf *b)
     memset(&q, 0, sizeof q);
     if (a->quiet)
         hs__an_est(a, &a->quiet[w], a->paths_exact, &q);
-    if (f->load > a->p.load_low && q.cf_valid)
+    int only_freed = f->nfreed && f->nfreed == f->nroots && f->nlinks == f->nlinks_root;
+    if (only_freed)
+        sb_printf(b, "%u congested link%s next to the application's own congestion %s "
+                  "congested by others' traffic (worst: %s, congested for %s of the "
+                  "application's packets that cross it, while its own load there is %.0f%% "
+                  "of capacity in its bursts, %.0f%% over the run)", f->nlinks,
+                  f->nlinks > 1 ? "s" : "", f->nlinks > 1 ? "are" : "is",
+                  hs__an_link_desc(r, w, lb, sizeof lb),
+                  hs__an_cf_text(ct, sizeof ct, f->cf, f->cf_se), pct(clip01(f->load)),
+                  pct(clip01(a->load[w])));
+    else if (f->load > a->p.load_low && q.cf_valid)
         /* decided by the quiet packets (app_explains) */
         sb_printf(b, "%u link%s %s congested even where the application itself is quiet on "
                   "them (worst: %s, congested for %s of the application's packets "
@@ -497,6 +512,23 @@ static void describe_interference(hs_analysis *a, hs__finding *f, sbuf *b)
                   f->nlinks, f->nlinks > 1 ? "s" : "", f->nlinks > 1 ? "y" : "ies",
                   hs__an_link_desc(r, w, lb, sizeof lb), hs__an_cf_text(ct, sizeof ct, f->cf, f->cf_se), pct(clip01(f->load)),
                   pct(clip01(a->load[w])));
+    if (f->nfreed) {
+        char fb[160], fc[64];
+        if (only_freed)
+            sb_printf(b, "; not behind the application's own packets: on %s, %s of its "
+                      "packets that reached the link through inputs carrying none of its "
+                      "traffic to another congested link are congested",
+                      hs__an_link_desc(r, f->freed_link, fb, sizeof fb),
+                      hs__an_cf_text(fc, sizeof fc, f->freed_cf, f->freed_se));
+        else
+            sb_printf(b, "; %u of them, next to the application's own congestion, are "
+                      "congested by others too (worst: %s, congested for %s of the "
+                      "application's packets that reached it through inputs carrying none of "
+                      "its traffic to another congested link, which cannot have waited behind "
+                      "its own packets)", f->nfreed,
+                      hs__an_link_desc(r, f->freed_link, fb, sizeof fb),
+                      hs__an_cf_text(fc, sizeof fc, f->freed_cf, f->freed_se));
+    }
     if (f->nnodes) {
         sb_printf(b, "; the application's packets through them come from or go to %u node%s (",
                   f->nnodes, f->nnodes > 1 ? "s" : "");
@@ -716,6 +748,129 @@ static int app_explains(const hs_analysis *a, uint32_t l)
     return 1;
 }
 
+/* Head-of-line victims that others' traffic congests.  A light root whose
+ * cluster holds the application's heavy root is taken for its victim:
+ * its packets waited behind the heavy tree's at an input they share.  That
+ * needs a shared input: a packet that reached the victim through an input
+ * carrying none of the application's traffic into a heavy tree (no
+ * sampled packet of it went on to a link of one) cannot have waited
+ * behind the application's packets there, and the victim, a root, has no
+ * congested link downstream to stall it; if such packets are congested
+ * all the same (their CF at least cf_threshold at z standard errors, on at
+ * least min_packets of them), someone else's traffic queued them: the
+ * victim is a root of its own, and interference.  This is the second
+ * cause of a bad mapping beside a background: the background congests
+ * links next to the application's own heavy tree, and the cluster joins
+ * them.  Needs exact paths (the link before the victim on each packet's
+ * path) and other traffic in the run.  *freed[q] = 1 for such roots.
+ * HS_ENOMEM. */
+typedef struct via_ctx {
+    const uint8_t *want, *ncong;
+    const uint32_t *one;
+    uint32_t prev;
+} via_ctx;
+
+/* Keeps a victim link when the packet came to it through an input that
+ * feeds no other possibly congested output of the switch. */
+static int via_keep(void *ctx, uint32_t l)
+{
+    via_ctx *v = ctx;
+    uint32_t u = v->prev;
+    int k = v->want[l] && u != HS__NIL && (v->ncong[u] == 0 || (v->ncong[u] == 1 && v->one[u] == l));
+    v->prev = l;
+    return k;
+}
+
+/* Whether the data cannot rule out that link l is congested. */
+static int maybe_congested(const hs_analysis *a, uint32_t l)
+{
+    const hs_estimate *e = &a->est[l];
+    return a->congested[l] ||
+           (e->cf_valid && e->cf + a->p.z * e->cf_se >= a->p.cf_threshold);
+}
+
+static int free_victims(hs_analysis *a, uint8_t **freed, hs_estimate *via)
+{
+    const hs__run *r = a->r;
+    *freed = calloc(a->nroots ? a->nroots : 1, 1);
+    if (!*freed)
+        return HS_ENOMEM;
+    if (a->alone || !a->paths || !a->paths_exact || !r->R)
+        return 0;
+    size_t nl = (size_t)r->L + 1;
+    uint8_t *want = calloc(nl, 1), *ncong = calloc(nl, 1);
+    uint32_t *one = calloc(nl, sizeof *one);
+    hs_linksum *sum = calloc(nl, sizeof *sum);
+    int rc = 0, any = 0;
+    if (!want || !ncong || !one || !sum)
+        rc = HS_ENOMEM;
+    for (uint32_t q = 0; q < a->nroots && !rc; q++) {
+        const hs__root *R = &a->roots[q];
+        if (R->victim_of >= 0) {
+            for (uint32_t i = 0; i < R->nlinks; i++)
+                want[R->links[i]] = 1;
+            any = 1;
+        }
+    }
+    /* per input: the possibly congested outputs of its switch it feeds
+     * (0, 1 and which, or 2 for more), whoever congests them: a packet
+     * behind the head of that input may have waited for any of them */
+    for (uint32_t w = 1; any && !rc && w <= r->L; w++) {
+        if (r->lk[w].from_kind != HS__DEV_SWITCH || !maybe_congested(a, w))
+            continue;
+        for (uint32_t u = 1; u <= r->L; u++)
+            if (ncong[u] < 2 && r->lk[u].to_kind == HS__DEV_SWITCH &&
+                r->lk[u].to == r->lk[w].from && hs__an_feeds(a, u, w) > 0) {
+                if (ncong[u]++ == 0)
+                    one[u] = w;
+            }
+    }
+    if (any && !rc) {
+        hs__decoder d;
+        hs_error e;
+        hs_totals tot;
+        memset(&tot, 0, sizeof tot);
+        rc = hs__an_decoder_init(&d, a->paths, &e);
+        if (!rc) {
+            via_ctx v = { want, ncong, one, HS__NIL };
+            for (uint64_t i = 0; i < r->R && !rc; i++) {
+                v.prev = HS__NIL;
+                rc = hs__an_route_add(&d, i, via_keep, &v, sum, &tot, NULL);
+            }
+            if (!rc)
+                rc = hs__an_route_flush(&d, sum, &tot);
+            hs__an_decoder_free(&d);
+        }
+    }
+    for (uint32_t q = 0; any && !rc && q < a->nroots; q++) {
+        hs__root *R = &a->roots[q];
+        if (R->victim_of < 0)
+            continue;
+        for (uint32_t i = 0; i < R->nlinks && !(*freed)[q]; i++) {
+            hs_estimate e;
+            hs__an_est(a, &sum[R->links[i]], a->paths_exact, &e);
+            (*freed)[q] = e.cf_valid && e.traffic >= a->p.min_packets &&
+                          e.cf - a->p.z * e.cf_se >= a->p.cf_threshold;
+            via[q] = e;
+        }
+        if (!(*freed)[q])
+            continue;
+        /* no longer the heavy root's victim */
+        hs__root *H = &a->roots[R->victim_of];
+        uint32_t k = 0;
+        for (uint32_t i = 0; i < H->nvictims; i++)
+            if (!has(R->links, R->nlinks, H->victims[i]))
+                H->victims[k++] = H->victims[i];
+        H->nvictims = k;
+        R->victim_of = -1;
+    }
+    free(want);
+    free(ncong);
+    free(one);
+    free(sum);
+    return rc;
+}
+
 /* Whether the pattern an endpoint finding names is there: several senders
  * into the node at once, or one sender faster than the node can take.
  * From the records, per destination node: the share of its sampled
@@ -793,11 +948,27 @@ int hs__an_diagnose(hs_analysis *a, hs_error *err)
         if (a->roots[q].endpoint == 1 && a->roots[q].node != HS__NIL &&
             hs__an_incast_present(a, &incast_ok))
             return hs_error_set(err, HS_ENOMEM, "out of memory");
+    uint8_t *freed = NULL;
+    /* a freed victim's tree may run through the heavy tree it hung off:
+     * those links' packets count for the application's own finding */
+    uint8_t *heavy_tree = calloc((size_t)r->L + 1, 1);
+    hs_estimate *via = calloc(a->nroots ? a->nroots : 1, sizeof *via);
+    if (!heavy_tree || !via || free_victims(a, &freed, via)) {
+        free(incast_ok);
+        free(heavy_tree);
+        free(freed);
+        free(via);
+        return hs_error_set(err, HS_ENOMEM, "out of memory");
+    }
+    for (uint32_t q = 0; q < a->nroots; q++)
+        if (a->roots[q].heavy)
+            for (uint32_t i = 0; i < a->roots[q].ntree; i++)
+                heavy_tree[a->roots[q].tree[i]] = 1;
     for (uint32_t q = 0; q < a->nroots && !rc; q++) {
         const hs__root *R = &a->roots[q];
         if (R->victim_of >= 0)
             continue;
-        int own = app_explains(a, R->links[0]);
+        int own = !freed[q] && app_explains(a, R->links[0]);
         /* an endpoint root without the pattern (one partner, no faster
          * sender) is back-pressure from the network: a mapping matter */
         int pattern = R->endpoint && (R->endpoint != 1 || R->node == HS__NIL || !incast_ok ||
@@ -813,7 +984,7 @@ int hs__an_diagnose(hs_analysis *a, hs_error *err)
                 *idx = a->nfindings - 1;
             }
             if (!rc)
-                rc = add_root(&a->findings[*idx], a, q);
+                rc = add_root(&a->findings[*idx], a, q, NULL);
         } else {
             if (interf_idx == HS__NIL) {
                 if (!new_finding(a, HS_AN_INTERFERENCE))
@@ -821,10 +992,19 @@ int hs__an_diagnose(hs_analysis *a, hs_error *err)
                 interf_idx = a->nfindings - 1;
             }
             if (!rc)
-                rc = add_root(&a->findings[interf_idx], a, q);
+                rc = add_root(&a->findings[interf_idx], a, q, freed[q] ? heavy_tree : NULL);
+            hs__finding *f = &a->findings[interf_idx];
+            if (!rc && freed[q] && (!f->nfreed++ || via[q].cf > f->freed_cf)) {
+                f->freed_link = R->links[0];
+                f->freed_cf = via[q].cf;
+                f->freed_se = via[q].cf_se;
+            }
         }
     }
     free(incast_ok);
+    free(freed);
+    free(heavy_tree);
+    free(via);
     if (rc)
         return hs_error_set(err, rc, "out of memory");
     /* dark and thin links no heavy cluster explains join the interference */

@@ -9,6 +9,8 @@
  *                 re-simulation shows it is faster;
  *   interference  light applications next to heavy unmonitored congestors
  *                 (GPCNeT style) on a tapered fat-tree and a dragonfly;
+ *   two causes    a scattered all-to-all beside an incast congestor: mapping
+ *                 and interference, and mapping only without the congestor;
  *   none          light, well-placed applications alone.
  * Sizes, targets, senders and patterns vary so nothing is tuned to one case. */
 #include <stdarg.h>
@@ -336,6 +338,75 @@ static void test_interference(void **state)
     an_end(&R);
 }
 
+/* ---- two causes ----------------------------------------------------------------------- */
+
+/* An all-to-all in groups scattered over the machine (the application's
+ * own traffic overloads interior links: mapping) on half of the nodes,
+ * and with bg, congestors on the other half sending to one of them (an
+ * incast whose funnel shares the down-links into that node's leaf with the
+ * application's packets to its neighbours: interference). */
+static hs_analysis *mapping_bg_run(an_run *R, const char *spec, uint32_t nodes, uint32_t leaf,
+                                   int bg, double bg_load, uint64_t seed)
+{
+    an_begin(R, spec, seed);
+    uint32_t map[256] = {0}, n = 0, nleaves = nodes / leaf, half = leaf / 2;
+    /* the application on the first half of every leaf, rank r on leaf
+     * r % nleaves: a group of consecutive ranks spans the leaves */
+    for (uint32_t r = 0; r < nleaves * half; r++)
+        map[n++] = (r % nleaves) * leaf + r / nleaves;
+    an_ranks(R, n, map);
+    an_phase(R, 1, "alltoall", "collective", -1, "alltoall", 1);
+    if (bg) {
+        an_phase(R, 100, "congestor", "background", -1, NULL, 0);
+        R->bg_spec = "incast congestor";
+    }
+    hs_time dur = 300 * US;
+    uint32_t group = 8;
+    for (uint32_t s = 0; s < n; s++)
+        for (uint32_t d = 0; d < n; d++)
+            if (s != d && s / group == d / group)
+                an_stream(R, map[s], map[d], 0.6 / (group - 1), 4096, 1, 1, 0, dur, s, d);
+    uint32_t target = half;   /* a congestor's node on leaf 0 */
+    for (uint32_t x = 0; bg && x < nodes; x++) {
+        if (x % leaf < half || x == target)
+            continue;
+        R->bg_nodes[R->nbg++] = x;
+        an_stream(R, x, target, bg_load, 4096, 100, 0, 0, dur, 0, 0);
+    }
+    an_finish(R);
+    return analyze(R);
+}
+
+/* Both causes at once, as separate roots: the all-to-all groups scattered
+ * over the leaves of a tapered fat-tree congest the down-links into the
+ * leaves (mapping: so they do alone), and the congestors' incast into a
+ * node of leaf 0 congests the up-links the application's packets share
+ * with it, where the application's own load is light (interference).
+ * Both findings, each once, and no pattern.  (Where the background's
+ * links join the application's own cluster, the integration test
+ * analyzer.sh has a replayed, truth-checked run.) */
+static void test_mapping_plus_background(void **state)
+{
+    (void)state;
+    an_run R;
+    hs_analysis *a = mapping_bg_run(&R, "fattree:k=8,n=2,taper=4", 64, 8, 0, 0, 51);
+    print_message("mapping alone:\n");
+    print_findings(a);
+    assert_int_equal(count_kind(a, HS_AN_MAPPING), 1);
+    assert_int_equal(count_kind(a, HS_AN_INTERFERENCE), 0);
+    assert_int_equal(count_kind(a, HS_AN_PATTERN), 0);
+    hs_an_free(a);
+    an_end(&R);
+    a = mapping_bg_run(&R, "fattree:k=8,n=2,taper=4", 64, 8, 1, 0.3, 51);
+    print_message("mapping plus background:\n");
+    print_findings(a);
+    assert_int_equal(count_kind(a, HS_AN_MAPPING), 1);
+    assert_int_equal(count_kind(a, HS_AN_INTERFERENCE), 1);
+    assert_int_equal(count_kind(a, HS_AN_PATTERN), 0);
+    hs_an_free(a);
+    an_end(&R);
+}
+
 /* ---- none --------------------------------------------------------------------------- */
 
 /* A job alone: the same light stream next to heavy traffic, but that
@@ -423,6 +494,7 @@ int main(void)
         cmocka_unit_test(test_mapping_groups),
         cmocka_unit_test(test_interference),
         cmocka_unit_test(test_alone_never_interference),
+        cmocka_unit_test(test_mapping_plus_background),
         cmocka_unit_test(test_none),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
