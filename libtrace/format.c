@@ -385,6 +385,11 @@ int hs__encode(const uint8_t *raw, size_t raw_len, size_t *off_io, int32_t rank,
         if (off + sizeof(hs__rec) > raw_len)
             return HS_EINVAL;
         const hs__rec *r = (const hs__rec *)(raw + off);
+        /* The raw buffer was written long ago and is read once, in order:
+         * fetch a few records ahead (the encoder waits on memory, not on
+         * arithmetic). */
+        __builtin_prefetch(raw + off + 8 * sizeof(hs__rec));
+        __builtin_prefetch(raw + off + 8 * sizeof(hs__rec) + 64);
         const hs__kind_desc *d = &hs__kinds[r->kind & 0xff];
         if (r->kind > HS_TRACE_KIND_MAX || !d->name)
             return HS_EINVAL;
