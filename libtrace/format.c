@@ -372,6 +372,17 @@ static uint8_t *encode_list(hs__codec *c, unsigned lt, uint32_t n, const uint64_
     return p;
 }
 
+/* Words per list item of each kind's lists A and B, one load away from the
+ * kind (the encoder's loop waits on the size of each record with lists). */
+static uint8_t list_wa[256], list_wb[256];
+__attribute__((constructor)) static void list_words_init(void)
+{
+    for (unsigned k = 0; k < 256; k++) {
+        list_wa[k] = (uint8_t)hs__list_words(hs__kinds[k].la);
+        list_wb[k] = (uint8_t)hs__list_words(hs__kinds[k].lb);
+    }
+}
+
 int hs__encode(const uint8_t *raw, size_t raw_len, size_t *off_io, int32_t rank, uint8_t shift,
                uint8_t *s, size_t scap, size_t *slen, uint8_t *t, size_t tcap, size_t *tlen,
                uint32_t *nenc, uint64_t *base)
@@ -393,10 +404,18 @@ int hs__encode(const uint8_t *raw, size_t raw_len, size_t *off_io, int32_t rank,
         const hs__kind_desc *d = &hs__kinds[r->kind & 0xff];
         if (r->kind > HS_TRACE_KIND_MAX || !d->name)
             return HS_EINVAL;
-        size_t rsz = hs__rec_size(r->kind, r->na, r->nb);
-        if (off + rsz > raw_len)
-            return HS_EINVAL;
-        size_t worst = HS__ENC_REC_MAX + (rsz - sizeof(hs__rec)) / 8 * HS__ENC_WORD_MAX;
+        /* The next record's offset depends on this one's size: keep that
+         * chain short for the common record without lists (the branch is
+         * predicted, the loads of the next record start at once). */
+        size_t rsz = sizeof(hs__rec), worst = HS__ENC_REC_MAX;
+        if (r->na | r->nb) {
+            unsigned k8 = r->kind & 0xff;
+            rsz = sizeof(hs__rec) + 8u * ((size_t)r->na * list_wa[k8] +
+                                          (size_t)r->nb * list_wb[k8]);
+            if (off + rsz > raw_len)
+                return HS_EINVAL;
+            worst += (rsz - sizeof(hs__rec)) / 8 * HS__ENC_WORD_MAX;
+        }
         if ((size_t)(p - s) + worst > scap || (size_t)(q - t) + HS__ENC_TIME_MAX > tcap) {
             if (n == 0)
                 return HS_EINVAL;

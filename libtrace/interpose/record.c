@@ -31,7 +31,8 @@ int hs__compl_take(hs__compl *c, int n, const MPI_Request *reqs)
         c->info = c->info_in;
         c->idx = c->idx_in;
         c->known = c->known_in;
-        memcpy(c->before_in, reqs, (size_t)n * sizeof *reqs);
+        for (int i = 0; i < n; i++)
+            c->before_in[i] = reqs[i];
         c->before = c->before_in;
     } else {
         /* One scratch block: infos, known flags, index array. */
