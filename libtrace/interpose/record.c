@@ -47,12 +47,18 @@ int hs__compl_take(hs__compl *c, int n, const MPI_Request *reqs)
         memcpy(before, reqs, (size_t)n * sizeof *before);
         c->before = before;
     }
-    int instant = 0;
+    int instant = 0, prev = 0;
     for (int i = 0; i < n; i++) {
         c->known[i] = (unsigned char)hs__req_take(reqs[i], &c->info[i]);
         c->nknown += c->known[i];
-        instant += reqs[i] == MPI_REQUEST_NULL ||
-                   (c->known[i] && c->info[i].instant && !c->info[i].persistent);
+        /* The same handle twice in a row after a no-op is the MPI's one
+         * static completed request (both MPIs return it for every
+         * MPI_PROC_NULL start): complete too. */
+        int ins = reqs[i] == MPI_REQUEST_NULL ||
+                  (c->known[i] && c->info[i].instant && !c->info[i].persistent) ||
+                  (i > 0 && prev && reqs[i] == reqs[i - 1]);
+        instant += ins;
+        prev = ins;
     }
     c->instant = instant == n;
     return 0;
