@@ -233,6 +233,9 @@ int    hs__block_build(z_stream *zs, z_stream *zt, hs__blk_hdr *h, const uint8_t
                        size_t slen, const uint8_t *t, size_t tlen, uint8_t *out, size_t cap,
                        size_t *out_len);
 
+/* Adler-32 of p[0..n) (initial value 1), as zlib's adler32(1, p, n). */
+uint32_t hs__adler32(const uint8_t *p, size_t n);
+
 /* Inflates a payload of comp_len bytes into out (raw_len bytes: structure
  * then times); *slen receives the structure length.  0 or HS_EFORMAT. */
 int hs__inflate(const uint8_t *in, size_t comp_len, uint8_t *out, size_t raw_len, size_t *slen);

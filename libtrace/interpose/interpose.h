@@ -10,6 +10,11 @@
  *      hopscope's own bookkeeping pass straight to the real function;
  *   3. the real function (PMPI_X of the next object, dlsym(RTLD_NEXT)) is
  *      called between two clock reads (rdtsc when the TSC is invariant);
+ *      a call known from its arguments to be a no-op that returns at once
+ *      (peer MPI_PROC_NULL; a completion of only MPI_REQUEST_NULL or of
+ *      requests of such no-ops) takes one clock read, after the call, and
+ *      is stored with t0 = t1 (duration 0): a clock read is ~9 ns, the
+ *      largest part of the wrapper;
  *   4. the event is stored as a raw fixed-size record in a per-thread buffer
  *      (no locking, no encoding, no allocation); encoding, deflate and write()
  *      happen when the buffer fills or a flush interval passes.
@@ -374,7 +379,9 @@ typedef struct hs__reqinfo {
     uint64_t  id;
     hs__comm *comm;            /* holds a reference (receive types) */
     int32_t   peer;            /* persistent sends: destination world rank */
-    uint8_t   type, persistent, active, pad;
+    uint8_t   type, persistent, active;
+    uint8_t   instant;         /* a no-op started complete (MPI_PROC_NULL
+                                  peer): its completion needs no wait */
 } hs__reqinfo;
 
 HS__HIDDEN void hs__req_add(MPI_Request h, const hs__reqinfo *ri);
@@ -487,6 +494,7 @@ static inline uint32_t hs__monitor(int32_t dst)
  * when the call returns none).  hs__compl_finish records the event, folds
  * fruitless polls, and puts back the entries of requests that are still
  * pending (and of persistent ones). */
+#define HS__COMPL_INLINE 4
 typedef struct hs__compl {
     int n;
     const MPI_Request *before;   /* handles as they were before the call */
@@ -494,8 +502,19 @@ typedef struct hs__compl {
     unsigned char *known;        /* [n] */
     int *idx;                    /* [n] scratch for the wrapper */
     int nknown;
+    int instant;                 /* every request is MPI_REQUEST_NULL or a
+                                    non-persistent no-op (hs__reqinfo.instant):
+                                    the call returns at once, one clock read */
+    /* Storage for small n (MPI_Wait, MPI_Test: n = 1), on the caller's
+     * stack: no trip to the thread's scratch buffers. */
+    hs__reqinfo info_in[HS__COMPL_INLINE];
+    MPI_Request before_in[HS__COMPL_INLINE];
+    int idx_in[HS__COMPL_INLINE];
+    unsigned char known_in[HS__COMPL_INLINE];
 } hs__compl;
-/* 0, or -1 when scratch memory is missing (then record nothing). */
+/* 0, or -1 when scratch memory is missing (then record nothing).  Sets
+ * c->instant; the wrapper then passes t0 = 0 to hs__compl_finish, which
+ * takes the event's single clock read (t0 = t1) after the call. */
 HS__HIDDEN int hs__compl_take(hs__compl *c, int n, const MPI_Request *reqs);
 HS__HIDDEN void hs__compl_finish(hs__compl *c, uint16_t kind, uint64_t t0, int rc, int ndone,
                                  const int *idx, const MPI_Status *st);

@@ -13,27 +13,54 @@
 
 int hs__compl_take(hs__compl *c, int n, const MPI_Request *reqs)
 {
-    memset(c, 0, sizeof *c);
+    c->n = 0;
+    c->before = NULL;
+    c->info = NULL;
+    c->known = NULL;
+    c->idx = NULL;
+    c->nknown = 0;
+    c->instant = 0;
     if (n < 0)
         return -1;
     c->n = n;
-    if (n == 0)
+    if (n == 0) {
+        c->instant = 1;
         return 0;
-    /* One scratch block: infos, known flags, index array. */
-    size_t need = (size_t)n * (sizeof(hs__reqinfo) + sizeof(int) + 1) + 16;
-    uint8_t *s = hs__scratch(need);
-    MPI_Request *before = hs__reqcopy(n);
-    if (!s || !before)
-        return -1;
-    c->info = (hs__reqinfo *)s;
-    c->idx = (int *)(s + (size_t)n * sizeof(hs__reqinfo));
-    c->known = (unsigned char *)(c->idx + n);
-    memcpy(before, reqs, (size_t)n * sizeof *before);
-    c->before = before;
+    }
+    if (n <= HS__COMPL_INLINE) {
+        c->info = c->info_in;
+        c->idx = c->idx_in;
+        c->known = c->known_in;
+        for (int i = 0; i < n; i++)
+            c->before_in[i] = reqs[i];
+        c->before = c->before_in;
+    } else {
+        /* One scratch block: infos, known flags, index array. */
+        size_t need = (size_t)n * (sizeof(hs__reqinfo) + sizeof(int) + 1) + 16;
+        uint8_t *s = hs__scratch(need);
+        MPI_Request *before = hs__reqcopy(n);
+        if (!s || !before)
+            return -1;
+        c->info = (hs__reqinfo *)s;
+        c->idx = (int *)(s + (size_t)n * sizeof(hs__reqinfo));
+        c->known = (unsigned char *)(c->idx + n);
+        memcpy(before, reqs, (size_t)n * sizeof *before);
+        c->before = before;
+    }
+    int instant = 0, prev = 0;
     for (int i = 0; i < n; i++) {
         c->known[i] = (unsigned char)hs__req_take(reqs[i], &c->info[i]);
         c->nknown += c->known[i];
+        /* The same handle twice in a row after a no-op is the MPI's one
+         * static completed request (both MPIs return it for every
+         * MPI_PROC_NULL start): complete too. */
+        int ins = reqs[i] == MPI_REQUEST_NULL ||
+                  (c->known[i] && c->info[i].instant && !c->info[i].persistent) ||
+                  (i > 0 && prev && reqs[i] == reqs[i - 1]);
+        instant += ins;
+        prev = ins;
     }
+    c->instant = instant == n;
     return 0;
 }
 
@@ -61,6 +88,8 @@ void hs__compl_finish(hs__compl *c, uint16_t kind, uint64_t t0, int rc, int ndon
                       const int *idx, const MPI_Status *st)
 {
     uint64_t t1 = hs__now();
+    if (c->instant)
+        t0 = t1;
     int ok = rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS;
     if (!ok)
         ndone = 0;   /* which requests completed is undefined after an error */

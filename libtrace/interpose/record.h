@@ -12,6 +12,14 @@
 
 #include "interpose.h"
 
+/* The clock read before a call to or from rank peer: none (0) when the
+ * call is a no-op (MPI_PROC_NULL), which returns at once; the recording
+ * functions then take t0 = t1 from their one read after the call. */
+static inline __attribute__((always_inline)) uint64_t hs__t0(int peer)
+{
+    return hs__unlikely(peer == MPI_PROC_NULL) ? 0 : hs__now();
+}
+
 static inline int32_t norm_tag(int tag)
 {
     return tag == MPI_ANY_TAG ? HS_TRACE_ANY_TAG : tag;
@@ -22,6 +30,8 @@ hs__rec_send(uint16_t kind, uint64_t t0, int rc, uint64_t count, MPI_Datatype dt
                   int tag, MPI_Comm comm, MPI_Request *req, uint32_t xflags)
 {
     uint64_t t1 = hs__now();
+    if (dest == MPI_PROC_NULL)
+        t0 = t1;   /* a no-op: one clock read (hs__t0) */
     int ok = rc == MPI_SUCCESS;
     hs__comm *c = ok ? hs__comm_get(comm) : hs__g.null_comm;
     int32_t peer = hs__peer(c, dest);
@@ -39,7 +49,8 @@ hs__rec_send(uint16_t kind, uint64_t t0, int rc, uint64_t count, MPI_Datatype dt
     r->req = 0;
     if (req && ok && *req != MPI_REQUEST_NULL) {
         hs__reqinfo ri = { .id = hs__new_req_id(), .comm = NULL, .peer = peer,
-                           .type = HS__RQ_SEND, .persistent = (uint8_t)persistent };
+                           .type = HS__RQ_SEND, .persistent = (uint8_t)persistent,
+                           .instant = dest == MPI_PROC_NULL };
         r->req = ri.id;
         hs__req_add(*req, &ri);
     }
@@ -51,6 +62,8 @@ hs__rec_irecv(uint16_t kind, uint64_t t0, int rc, uint64_t count, MPI_Datatype d
                    int tag, MPI_Comm comm, MPI_Request *req, uint32_t xflags)
 {
     uint64_t t1 = hs__now();
+    if (src == MPI_PROC_NULL)
+        t0 = t1;   /* a no-op: one clock read (hs__t0) */
     int ok = rc == MPI_SUCCESS;
     hs__comm *c = ok ? hs__comm_get(comm) : hs__g.null_comm;
     uint32_t flags = hs__rcflag(rc) | xflags;
@@ -69,7 +82,8 @@ hs__rec_irecv(uint16_t kind, uint64_t t0, int rc, uint64_t count, MPI_Datatype d
     if (req && ok && *req != MPI_REQUEST_NULL) {
         hs__reqinfo ri = { .id = hs__new_req_id(), .comm = c, .peer = HS_TRACE_RANK_NONE,
                            .type = HS__RQ_RECV,
-                           .persistent = kind == HS_TRACE_RECV_INIT };
+                           .persistent = kind == HS_TRACE_RECV_INIT,
+                           .instant = src == MPI_PROC_NULL };
         atomic_fetch_add(&c->refs, 1);
         r->req = ri.id;
         hs__req_add(*req, &ri);
@@ -82,6 +96,8 @@ hs__rec_recv(uint16_t kind, uint64_t t0, int rc, uint64_t count, MPI_Datatype dt
                   int tag, MPI_Comm comm, const MPI_Status *st, uint32_t xflags)
 {
     uint64_t t1 = hs__now();
+    if (src == MPI_PROC_NULL)
+        t0 = t1;   /* a no-op: one clock read (hs__t0) */
     int ok = rc == MPI_SUCCESS;
     hs__comm *c = ok ? hs__comm_get(comm) : hs__g.null_comm;
     uint32_t flags = hs__rcflag(rc) | xflags;

@@ -19,7 +19,7 @@
                         MPI_Comm comm), (buf, count, dt, dest, tag, comm))           \
     {                                                                                \
         HS_ENTER(name, (buf, count, dt, dest, tag, comm));                           \
-        uint64_t t0 = hs__now();                                                     \
+        uint64_t t0 = hs__t0(dest);                                                  \
         int rc = HS_REAL(name)(buf, count, dt, dest, tag, comm);                     \
         hs__rec_send(KIND, t0, rc, (uint64_t)count, dt, dest, tag, comm, NULL, XF);  \
         HS_LEAVE();                                                                  \
@@ -32,7 +32,7 @@
             (buf, count, dt, dest, tag, comm, req))                                  \
     {                                                                                \
         HS_ENTER(name, (buf, count, dt, dest, tag, comm, req));                      \
-        uint64_t t0 = hs__now();                                                     \
+        uint64_t t0 = hs__t0(dest);                                                  \
         int rc = HS_REAL(name)(buf, count, dt, dest, tag, comm, req);                \
         hs__rec_send(KIND, t0, rc, (uint64_t)count, dt, dest, tag, comm, req, XF);   \
         HS_LEAVE();                                                                  \
@@ -76,7 +76,7 @@ W_ISEND(Rsend_init_c, HS_TRACE_RSEND_INIT, MPI_Count, HS_TRACE_F_LARGE)
         HS_ENTER(name, (buf, count, dt, src, tag, comm, st));                        \
         MPI_Status mine;                                                             \
         MPI_Status *s = IGN(st) ? &mine : st;                                        \
-        uint64_t t0 = hs__now();                                                     \
+        uint64_t t0 = hs__t0(src);                                                   \
         int rc = HS_REAL(name)(buf, count, dt, src, tag, comm, s);                   \
         hs__rec_recv(HS_TRACE_RECV, t0, rc, (uint64_t)count, dt, src, tag, comm, s, XF); \
         HS_LEAVE();                                                                  \
@@ -89,7 +89,7 @@ W_ISEND(Rsend_init_c, HS_TRACE_RSEND_INIT, MPI_Count, HS_TRACE_F_LARGE)
             (buf, count, dt, src, tag, comm, req))                                   \
     {                                                                                \
         HS_ENTER(name, (buf, count, dt, src, tag, comm, req));                       \
-        uint64_t t0 = hs__now();                                                     \
+        uint64_t t0 = hs__t0(src);                                                   \
         int rc = HS_REAL(name)(buf, count, dt, src, tag, comm, req);                 \
         hs__rec_irecv(KIND, t0, rc, (uint64_t)count, dt, src, tag, comm, req, XF);   \
         HS_LEAVE();                                                                  \
@@ -487,7 +487,7 @@ HS_WRAP(int, Wait, (MPI_Request *req, MPI_Status *st), (req, st))
         HS_LEAVE();
         return HS_REAL(Wait)(req, st);
     }
-    uint64_t t0 = hs__now();
+    uint64_t t0 = c.instant ? 0 : hs__now();
     int rc = HS_REAL(Wait)(req, s);
     int zero = 0;
     hs__compl_finish(&c, HS_TRACE_WAIT, t0, rc, 1, &zero, s);
@@ -505,7 +505,7 @@ HS_WRAP(int, Test, (MPI_Request *req, int *flag, MPI_Status *st), (req, flag, st
         HS_LEAVE();
         return HS_REAL(Test)(req, flag, st);
     }
-    uint64_t t0 = hs__now();
+    uint64_t t0 = c.instant ? 0 : hs__now();
     int rc = HS_REAL(Test)(req, flag, s);
     int zero = 0;
     hs__compl_finish(&c, HS_TRACE_TEST, t0, rc, rc == MPI_SUCCESS && *flag, &zero, s);
@@ -524,7 +524,7 @@ HS_WRAP(int, Waitany, (int n, MPI_Request reqs[], int *index, MPI_Status *st),
         HS_LEAVE();
         return HS_REAL(Waitany)(n, reqs, index, st);
     }
-    uint64_t t0 = hs__now();
+    uint64_t t0 = c.instant ? 0 : hs__now();
     int rc = HS_REAL(Waitany)(n, reqs, index, s);
     int done = rc == MPI_SUCCESS && *index != MPI_UNDEFINED;
     hs__compl_finish(&c, HS_TRACE_WAITANY, t0, rc, done, index, s);
@@ -543,7 +543,7 @@ HS_WRAP(int, Testany, (int n, MPI_Request reqs[], int *index, int *flag, MPI_Sta
         HS_LEAVE();
         return HS_REAL(Testany)(n, reqs, index, flag, st);
     }
-    uint64_t t0 = hs__now();
+    uint64_t t0 = c.instant ? 0 : hs__now();
     int rc = HS_REAL(Testany)(n, reqs, index, flag, s);
     int done = rc == MPI_SUCCESS && *flag && *index != MPI_UNDEFINED;
     hs__compl_finish(&c, HS_TRACE_TESTANY, t0, rc, done, index, s);
@@ -562,7 +562,7 @@ HS_WRAP(int, Waitall, (int n, MPI_Request reqs[], MPI_Status sts[]), (n, reqs, s
     }
     for (int i = 0; i < n; i++)
         c.idx[i] = i;
-    uint64_t t0 = hs__now();
+    uint64_t t0 = c.instant ? 0 : hs__now();
     int rc = HS_REAL(Waitall)(n, reqs, s);
     hs__compl_finish(&c, HS_TRACE_WAITALL, t0, rc, n, c.idx, s);
     HS_LEAVE();
@@ -581,7 +581,7 @@ HS_WRAP(int, Testall, (int n, MPI_Request reqs[], int *flag, MPI_Status sts[]),
     }
     for (int i = 0; i < n; i++)
         c.idx[i] = i;
-    uint64_t t0 = hs__now();
+    uint64_t t0 = c.instant ? 0 : hs__now();
     int rc = HS_REAL(Testall)(n, reqs, flag, s);
     int ok = rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS;
     hs__compl_finish(&c, HS_TRACE_TESTALL, t0, rc, ok && *flag ? n : 0, c.idx, s);
@@ -599,7 +599,7 @@ HS_WRAP(int, Waitsome, (int n, MPI_Request reqs[], int *outcount, int indices[],
         HS_LEAVE();
         return HS_REAL(Waitsome)(n, reqs, outcount, indices, sts);
     }
-    uint64_t t0 = hs__now();
+    uint64_t t0 = c.instant ? 0 : hs__now();
     int rc = HS_REAL(Waitsome)(n, reqs, outcount, indices, s);
     int ok = rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS;
     int done = ok && *outcount != MPI_UNDEFINED ? *outcount : 0;
@@ -618,7 +618,7 @@ HS_WRAP(int, Testsome, (int n, MPI_Request reqs[], int *outcount, int indices[],
         HS_LEAVE();
         return HS_REAL(Testsome)(n, reqs, outcount, indices, sts);
     }
-    uint64_t t0 = hs__now();
+    uint64_t t0 = c.instant ? 0 : hs__now();
     int rc = HS_REAL(Testsome)(n, reqs, outcount, indices, s);
     int ok = rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS;
     int done = ok && *outcount != MPI_UNDEFINED ? *outcount : 0;

@@ -101,5 +101,26 @@ for m in $(lt_mpis); do
         want=$(for r in $(seq 0 $((P - 1))); do echo "$r $(((r + 1) % P)) $((IT + 1)) $(((IT + 1) * B))"; done)
         lt_eq $n "pairs r -> r+1" "$want" "$(lt_pairs $n)"
     fi
+
+    # procnull ITERS BYTES: calls with peer MPI_PROC_NULL are no-ops, timed
+    # with one clock read (duration 0); real messages with two (> 0).
+    P=2 IT=5 B=1000
+    if lt_run procnull-$m $m $P procnull $IT $B; then
+        n=procnull-$m
+        for r in 0 1; do
+            "$HOPSCOPE" trace dump --rank $r "$T_TMP/$n"
+        done >"$T_TMP/$n.dump"
+        lt_eq $n "send/recv/isend/irecv with MPI_PROC_NULL: duration 0" $((P * IT * 5)) \
+            "$(grep -Ec ' \+0\.000us (send|recv|isend|irecv) comm=world peer2?=null' "$T_TMP/$n.dump")"
+        lt_eq $n "no other duration-0 start of a MPI_PROC_NULL call" 0 \
+            "$(grep -E ' (send|recv|isend|irecv) comm=world peer2?=null' "$T_TMP/$n.dump" | grep -Fvc ' +0.000us ')"
+        # (Both MPIs return one shared handle for the two isends of the
+        # waitall: the request table knows only the second.)
+        lt_eq $n "wait(all) on MPI_PROC_NULL isends: duration 0" $((P * IT * 2)) \
+            "$(grep -Ec ' \+0\.000us wait(all)? \[req=' "$T_TMP/$n.dump")"
+        lt_eq $n "sends and receives of real messages: duration > 0" $((P * IT * 2)) \
+            "$(grep -E ' (send|recv) comm=world peer=[0-9]' "$T_TMP/$n.dump" | grep -Fvc ' +0.000us ')"
+        lt_eq $n "messages" $((P * IT)) "$(lt_total $n sent_messages)"
+    fi
 done
 [ "$t_failed" -eq 0 ]

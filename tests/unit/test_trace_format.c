@@ -1132,10 +1132,120 @@ static void test_kind_names(void **state)
     assert_null(hs_trace_kind_name(256));
 }
 
+/* ---- Adler-32 and blocks -------------------------------------------------- */
+
+static uint64_t xs_state = 88172645463325252ull;
+static uint8_t xs_byte(void)
+{
+    xs_state ^= xs_state << 13;
+    xs_state ^= xs_state >> 7;
+    xs_state ^= xs_state << 17;
+    return (uint8_t)(xs_state >> 32);
+}
+
+/* hs__adler32 (SSSE3 or scalar) equals zlib's for every length around its
+ * block (32) and reduction (5552) boundaries, misaligned starts, and bytes
+ * of 0xff (the largest sums). */
+static void test_adler32(void **state)
+{
+    (void)state;
+    size_t cap = 200003;
+    uint8_t *buf = malloc(cap + 8);
+    assert_non_null(buf);
+    for (size_t i = 0; i < cap + 8; i++)
+        buf[i] = xs_byte();
+    size_t lens[] = { 0, 1, 2, 15, 16, 31, 32, 33, 63, 64, 65, 100, 5520, 5551, 5552, 5553,
+                      5584, 11104, 11105, 16673, 65536, 100000, 200003 };
+    for (size_t li = 0; li < sizeof lens / sizeof *lens; li++)
+        for (size_t off = 0; off < 4; off++)
+            assert_int_equal(hs__adler32(buf + off, lens[li]),
+                             (uint32_t)adler32(1L, buf + off, (uInt)lens[li]));
+    for (int r = 0; r < 300; r++) {
+        size_t n = xs_byte() | (size_t)xs_byte() << 8, off = xs_byte() & 7;
+        assert_int_equal(hs__adler32(buf + off, n), (uint32_t)adler32(1L, buf + off, (uInt)n));
+    }
+    memset(buf, 0xff, cap + 8);
+    for (size_t li = 0; li < sizeof lens / sizeof *lens; li++)
+        assert_int_equal(hs__adler32(buf + 1, lens[li]),
+                         (uint32_t)adler32(1L, buf + 1, (uInt)lens[li]));
+    free(buf);
+}
+
+static size_t zlib_ref(const uint8_t *in, size_t n, int level, int strategy, uint8_t *out,
+                       size_t cap)
+{
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    assert_int_equal(deflateInit2(&z, level, Z_DEFLATED, 15, 8, strategy), Z_OK);
+    z.next_in = (Bytef *)(uintptr_t)in;
+    z.avail_in = (uInt)n;
+    z.next_out = out;
+    z.avail_out = (uInt)cap;
+    assert_int_equal(deflate(&z, Z_FINISH), Z_STREAM_END);
+    size_t len = (size_t)z.total_out;
+    deflateEnd(&z);
+    return len;
+}
+
+/* A block's payload is exactly what zlib's own zlib-wrapped deflate makes
+ * at the writer's settings (structure level 1, times level 0 / RLE), so
+ * traces read as before, and it inflates back. */
+static void test_block_zlib_streams(void **state)
+{
+    (void)state;
+    size_t slen = 70000, tlen = 30001;
+    uint8_t *s = malloc(slen), *t = malloc(tlen);
+    assert_non_null(s);
+    assert_non_null(t);
+    for (size_t i = 0; i < slen; i++)
+        s[i] = (uint8_t)(i % 7 == 0 ? xs_byte() & 3 : i % 13);   /* repetitive, like structure */
+    for (size_t i = 0; i < tlen; i++)
+        t[i] = xs_byte();
+    z_stream zs, zt;
+    assert_int_equal(hs__deflate_init(&zs, &zt, 1, 0), 0);
+    size_t cap = hs__block_bound(slen, tlen), olen = 0;
+    uint8_t *out = malloc(cap), *ref = malloc(cap), *back = malloc(slen + tlen);
+    assert_non_null(out);
+    assert_non_null(ref);
+    assert_non_null(back);
+    for (int round = 0; round < 2; round++) {   /* the streams are reused */
+        hs__blk_hdr h = { .type = HS__BLK_EVENTS, .nevents = 1 };
+        assert_int_equal(hs__block_build(&zs, &zt, &h, s, slen, t, tlen, out, cap, &olen), 0);
+        size_t sc = zlib_ref(s, slen, 1, Z_DEFAULT_STRATEGY, ref + 20, cap - 20);
+        uint8_t *p = hs__put_u(hs__put_u(ref, slen), sc);
+        size_t pl = (size_t)(p - ref);
+        memmove(ref + pl, ref + 20, sc);
+        size_t tc = zlib_ref(t, tlen, 0, Z_RLE, ref + pl + sc, cap - pl - sc);
+        assert_int_equal(olen, HS__BLK_HDR_LEN + pl + sc + tc);
+        assert_memory_equal(out + HS__BLK_HDR_LEN, ref, pl + sc + tc);
+        size_t sl = 0;
+        assert_int_equal(hs__inflate(out + HS__BLK_HDR_LEN, h.comp_len, back, slen + tlen, &sl),
+                         0);
+        assert_int_equal(sl, slen);
+        assert_memory_equal(back, s, slen);
+        assert_memory_equal(back + slen, t, tlen);
+    }
+    /* Empty streams too (clock and end blocks have no time stream). */
+    hs__blk_hdr h = { .type = HS__BLK_END };
+    assert_int_equal(hs__block_build(&zs, &zt, &h, s, 5, t, 0, out, cap, &olen), 0);
+    size_t sl = 0;
+    assert_int_equal(hs__inflate(out + HS__BLK_HDR_LEN, h.comp_len, back, 5, &sl), 0);
+    assert_int_equal(sl, 5);
+    assert_memory_equal(back, s, 5);
+    hs__deflate_end(&zs, &zt);
+    free(s);
+    free(t);
+    free(out);
+    free(ref);
+    free(back);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_varint),
+        cmocka_unit_test(test_adler32),
+        cmocka_unit_test(test_block_zlib_streams),
         cmocka_unit_test(test_kind_names),
         cmocka_unit_test(test_monitored),
         cmocka_unit_test(test_manifest_roundtrip),
