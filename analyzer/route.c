@@ -469,16 +469,31 @@ int hs__an_route_add(hs__decoder *d, uint64_t i, int (*keep)(void *ctx, uint32_t
     d->smp[d->n].pid = hs_pid(&r->scheme, key);
     hs_field_unpack(&r->scheme, rec.field, &d->smp[d->n].f);  /* validated before */
     uint32_t inj = r->nd[rec.src].inj, ej = r->nd[rec.dst].ej;
+    /* Candidate sets (adaptive routing): a packet's path is uncertain in
+     * the network, but it surely leaves its source's injection link and
+     * enters its destination's ejection link, and only its records list
+     * those.  Counting them (npath) makes those links' traffic exact, as
+     * with deterministic routing, whose decoder counts every link; their
+     * congested sums already come from exactly the records that crossed
+     * them.  The flush adds into acc, so the counts survive it.  Only the
+     * whole-record sums (no keep filter) count them: the filtered sums
+     * (quiet packets, inputs) keep their estimated traffic. */
+    const hs_field *f = &d->smp[d->n].f;
+    int counted = !keep && !p->exact && f->hop != 0 && f->hop != r->scheme.hop_ovf;
     uint32_t nc = d->nc;
-    if (!keep || keep(ctx, inj))
+    if (!keep || keep(ctx, inj)) {
         d->cand[nc++] = inj;
+        acc[inj].npath += counted;
+    }
     for (uint32_t j = 0; j < e->n; j++) {  /* pool may be empty (same-switch pairs) */
         uint32_t l = p->pool[e->off + j];
         if (!keep || keep(ctx, l))
             d->cand[nc++] = l;
     }
-    if (!keep || keep(ctx, ej))
+    if (!keep || keep(ctx, ej)) {
         d->cand[nc++] = ej;
+        acc[ej].npath += counted;
+    }
     d->nc = nc;
     d->cand_off[++d->n] = nc;
     if (out)
@@ -512,27 +527,7 @@ int hs__an_route_decode(hs__decoder *d, const uint32_t *idx, uint64_t lo, uint64
             }
         }
     }
-    int rc = hs__an_route_flush(d, acc, tot);
-    if (rc || p->exact)
-        return rc;
-    /* Candidate sets (adaptive routing): a packet's path is uncertain in
-     * the network, but it surely leaves its source's injection link and
-     * enters its destination's ejection link, and only its records list
-     * those.  Counting them makes those links' traffic exact (npath), as
-     * with deterministic routing; their congested sums already come from
-     * exactly the records that crossed them. */
-    const hs__run *r = p->r;
-    for (uint64_t k = lo; k < hi; k++) {
-        hs__rec rec;
-        hs__rec_get(r, idx ? idx[k] : k, &rec);
-        hs_field f;
-        if (hs_field_unpack(&r->scheme, rec.field, &f) || f.hop == 0 ||
-            f.hop == r->scheme.hop_ovf)
-            continue;
-        acc[r->nd[rec.src].inj].npath++;
-        acc[r->nd[rec.dst].ej].npath++;
-    }
-    return 0;
+    return hs__an_route_flush(d, acc, tot);
 }
 
 int hs__an_path_has(const hs__paths *p, const hs__pentry *e, uint32_t link)
