@@ -55,9 +55,7 @@ static void show(const argvb *a)
 /* The nodes the replay will use (same rule as `simulate`: --ppn, else the
  * trace's virtual nodes, else one rank per node) and the smallest full
  * fat-tree holding them: 2 levels (k^2 nodes) up to k = 32, then 3. */
-static int auto_topology(const char *trace, const char *ppn, char *spec, size_t n,
-                         uint32_t *ranks_out, uint32_t *hosts_out)
-/* (also returns the job's ranks and the number of real hosts they ran on) */
+static int auto_topology(const char *trace, const char *ppn, char *spec, size_t n)
 {
     hs_trace_manifest m;
     hs_error err;
@@ -70,16 +68,6 @@ static int auto_topology(const char *trace, const char *ppn, char *spec, size_t 
     if (!ppn || hs_parse_u64(ppn, &per) || per == 0)
         per = hs_replay_default_ppn(&m);   /* simulate's rule */
     uint64_t nodes = (m.nranks + per - 1) / per;
-    *ranks_out = m.nranks;
-    /* real hosts the ranks ran on (virtual nodes aside) */
-    uint32_t hosts = 0;
-    for (uint32_t r = 0; r < m.nranks; r++) {
-        uint32_t q = 0;
-        while (q < r && strcmp(m.rank_host[q], m.rank_host[r]) != 0)
-            q++;
-        hosts += q == r;
-    }
-    *hosts_out = hosts;
     hs_trace_manifest_free(&m);
     unsigned k = 4;
     while ((uint64_t)k * k < nodes && k < 32)
@@ -186,8 +174,7 @@ int hs__pipe_run(const hs__pipe *p, hs__pipe_out *out)
     }
 
     /* 2. simulate */
-    uint32_t ranks = 0, hosts = 0;
-    if (auto_topology(trace, p->ppn, topo, sizeof topo, &ranks, &hosts))
+    if (auto_topology(trace, p->ppn, topo, sizeof topo))
         return HS_EXIT_FAIL;
     step(2, "simulate: the recorded communication replayed on the modelled machine");
     if (!p->topo)
