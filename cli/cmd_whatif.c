@@ -213,7 +213,19 @@ static char *us(uint64_t ps, char *b, size_t n)
     return b;
 }
 
+static int whatif(const char *cmd, int argc, char **argv);
+
 int hs__cmd_whatif(int argc, char **argv)
+{
+    /* the command line, before getopt permutes argv: each new run's app.json
+     * records it as the command that replayed it */
+    char *cmd = hs__cmd_line(argc, argv);
+    int rc = whatif(cmd, argc, argv);
+    free(cmd);
+    return rc;
+}
+
+static int whatif(const char *cmd, int argc, char **argv)
 {
     static const struct option opts[] = {
         { "map", required_argument, NULL, 'm' },
@@ -226,12 +238,6 @@ int hs__cmd_whatif(int argc, char **argv)
     };
     const char *mapspec = NULL, *trace = NULL, *out = NULL, *phases = NULL;
     int nobg = 0, quiet = 0, c;
-    /* the command line, before getopt permutes argv: each new run's app.json
-     * records it as the command that replayed it */
-    char cmd[8192];
-    size_t o = (size_t)snprintf(cmd, sizeof cmd, "hopscope");
-    for (int i = 0; i < argc && o < sizeof cmd; i++)
-        o += (size_t)snprintf(cmd + o, sizeof cmd - o, " %s", argv[i]);
     opterr = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, "o:q", opts, NULL)) != -1) {
