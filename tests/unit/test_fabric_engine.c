@@ -720,9 +720,11 @@ static void check_ring_cycle(hs_fabric *F, const hs_fabric_deadlock *d, unsigned
 /* A ring of 12 switches routed one way round: paths of up to 11 hops share
  * the last of 8 hop-indexed VCs, a cyclic dependency; all nodes sending 11
  * hops ahead at once with one-packet buffers deadlock deterministically. */
-static void test_deadlock(void **state)
+/* A 12-switch ring (switch si, node ni) whose routes all go clockwise, with
+ * one-packet VC buffers, plus `extra` topology lines (devices and links
+ * declared after the ring's switches and nodes). */
+static hs_fabric *ring_fabric(const char *extra)
 {
-    (void)state;
     char path[] = "/tmp/hs-ring-XXXXXX";
     int fd = mkstemp(path);
     assert_true(fd >= 0);
@@ -730,6 +732,7 @@ static void test_deadlock(void **state)
     fprintf(f, "hopscope-topology 1\n");
     for (int i = 0; i < 12; i++)
         fprintf(f, "switch s%d\nnode n%d\nlink n%d s%d\n", i, i, i, i);
+    fputs(extra, f);
     for (int i = 0; i < 12; i++)
         fprintf(f, "link s%d s%d\n", i, (i + 1) % 12);
     for (int i = 0; i < 12; i++)
@@ -744,6 +747,13 @@ static void test_deadlock(void **state)
     p.vc_buffer = 4096;
     hs_fabric *F = make(spec, &p);
     unlink(path);
+    return F;
+}
+
+static void test_deadlock(void **state)
+{
+    (void)state;
+    hs_fabric *F = ring_fabric("");
     assert_int_equal(hs_topo_vcs(hs_fabric_topo(F)), HS_FABRIC_MAX_VCS);
     for (uint32_t i = 0; i < 12; i++)
         assert_int_equal(hs_fabric_inject(F, 0, i, (i + 11) % 12, 64 * 4096, 0, 1, i), 0);
@@ -767,29 +777,8 @@ static void test_deadlock(void **state)
 static void test_deadlock_partial(void **state)
 {
     (void)state;
-    char path[] = "/tmp/hs-ring2-XXXXXX";
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    FILE *f = fdopen(fd, "w");
-    fprintf(f, "hopscope-topology 1\n");
-    for (int i = 0; i < 12; i++)
-        fprintf(f, "switch s%d\nnode n%d\nlink n%d s%d\n", i, i, i, i);
-    fprintf(f, "switch t0\nswitch t1\nnode m0\nnode m1\nlink m0 t0\nlink m1 t1\n"
-               "link t0 t1\nlink s0 t0\n");
-    for (int i = 0; i < 12; i++)
-        fprintf(f, "link s%d s%d\n", i, (i + 1) % 12);
-    for (int i = 0; i < 12; i++)
-        for (int j = 0; j < 12; j++)
-            if (i != j)
-                fprintf(f, "route s%d n%d s%d\n", i, j, (i + 1) % 12);
-    fclose(f);
-    char spec[64];
-    snprintf(spec, sizeof spec, "file:%s", path);
-    hs_fabric_params p;
-    hs_fabric_params_default(&p);
-    p.vc_buffer = 4096;
-    hs_fabric *F = make(spec, &p);
-    unlink(path);
+    hs_fabric *F = ring_fabric("switch t0\nswitch t1\nnode m0\nnode m1\nlink m0 t0\n"
+                               "link m1 t1\nlink t0 t1\nlink s0 t0\n");
     hs_fabric_deadlock d;
     assert_int_equal(hs_fabric_find_deadlock(F, &d), 0);   /* empty network */
     assert_int_equal(d.total, 0);
