@@ -761,19 +761,15 @@ static void write_manifest(const settings *s, const hostinfo *hi, const uint32_t
     for (char **e = environ; *e; e++)
         if (strncmp(*e, "HOPSCOPE_", 9) == 0)
             set[nset++] = *e;
-    /* distinct real hosts with their cores, in order of first appearance */
+    /* distinct real hosts with their cores, in order of first appearance:
+     * the hosts' leaders (host_leaders), the first rank on each */
     char **hname = calloc((size_t)hs__g.size, sizeof *hname);
     uint32_t *hcores = calloc((size_t)hs__g.size, sizeof *hcores);
     uint32_t nh = 0;
     for (int r = 0; r < hs__g.size; r++) {
         hosts[r] = (char *)hi[r].host;
         pids[r] = hi[r].pid;
-        if (!hname || !hcores || !hi[r].cores)
-            continue;
-        uint32_t h = 0;
-        while (h < nh && strcmp(hname[h], hi[r].host) != 0)
-            h++;
-        if (h == nh) {
+        if (hname && hcores && hs__g.sync_leader[r] == (uint32_t)r && hi[r].cores) {
             hname[nh] = (char *)hi[r].host;
             hcores[nh++] = hi[r].cores;
         }
