@@ -16,17 +16,19 @@ BUILD      ?= build
 CC         := gcc
 WERROR     ?= 1
 
+include mk/optional.mk
+
 WARN       := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 ifeq ($(WERROR),1)
 WARN       += -Werror
 endif
 BASEFLAGS  := -std=c11 -D_GNU_SOURCE -Iinclude -fPIC -g $(WARN) \
-              -DHS_VERSION=\"$(VERSION)\"
+              -DHS_VERSION=\"$(VERSION)\" $(HS_OPT_DEFS)
 OPT        ?= -O2
 CFLAGS_REL := $(BASEFLAGS) $(OPT)
 CFLAGS_SAN := $(BASEFLAGS) -O1 -fno-omit-frame-pointer \
               -fsanitize=address,undefined -fno-sanitize-recover=undefined
-LDLIBS_CORE := -lz -lm -ldl -lpthread
+LDLIBS_CORE := -lz -lm -ldl -lpthread $(LDLIBS_OPT)
 
 # Module fragments may define explicit rules: `make` alone still means `all`.
 .DEFAULT_GOAL := all
