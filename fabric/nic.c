@@ -59,6 +59,8 @@ void hs__nic_post(hs_fabric *F, uint32_t m)
         F->ms[F->mq_tail[q]].next = m;
     F->mq_tail[q] = m;
     n->nactive++;
+    if (n->nactive > F->st.max_injection_queue)
+        F->st.max_injection_queue = n->nactive;
     F->st.messages_posted++;
     hs__nic_kick(F, msg->src);
 }

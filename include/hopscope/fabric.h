@@ -371,6 +371,10 @@ typedef struct hs_fabric_stats {
                                     excluded from counters and estimates */
     uint64_t records, records_dropped;
     uint64_t packets_in_flight, packets_peak;
+    uint64_t max_injection_queue; /* most messages waiting at one NIC at once (posted,
+                                    not yet cut into packets to the end), over all
+                                    NICs and the whole run: the study's "max
+                                    injection FIFO length" (hopscope sweep) */
     size_t   mem_bytes;       /* model state now (pools, tables, truth) */
 } hs_fabric_stats;
 void hs_fabric_get_stats(const hs_fabric *f, hs_fabric_stats *s);
