@@ -846,7 +846,8 @@ static int child_run(opts *o, long k)
         run_parts(o, (uint64_t)k, &m, &b, &r, &f);
         path_of(rundir, sizeof rundir, o->out, "runs", (uint64_t)k, "");
     } else {
-        snprintf(rundir, sizeof rundir, "%s/maps/suggest-run", o->out);
+        /* parts sharing DIR may prepare it at once: names of their own */
+        snprintf(rundir, sizeof rundir, "%s/maps/suggest-run.%ld", o->out, (long)getpid());
     }
     rm_rf(rundir);
     const char *av[64 + 2 * 1024];
@@ -894,7 +895,7 @@ static int child_run(opts *o, long k)
         char p[4300];
         snprintf(p, sizeof p, "%s/maps/suggested.map", o->out);
         char tmp[4400];
-        snprintf(tmp, sizeof tmp, "%s.tmp", p);
+        snprintf(tmp, sizeof tmp, "%s.tmp.%ld", p, (long)getpid());
         rc = hs_an_suggest_mapping(a, &map, &n, &e);
         if (!rc) {
             rc = hs_an_mapping_write(tmp, map, n, &e);
