@@ -1077,27 +1077,35 @@ static unsigned mem_jobs(uint64_t max_mem)
     return n < 1 ? 1 : n > 4096 ? 4096 : (unsigned)n;
 }
 
-/* Joins rows: for each k of the plan with keep(k), the row of the first
- * directory that has it, into out (sweep.csv) and failed.csv beside it.
- * All rows must have the same header.  0, 1 (missing runs named), or an
- * exit code. */
+/* Joins rows: for each k of the plan (of the part, when part is given), the
+ * row of the first directory that has it, streamed into out (sweep.csv,
+ * through a temporary file and rename) and the failed runs into
+ * failed_path.  All rows must have the same header.  0 or an exit code
+ * (missing runs are named). */
 static int assemble(char **dirs, int ndirs, uint64_t nruns, const opts *part, const char *out,
                     const char *failed_path, uint64_t *nrows, uint64_t *nfailed)
 {
+    char tmp[4400], ftmp[4400];
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", out, (long)getpid());
+    snprintf(ftmp, sizeof ftmp, "%s.tmp.%ld", failed_path, (long)getpid());
+    FILE *fo = fopen(tmp, "w"), *ff = fopen(ftmp, "w");
+    if (!fo || !ff) {
+        fprintf(stderr, "hopscope %s: %s: %s\n", CMD, fo ? ftmp : tmp, strerror(errno));
+        if (fo) {
+            fclose(fo);
+            unlink(tmp);
+        }
+        if (ff) {
+            fclose(ff);
+            unlink(ftmp);
+        }
+        return HS_EXIT_FAIL;
+    }
     char *header = NULL;
-    size_t cap = 1 << 16, len = 0;
-    char *csv = malloc(cap);
-    size_t fcap = 1024, flen = 0;
-    char *fcsv = malloc(fcap);
     uint64_t missing = 0, first_missing = 0;
     int ret = 0;
     *nrows = *nfailed = 0;
-    if (!csv || !fcsv) {
-        free(csv);
-        free(fcsv);
-        return hs__usage_error(CMD, "out of memory");
-    }
-    flen = (size_t)snprintf(fcsv, fcap, "run,reason\n");
+    fprintf(ff, "run,reason\n");
     for (uint64_t k = 0; k < nruns && !ret; k++) {
         if (part && !in_part(part, k))
             continue;
@@ -1111,27 +1119,15 @@ static int assemble(char **dirs, int ndirs, uint64_t nruns, const opts *part, co
             path_of(p, sizeof p, dirs[d], "rows", k, st == 1 ? ".csv" : ".fail");
             char *t = read_all(p, 1u << 26);
             if (!t) {
-                ret = HS_EXIT_FAIL;
                 fprintf(stderr, "hopscope %s: %s: cannot read\n", CMD, p);
+                ret = HS_EXIT_FAIL;
                 break;
             }
             if (st == 2) {
                 size_t l = strlen(t);
                 while (l && t[l - 1] == '\n')
                     t[--l] = 0;
-                size_t need = flen + l + 40;
-                if (need > fcap) {
-                    char *nb = realloc(fcsv, need * 2);
-                    if (!nb) {
-                        free(t);
-                        ret = HS_EXIT_FAIL;
-                        break;
-                    }
-                    fcsv = nb;
-                    fcap = need * 2;
-                }
-                flen += (size_t)snprintf(fcsv + flen, fcap - flen, "%llu,%s\n",
-                                         (unsigned long long)k, t);
+                fprintf(ff, "%llu,%s\n", (unsigned long long)k, t);
                 (*nfailed)++;
                 free(t);
                 continue;
@@ -1156,18 +1152,7 @@ static int assemble(char **dirs, int ndirs, uint64_t nruns, const opts *part, co
                     ret = HS_EXIT_FAIL;
                     break;
                 }
-                size_t hl = strlen(header);
-                if (len + hl + 2 > cap) {
-                    cap = (len + hl + 2) * 2;
-                    char *nb = realloc(csv, cap);
-                    if (!nb) {
-                        free(t);
-                        ret = HS_EXIT_FAIL;
-                        break;
-                    }
-                    csv = nb;
-                }
-                len += (size_t)snprintf(csv + len, cap - len, "%s\n", header);
+                fprintf(fo, "%s\n", header);
             } else if (strcmp(header, t) != 0) {
                 fprintf(stderr, "hopscope %s: %s: its columns differ from the other rows' (a "
                         "row of another sweep?)\n", CMD, p);
@@ -1175,20 +1160,7 @@ static int assemble(char **dirs, int ndirs, uint64_t nruns, const opts *part, co
                 ret = HS_EXIT_FAIL;
                 break;
             }
-            size_t rl = (size_t)(end - row) + 1;
-            if (len + rl + 1 > cap) {
-                cap = (len + rl + 1) * 2;
-                char *nb = realloc(csv, cap);
-                if (!nb) {
-                    free(t);
-                    ret = HS_EXIT_FAIL;
-                    break;
-                }
-                csv = nb;
-            }
-            memcpy(csv + len, row, rl);
-            len += rl;
-            csv[len] = 0;
+            fwrite(row, 1, (size_t)(end - row) + 1, fo);
             (*nrows)++;
             free(t);
         }
@@ -1205,18 +1177,22 @@ static int assemble(char **dirs, int ndirs, uint64_t nruns, const opts *part, co
                 ndirs > 1 ? ": run their part (again) and merge" : "");
         ret = HS_EXIT_FAIL;
     }
-    if (!ret) {
-        if (!header)
-            len = 0;
-        csv[len] = 0;
-        if (write_atomic(out, csv) || (failed_path && write_atomic(failed_path, fcsv))) {
-            fprintf(stderr, "hopscope %s: %s: %s\n", CMD, out, strerror(errno));
-            ret = HS_EXIT_FAIL;
-        }
-    }
     free(header);
-    free(csv);
-    free(fcsv);
+    int werr = ferror(fo) || ferror(ff);
+    if (fflush(fo) || fsync(fileno(fo)))
+        werr = 1;
+    if (fclose(fo))
+        werr = 1;
+    if (fclose(ff))
+        werr = 1;
+    if (!ret && (werr || rename(tmp, out) || rename(ftmp, failed_path))) {
+        fprintf(stderr, "hopscope %s: %s: %s\n", CMD, out, strerror(errno));
+        ret = HS_EXIT_FAIL;
+    }
+    if (ret) {
+        unlink(tmp);
+        unlink(ftmp);
+    }
     return ret;
 }
 
@@ -1254,6 +1230,46 @@ static char *plan_text(const opts *o)
                                 o->bits.n ? o->bits.v[f] : "default",
                                 (unsigned long long)o->seed, o->ranks, topo);
     }
+    return t;
+}
+
+/* options.txt: the options that decide the rows (not -j, --part, -o,
+ * --keep-runs, -q, --max-mem, --dry-run), one per line, as given: a
+ * resumed sweep or a part must have the same. */
+static char *options_text(int argc, char **argv)
+{
+    static const char *novalue[] = { "--keep-runs", "-q", "--quiet", "--dry-run" };
+    static const char *value[] = { "-j", "--jobs", "--part", "-o", "--output", "--max-mem" };
+    size_t cap = 64;
+    for (int i = 1; i < argc; i++)
+        cap += strlen(argv[i]) + 1;
+    char *t = malloc(cap), *p = t;
+    if (!t)
+        return NULL;
+    int extra = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        int skip = 0;
+        if (!extra) {
+            if (strcmp(a, "--") == 0)
+                extra = 1;
+            for (size_t k = 0; k < sizeof novalue / sizeof novalue[0]; k++)
+                skip |= strcmp(a, novalue[k]) == 0;
+            for (size_t k = 0; k < sizeof value / sizeof value[0]; k++) {
+                size_t l = strlen(value[k]);
+                if (strcmp(a, value[k]) == 0) {
+                    skip = 1;
+                    i++;          /* and its value */
+                } else if (strncmp(a, value[k], l) == 0 &&
+                           (a[l] == '=' || (value[k][1] != '-' && a[l]))) {
+                    skip = 1;     /* --jobs=4, -j4, -oDIR */
+                }
+            }
+        }
+        if (!skip)
+            p += sprintf(p, "%s\n", a);
+    }
+    *p = 0;
     return t;
 }
 
@@ -1411,6 +1427,22 @@ static int merge_main(int argc, char **argv)
                     strerror(errno ? errno : EIO));
             return HS_EXIT_FAIL;
         }
+        if (d > 0) {
+            char a[4300], b[4300];
+            snprintf(a, sizeof a, "%s/options.txt", dirs[0]);
+            snprintf(b, sizeof b, "%s/options.txt", dirs[d]);
+            char *x = read_all(a, 1u << 24), *y = read_all(b, 1u << 24);
+            int same = x && y && strcmp(x, y) == 0;
+            free(x);
+            free(y);
+            if (!same) {
+                free(t);
+                free(plan0);
+                fprintf(stderr, "hopscope %s: merge: %s differs from %s (or is missing): the "
+                        "directories are parts of different sweeps\n", CMD, b, a);
+                return HS_EXIT_FAIL;
+            }
+        }
         if (!plan0) {
             plan0 = t;
             for (const char *s = t; *s; s++)
@@ -1555,6 +1587,30 @@ int hs__cmd_sweep(int argc, char **argv)
         return HS_EXIT_FAIL;
     }
     free(old);
+    char op[4300];
+    snprintf(op, sizeof op, "%s/options.txt", o.out);
+    char *opt = options_text(argc, orig);
+    old = read_all(op, 1u << 24);
+    if (old && opt && strcmp(old, opt) != 0) {
+        free(old);
+        free(opt);
+        free(plan);
+        free(orig);
+        opts_free(&o);
+        fprintf(stderr, "hopscope %s: %s holds a sweep with other options (%s differs): "
+                "resume it with its own options, or choose another -o\n", CMD, o.out, op);
+        return HS_EXIT_FAIL;
+    }
+    free(old);
+    if (!opt || write_atomic(op, opt)) {
+        free(opt);
+        free(plan);
+        free(orig);
+        opts_free(&o);
+        fprintf(stderr, "hopscope %s: %s: %s\n", CMD, op, strerror(errno));
+        return HS_EXIT_FAIL;
+    }
+    free(opt);
     if (!plan || write_atomic(p, plan)) {
         free(plan);
         free(orig);

@@ -55,6 +55,9 @@ if cmp -s j1/sweep.csv j2/sweep.csv; then t_ok "... same sweep.csv"; else t_fail
 "$H" sweep -i t.trace --topo fattree:k=4,n=2 --ppn 2 --random 5 -q -o j1 >/dev/null 2>out; rc=$?
 t_eq "another sweep into a used directory is refused" 1 "$rc"
 t_grep "... saying why" "another sweep" out
+"$H" sweep $A -o j1 -- --eager 32K >/dev/null 2>out; rc=$?
+t_eq "resuming with other simulate options is refused" 1 "$rc"
+t_grep "... saying why" "other options" out
 
 # kill -9 in the middle, then resume: the same rows as an uninterrupted sweep
 "$H" gen halo3d --ranks 64 --iters 6 --size 32K -o k.trace >/dev/null 2>&1
