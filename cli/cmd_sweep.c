@@ -1316,8 +1316,8 @@ static int schedule(opts *o, const char *exe, int argc, char **argv, uint64_t to
     double t0 = now_s(), last = t0;
     uint64_t next = 0, started = 0, finished = 0, failed = 0, crashed = 0;
     unsigned running = 0;
-    int ret = 0;
-    while (!ret && (started < todo_n || running)) {
+    int ret = 0, report = 0;
+    while (!ret && (started < todo_n || running || report)) {
         /* fill the slots */
         while (running < jobs && started < todo_n) {
             while (next < o->nruns && (!in_part(o, next) || done_state(o->out, next)))
@@ -1340,6 +1340,20 @@ static int schedule(opts *o, const char *exe, int argc, char **argv, uint64_t to
             running++;
             started++;
         }
+        /* after refilling, so that "running" counts the new runs too */
+        double t = now_s();
+        if (report && !o->quiet &&
+            (t - last >= PROGRESS_EVERY || finished == todo_n || finished <= 1 || isatty(2))) {
+            char a[32], b[32];
+            double eta = (t - t0) / (double)finished * (double)(todo_n - finished);
+            fprintf(stderr, "hopscope %s: %llu/%llu runs done (%llu from before), %u running, "
+                    "%llu failed, %s elapsed, ETA %s\n", CMD,
+                    (unsigned long long)(before + finished), (unsigned long long)total,
+                    (unsigned long long)before, running, (unsigned long long)(failed + crashed),
+                    dur(t - t0, a, sizeof a), dur(eta, b, sizeof b));
+            last = t;
+        }
+        report = 0;
         if (!running)
             break;
         int status;
@@ -1372,18 +1386,7 @@ static int schedule(opts *o, const char *exe, int argc, char **argv, uint64_t to
                 fprintf(stderr, "hopscope %s: run %ld stopped with status %d (see %s)\n", CMD,
                         run[s], WEXITSTATUS(status), log);
         }
-        double t = now_s();
-        if (!o->quiet && (t - last >= PROGRESS_EVERY || finished == todo_n || finished <= 1 ||
-                          isatty(2))) {
-            char a[32], b[32];
-            double eta = (t - t0) / (double)finished * (double)(todo_n - finished);
-            fprintf(stderr, "hopscope %s: %llu/%llu runs done (%llu from before), %u running, "
-                    "%llu failed, %s elapsed, ETA %s\n", CMD,
-                    (unsigned long long)(before + finished), (unsigned long long)total,
-                    (unsigned long long)before, running, (unsigned long long)(failed + crashed),
-                    dur(t - t0, a, sizeof a), dur(eta, b, sizeof b));
-            last = t;
-        }
+        report = 1;
     }
     free(pid);
     free(run);
