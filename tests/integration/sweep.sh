@@ -90,6 +90,22 @@ t_eq "time_s is the run's predicted time (app.json time.total_ps)" \
     "$(grep -m1 '"total_ps"' cross/runs/000003/app.json | tr -dc '0-9')" \
     "$(sed -n 5p cross/sweep.csv | cut -d, -f9 | awk '{printf "%.0f", $1 * 1e12}')"
 
+# runs that fail: a trace damaged in one rank's file (the manifest reads,
+# every replay stops)
+cp -r t.trace dmg.trace
+f=dmg.trace/rank-000003.hst
+sz=$(wc -c <"$f")
+printf '\377\377\377\377' | dd of="$f" bs=1 seek=$((sz / 2)) conv=notrunc 2>/dev/null
+"$H" sweep -i dmg.trace --topo fattree:k=4,n=2 --ppn 2 --random 2 -q -o dmg >out 2>&1; rc=$?
+t_eq "a sweep whose runs all fail: status 1" 1 "$rc"
+t_eq "... failed.csv lists them" "run 0 1" "$(cut -d, -f1 dmg/failed.csv | tr '\n' ' ' | sed 's/ $//')"
+t_grep "... with the reason" "simulate exited 1" dmg/failed.csv
+t_eq "... and sweep.csv has no rows" 0 "$(wc -l < dmg/sweep.csv)"
+"$H" sweep -i dmg.trace --topo fattree:k=4,n=2 --ppn 2 --random 2 -q -o dmg >out 2>&1
+t_eq "failed runs are not retried on resume" 2 "$(grep -c 'simulate exited' dmg/failed.csv)"
+t_check "--max-mem" timeout 300 "$H" sweep -i t.trace --topo fattree:k=4,n=2 --ppn 2 --max-mem 2G -q -o mm
+t_eq "... same rows" "$(sed -n 2p j1/sweep.csv)" "$(sed -n 2p mm/sweep.csv)"
+
 # bad input
 t_check "sweep --help" "$H" sweep --help
 chk_usage() {
@@ -108,6 +124,7 @@ chk_usage "bad routing" -i t.trace --topo fattree:k=4,n=2 -o x --routing ugal
 chk_usage "bad simulate option" -i t.trace --topo fattree:k=4,n=2 -o x -- --eager lots
 chk_usage "an option the sweep sets" -i t.trace --topo fattree:k=4,n=2 -o x -- --map linear
 chk_usage "bad background" -i t.trace --topo fattree:k=4,n=2 -o x --background storm
+chk_usage "bad --max-mem" -i t.trace --topo fattree:k=4,n=2 -o x --max-mem 8
 chk_usage "machine too small" -i k.trace --topo fattree:k=4,n=2 --ppn 1 -o x
 "$H" sweep -i nosuch.trace --topo fattree:k=4,n=2 -o x >out 2>&1; rc=$?
 t_eq "missing trace: status 1" 1 "$rc"
