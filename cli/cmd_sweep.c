@@ -867,8 +867,24 @@ static int child_run(opts *o, long k)
     int rc = hs__cmd_simulate(ac, (char **)av);
     char why[1024];
     if (rc) {
-        snprintf(why, sizeof why, "hopscope simulate exited %d (the replay did not complete; "
-                 "see logs/%06ld.log)", rc, k);
+        /* the first thing simulate said about it, from the log (our stderr) */
+        char said[600] = "";
+        char lp[4300];
+        fflush(stderr);
+        path_of(lp, sizeof lp, o->out, "logs", (uint64_t)(k < 0 ? 0 : k), ".log");
+        FILE *lf = k >= 0 ? fopen(lp, "r") : NULL;
+        char line[600];
+        while (lf && fgets(line, sizeof line, lf))
+            if (strncmp(line, "hopscope simulate: ", 19) == 0) {
+                line[strcspn(line, "\n")] = 0;
+                snprintf(said, sizeof said, ": %s", line + 19);
+                break;
+            }
+        if (lf)
+            fclose(lf);
+        snprintf(why, sizeof why, "hopscope simulate exited %d (%s%s; logs/%06ld.log)", rc,
+                 rc == HS_EXIT_USAGE ? "it refused the run" : "the replay did not complete",
+                 said, k);
         if (k < 0) {
             fprintf(stderr, "hopscope %s: the linear run for the suggested mapping failed\n", CMD);
             return HS_EXIT_FAIL;
@@ -1537,6 +1553,12 @@ int hs__cmd_sweep(int argc, char **argv)
     for (size_t i = 0; !rc && i < o.bgs.n; i++) {
         if (strcmp(o.bgs.v[i], "none") == 0)
             continue;
+        uint32_t used = (o.ranks + o.ppn_used - 1) / o.ppn_used;
+        if (used >= o.nodes) {
+            rc = hs__usage_error(CMD, "--background %s: the job fills all %u nodes of the "
+                                 "machine, none is left for other jobs", o.bgs.v[i], o.nodes);
+            break;
+        }
         hs_replay_params rp;
         hs_replay_params_default(&rp);
         rp.background = o.bgs.v[i];

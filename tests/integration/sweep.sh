@@ -125,6 +125,7 @@ chk_usage "bad simulate option" -i t.trace --topo fattree:k=4,n=2 -o x -- --eage
 chk_usage "an option the sweep sets" -i t.trace --topo fattree:k=4,n=2 -o x -- --map linear
 chk_usage "bad background" -i t.trace --topo fattree:k=4,n=2 -o x --background storm
 chk_usage "bad --max-mem" -i t.trace --topo fattree:k=4,n=2 -o x --max-mem 8
+chk_usage "a background on a full machine" -i t.trace --topo fattree:k=4,n=2 -o x --background alltoall
 chk_usage "machine too small" -i k.trace --topo fattree:k=4,n=2 --ppn 1 -o x
 "$H" sweep -i nosuch.trace --topo fattree:k=4,n=2 -o x >out 2>&1; rc=$?
 t_eq "missing trace: status 1" 1 "$rc"
