@@ -257,6 +257,8 @@ typedef struct hs__app {
      * "incomplete", ...); NULL when app.json does not say */
     char    *replay_status;
     uint64_t unmatched_sends, unmatched_recvs;
+    int      have_nicq;                 /* replay.nic_queue_max present */
+    uint64_t nicq;                      /* the longest injection queue of its NICs */
     /* kept to re-emit as-is */
     hs_jdoc *doc;
     const hs_jv *latency, *congestion_impact;

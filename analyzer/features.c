@@ -320,7 +320,9 @@ int hs_an_features(const hs_analysis *a, hs_an_feature **out, size_t *nout, hs_e
     if (!rc)
         rc = truth_dilation(a, &L);
     if (!rc) {
-        put(&L, "f_truth_injq_max", (double)r->max_injq);
+        /* the application's own NICs when app.json says, else all NICs */
+        put(&L, "f_truth_injq_max",
+            a->app && a->app->have_nicq ? (double)a->app->nicq : (double)r->max_injq);
         double tp = 0, tc = 0, ap = 0, ac = 0;
         uint32_t cong = 0;
         for (uint32_t l = 1; l <= r->L; l++) {

@@ -86,6 +86,9 @@ t_check "routings x widths, kept runs" timeout 300 "$H" sweep -i t.trace --topo 
 t_eq "routing x field_bits" "dmodk,5 dmodk,7 adaptive,5 adaptive,7" "$(tail -n +2 cross/sweep.csv | cut -d, -f4,5 | tr '\n' ' ' | sed 's/ $//')"
 t_check "kept run directories have analysis.json" test -f cross/runs/000003/analysis.json
 t_check "a kept run is a normal run directory" "$H" analyze -q cross/runs/000003
+t_eq "f_truth_injq_max is app.json's replay.nic_queue_max" \
+    "$(grep -m1 '"nic_queue_max"' cross/runs/000003/app.json | tr -dc '0-9')" \
+    "$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "f_truth_injq_max") c = i } NR == 5 { print $c }' cross/sweep.csv)"
 t_eq "time_s is the run's predicted time (app.json time.total_ps)" \
     "$(grep -m1 '"total_ps"' cross/runs/000003/app.json | tr -dc '0-9')" \
     "$(sed -n 5p cross/sweep.csv | cut -d, -f9 | awk '{printf "%.0f", $1 * 1e12}')"
