@@ -40,6 +40,9 @@ int hs__cmd_gen(int argc, char **argv);
 int hs__cmd_render(int argc, char **argv);
 /* Help texts that live beside their subcommand. */
 extern const char hs__help_trace[];
+/* cmd_trace_smpi.c: hopscope trace import smpi (argv[0] = "smpi"). */
+int hs__trace_import_smpi(int argc, char **argv);
+extern const char hs__help_trace_import_smpi[];
 extern const char hs__help_record[];
 extern const char hs__help_gen[];
 extern const char hs__help_render[];
