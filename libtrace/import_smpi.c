@@ -41,6 +41,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 #define SMPI_UNDEFINED (-333)      /* MPI_UNDEFINED: no world rank (ANY_SOURCE, PROC_NULL) */
@@ -516,7 +517,7 @@ static int parse_action(imp *I, uint32_t me, char **tok, int ntok)
     const char *name = tok[1];
     act *a;
     for (size_t i = 0; i < sizeof simple / sizeof simple[0]; i++)
-        if (strcmp(name, simple[i].name) == 0) {
+        if (strcasecmp(name, simple[i].name) == 0) {
             /* comm_size N, location FILE LINE, waitall N: arguments not needed */
             if (!(a = act_new(I, simple[i].op)))
                 return hs_error_set(I->err, HS_ENOMEM, "out of memory");
@@ -531,7 +532,7 @@ static int parse_action(imp *I, uint32_t me, char **tok, int ntok)
             }
             return 0;
         }
-    if (strcmp(name, "compute") == 0 || strcmp(name, "sleep") == 0) {
+    if (strcasecmp(name, "compute") == 0 || strcasecmp(name, "sleep") == 0) {
         int sleep = name[0] == 's';
         if ((rc = need(I, name, ntok, 1, 1)))
             return rc;
@@ -540,7 +541,7 @@ static int parse_action(imp *I, uint32_t me, char **tok, int ntok)
         return num_amount(I, tok[2], sleep ? "seconds" : "flops", &a->amount);
     }
     for (size_t i = 0; i < sizeof p2ps / sizeof p2ps[0]; i++)
-        if (strcmp(name, p2ps[i].name) == 0) {
+        if (strcasecmp(name, p2ps[i].name) == 0) {
             /* PEER TAG COUNT [DT] */
             int recv = p2ps[i].op != A_SEND;
             double c;
@@ -557,7 +558,7 @@ static int parse_action(imp *I, uint32_t me, char **tok, int ntok)
             a->bytes = mulb(c, sz);
             return 0;
         }
-    if (strcmp(name, "sendRecv") == 0 || strcmp(name, "sendrecv") == 0) {
+    if (strcasecmp(name, "sendRecv") == 0 || strcasecmp(name, "sendrecv") == 0) {
         /* SCOUNT DST RCOUNT SRC [DT1 [DT2]] */
         double c1, c2;
         uint64_t s1, s2;
@@ -576,7 +577,7 @@ static int parse_action(imp *I, uint32_t me, char **tok, int ntok)
         a->bytes2 = mulb(c2, s2);
         return 0;
     }
-    if (strcmp(name, "wait") == 0 || strcmp(name, "test") == 0) {
+    if (strcasecmp(name, "wait") == 0 || strcasecmp(name, "test") == 0) {
         /* SRC DST TAG of the request; SMPI writes odd keys for collectives' */
         if ((rc = need(I, name, ntok, 3, 3)))
             return rc;
@@ -589,7 +590,7 @@ static int parse_action(imp *I, uint32_t me, char **tok, int ntok)
         return 0;
     }
     for (size_t i = 0; i < sizeof colls / sizeof colls[0]; i++)
-        if (strcmp(name, colls[i].name) == 0)
+        if (strcasecmp(name, colls[i].name) == 0)
             return parse_coll(I, me, &colls[i], tok, ntok);
     if (I->o->skip_unknown) {
         I->rep->unknown += I->pass == 1;
