@@ -8,35 +8,6 @@
 #include <stdio.h>
 #include <string.h>
 
-const char hs__help_trace_import_smpi[] =
-    "usage: hopscope trace import smpi [options] IN -o DIR\n"
-    "\n"
-    "Converts a SimGrid SMPI time-independent trace (smpirun -trace-ti) into a\n"
-    "hopscope trace directory that 'hopscope simulate -i', 'trace stats' and\n"
-    "'trace check' read.  IN is the index file smpirun writes (the\n"
-    "--cfg=tracing/filename value, default smpi_simgrid.txt) or the directory of\n"
-    "its per-rank files (*_rank-N.txt).  The SMPI trace has no times: each\n"
-    "rank's computation (flops) becomes time at --flops, MPI calls take none.\n"
-    "What SMPI does not record (communicators, Sendrecv tags, wildcard matches,\n"
-    "derived datatype sizes) and what is assumed: docs/formats.md, \"SMPI\n"
-    "time-independent traces\".\n"
-    "\n"
-    "  -o DIR            trace directory to write (required)\n"
-    "  --flops RATE      flop/s turning 'compute N' into time (default 20000,\n"
-    "                    SMPI's default smpi/host-speed: the computation then\n"
-    "                    takes the time it took on the recording host; give the\n"
-    "                    value of --cfg=smpi/host-speed if you set one, or the\n"
-    "                    speed of the machine to model)\n"
-    "  --ppn N           ranks per node in the manifest, block placement (1)\n"
-    "  --derived-size B  bytes per element of a derived datatype, which SMPI\n"
-    "                    writes as -1 without its size (default 1)\n"
-    "  --skip-unknown    skip actions this reader does not know (default: error)\n"
-    "  --no-monitor      do not mark the messages monitored (default: all are)\n"
-    "  --quiet           no summary\n"
-    "\n"
-    "Errors in the input name the file and the line.  Exit status 0, 1 on a\n"
-    "damaged input, 2 on a usage error.\n";
-
 int hs__trace_import_smpi(int argc, char **argv)
 {
     static const struct option lo[] = {
@@ -47,7 +18,6 @@ int hs__trace_import_smpi(int argc, char **argv)
         { "skip-unknown", no_argument, NULL, 'k' },
         { "no-monitor", no_argument, NULL, 'm' },
         { "quiet", no_argument, NULL, 'q' },
-        { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
     hs_smpi_import_opts o;
@@ -56,7 +26,7 @@ int hs__trace_import_smpi(int argc, char **argv)
     int quiet = 0, c;
     uint64_t u;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "o:qh", lo, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "o:q", lo, NULL)) != -1) {
         switch (c) {
         case 'o': out = optarg; break;
         case 'f':
@@ -76,7 +46,6 @@ int hs__trace_import_smpi(int argc, char **argv)
         case 'k': o.skip_unknown = 1; break;
         case 'm': o.monitor = 0; break;
         case 'q': quiet = 1; break;
-        case 'h': fputs(hs__help_trace_import_smpi, stdout); return HS_EXIT_OK;
         default: return hs__usage_error("trace", "unknown option for 'import smpi'");
         }
     }

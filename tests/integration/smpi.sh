@@ -9,6 +9,22 @@
 . tests/integration/lib.sh
 . tests/integration/libtrace.inc
 
+# The command on hand-written files (no SimGrid needed): exit statuses and
+# an error naming the file and the line.
+mkdir -p "$T_TMP/hand"
+printf '0 init\n0 send 1 7 10 6\n0 finalize\n' >"$T_TMP/hand/x_rank-1.txt"
+printf '1 init\n1 recv 0 7 10 6\n1 bogus 3\n' >"$T_TMP/hand/x_rank-2.txt"
+"$HOPSCOPE" trace import smpi "$T_TMP/hand" -o "$T_TMP/hand.trace" >"$T_TMP/h.out" 2>&1
+t_eq "import of a damaged file exits 1" 1 $?
+t_grep "the error names file and line" "x_rank-2.txt:3: unknown action 'bogus'" "$T_TMP/h.out"
+"$HOPSCOPE" trace import smpi "$T_TMP/hand" >/dev/null 2>&1
+t_eq "import without -o is a usage error" 2 $?
+"$HOPSCOPE" trace import smpi --skip-unknown "$T_TMP/hand" -o "$T_TMP/hand.trace" >"$T_TMP/h.out" 2>&1
+t_eq "--skip-unknown imports it" 0 $?
+t_grep "and says what it skipped" "1 unknown actions skipped" "$T_TMP/h.out"
+t_grep "one message of 10 B" "^point-to-point: 1 messages sent \(10 B\), 1 received \(10 B\)" \
+    "$(  "$HOPSCOPE" trace stats "$T_TMP/hand.trace" >"$T_TMP/h.stats"; echo "$T_TMP/h.stats")"
+
 if ! pkg-config --exists simgrid 2>/dev/null || ! command -v smpicc >/dev/null ||
    ! command -v smpirun >/dev/null; then
     echo "ok - skip: SimGrid not installed (apt-get install libsimgrid-dev; make deps)"
