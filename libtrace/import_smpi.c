@@ -20,7 +20,7 @@
  *   - waits name a request by (source, destination, tag): the oldest
  *     outstanding request with that key; waitall completes every outstanding
  *     request, waitany the oldest; a test completes its request when no later
- *     wait or test of the same request (or waitall/waitany) follows;
+ *     wait or test of the same request follows;
  *   - nonblocking collectives become their blocking form (their waits name
  *     no request of the trace and are dropped);
  *   - communicators are not written: every collective is on MPI_COMM_WORLD,
@@ -757,9 +757,18 @@ static void match_receives(imp *I, uint32_t me)
         a->matched = 0;
         if (s < 0 || a->tag < 0)
             continue;
-        for (uint32_t k = 0; k < v->n; k++) {
+        /* pass 1 appends the senders in rank order: s's messages are one run */
+        uint32_t lo = 0, hi = v->n;
+        while (lo < hi) {
+            uint32_t mid = lo + (hi - lo) / 2;
+            if (v->m[mid].src < s)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        for (uint32_t k = lo; k < v->n && v->m[k].src == s; k++) {
             msgrec *m = &v->m[k];
-            if (!m->used && m->src == s && m->tag == a->tag) {
+            if (!m->used && m->tag == a->tag) {
                 m->used = 1;
                 a->msrc = s;
                 a->mtag = m->tag;
@@ -1027,7 +1036,8 @@ static int emit_rank(emitter *E)
         case A_IRECV: {
             hs_trace_event_init(&ev, a->kind);
             int32_t src = a->matched == -1 ? HS_TRACE_PROC_NULL : a->matched ? a->msrc : a->peer;
-            int32_t tag = a->matched == 1 ? a->mtag : a->tag;
+            int32_t tag = a->matched == 1 ? a->mtag
+                          : a->tag == SMPI_ANY_TAG ? HS_TRACE_ANY_TAG : a->tag;
             uint64_t bytes = a->matched == 1 ? a->mbytes : a->matched == -1 ? 0 : a->bytes;
             ev.peer2 = a->peer == SMPI_UNDEFINED ? (a->matched == -1 ? HS_TRACE_PROC_NULL
                                                                       : HS_TRACE_ANY_SOURCE)
