@@ -96,6 +96,12 @@ if [ -x "$BUILD/tests/mpi/openmpi/ring" ] && [ -f "$BUILD/lib/openmpi/libhopscop
         # Sendrecv's tag is not in SMPI's trace: 0 there, 9 recorded.
         t_eq "smpimix: Sendrecv imported with tag 0" "8" \
             "$(j imp 'sum(t["messages"] for t in d["tags"] if t["tag"]==0)')"
+        # the replay takes the import (wildcards resolved, requests completed)
+        t_check "smpimix: the import replays" "$HOPSCOPE" simulate --topo torus:2x2 \
+            -i "$S/mix-smpi.trace" -o "$S/mix.run" --quiet
+        t_eq "smpimix: replay complete" ok \
+            "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["app"]["status"])' \
+               "$S/mix.run/manifest.json")"
     fi
 else
     echo "ok - skip: no Open MPI build of libhopscope.so / tests/mpi (make tests)"
