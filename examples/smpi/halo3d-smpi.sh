@@ -7,10 +7,14 @@
 #
 #   examples/smpi/halo3d-smpi.sh [WORKDIR]     (default /tmp/hopscope-smpi)
 #   env: RANKS (1024), N (32: 8 KiB faces), ITERS (20), SPEEDUP (100),
-#        TOPO (dragonfly:a=8,p=4,h=4,g=32), HOPSCOPE (build/bin/hopscope)
+#        TOPO (dragonfly:a=8,p=4,h=4,g=32), HOPSCOPE (build/bin/hopscope),
+#        FOLD (unset; BYTES: SMPI folds every allocation of at least BYTES
+#        into one shared copy, --cfg=smpi/auto-shared-malloc-thresh: far
+#        less memory, same communication, meaningless numerical results)
 #
-# Prints the wall time and peak memory of every step and the sizes of the
-# traces.  Needs libsimgrid-dev (smpicc, smpirun); the platform file is
+# Prints the wall time and peak resident memory of every step (which for
+# smpirun counts folded memory once per rank mapping it) and the sizes of
+# the traces.  Needs libsimgrid-dev (smpicc, smpirun); the platform file is
 # written here (Debian's package ships none).
 set -eu
 W=${1:-/tmp/hopscope-smpi}
@@ -54,6 +58,7 @@ step smpicc smpicc -O2 -o halo3d "$SRC"
 # default smpi/host-speed (20000 flop/s), which 'trace import' undoes.
 step smpirun timeout 1800 smpirun -np "$RANKS" -platform platform.xml -hostfile hosts \
     -trace-ti --cfg=tracing/filename:halo.txt --log=root.thresh:warning \
+    ${FOLD:+--cfg=smpi/auto-shared-malloc-thresh:$FOLD} \
     ./halo3d -n "$N" -i "$ITERS" -r 5 -q
 grep checksum smpirun.log || true
 echo "SMPI trace: $(du -sk halo.txt_files | cut -f1) KiB in $(ls halo.txt_files | wc -l) files," \
