@@ -75,5 +75,9 @@ int hs__trace_import_smpi(int argc, char **argv)
         if (rep.unknown)
             printf("  %" PRIu64 " unknown actions skipped\n", rep.unknown);
     }
+    if (rep.unfinished)
+        fprintf(stderr, "hopscope trace import smpi: warning: %u of %u rank files do not end "
+                "with finalize (smpirun killed or still running?): the trace is incomplete\n",
+                rep.unfinished, rep.ranks);
     return HS_EXIT_OK;
 }

@@ -1372,7 +1372,13 @@ int hs_trace_import_smpi(const char *in, const char *out, const hs_smpi_import_o
         if (!(rc = parse_rank(&I, r)) && !(rc = set_times(&I)))
             rc = collect_sends(&I, r);
         rep->actions += I.ra.n;
+        /* smpirun killed (or still running): files cut at a line, or empty */
+        if (!I.ra.n || I.ra.a[I.ra.n - 1].op != A_FINALIZE)
+            rep->unfinished++;
     }
+    if (!rc && rep->actions == 0)
+        rc = hs_error_set(err, HS_EFORMAT, "%s: the %u rank files hold no action (smpirun "
+                          "killed before it wrote its buffers?)", in, I.nranks);
     if (!rc)
         rc = hs_mkdir_p(out, err);
     if (!rc)

@@ -398,6 +398,7 @@ typedef struct hs_smpi_import_report {
     uint64_t open_requests; /* requests never completed */
     uint64_t derived;       /* counts in a derived datatype (size assumed) */
     uint64_t unknown;       /* lines skipped with skip_unknown */
+    uint32_t unfinished;    /* ranks whose file does not end with finalize */
 } hs_smpi_import_report;
 
 /* Reads the SMPI trace IN (the index file smpirun writes, or the directory

@@ -133,6 +133,7 @@ static void test_good_job(void **state)
     assert_int_equal(rep.unmatched, 0);
     assert_int_equal(rep.unreceived, 0);
     assert_int_equal(rep.open_requests, 0);
+    assert_int_equal(rep.unfinished, 0);
     /* 0 -> 1: 800 + 40 + 7 + 32; 1 -> 0: 800 + 32 */
     assert_int_equal(s->total.sent_messages, 6);
     assert_int_equal(s->total.sent_bytes, 800 + 40 + 7 + 32 + 800 + 32);
@@ -260,6 +261,36 @@ static void test_skip_unknown(void **state)
     assert_int_equal(hs_trace_import_smpi(in, out, &o, &rep, &err), 0);
     assert_int_equal(rep.unknown, 1);
     assert_int_equal(rep.events, 6);
+    assert_int_equal(rep.unfinished, 0);
+    rm_rf(d);
+    free(d);
+}
+
+/* A killed smpirun: files cut at a line end, or empty. */
+static void test_unfinished(void **state)
+{
+    (void)state;
+    char *d = mkdtemp_dir(), in[512], out[512];
+    const char *job[2] = { "0 init\n0 send 1 0 1 6\n", "1 init\n1 recv 0 0 1 6\n1 finalize\n" };
+    put_job(d, 2, job);
+    snprintf(in, sizeof in, "%s/t.txt", d);
+    snprintf(out, sizeof out, "%s/out", d);
+    hs_smpi_import_opts o;
+    hs_smpi_import_opts_default(&o);
+    hs_smpi_import_report rep;
+    hs_error err;
+    hs_error_clear(&err);
+    assert_int_equal(hs_trace_import_smpi(in, out, &o, &rep, &err), 0);
+    assert_int_equal(rep.unfinished, 1);
+    rm_rf(d);
+    free(d);
+    d = mkdtemp_dir();
+    const char *empty[2] = { "", "" };
+    put_job(d, 2, empty);
+    snprintf(in, sizeof in, "%s/t.txt", d);
+    snprintf(out, sizeof out, "%s/out", d);
+    assert_int_equal(hs_trace_import_smpi(in, out, &o, &rep, &err), HS_EFORMAT);
+    assert_non_null(strstr(err.msg, "the 2 rank files hold no action"));
     rm_rf(d);
     free(d);
 }
@@ -271,6 +302,7 @@ int main(void)
         cmocka_unit_test(test_damaged),
         cmocka_unit_test(test_missing_in_directory),
         cmocka_unit_test(test_skip_unknown),
+        cmocka_unit_test(test_unfinished),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
