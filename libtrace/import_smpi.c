@@ -119,7 +119,13 @@ typedef struct imp {
     hs_smpi_import_report *rep;
     hs_error *err;
     uint32_t nranks;
-    char **files;            /* [nranks] */
+    char **files;            /* [nfiles]: one per rank, or the one file of all */
+    uint32_t nfiles;
+    /* one file of all ranks (tracing/smpi/format/ti-one-file): its lines
+     * per rank, in order: line[first[r] .. first[r + 1]) */
+    int onefile;
+    struct oline { uint64_t off; uint32_t line; } *ol;
+    size_t *first;
     msgvec *to;              /* [nranks] messages per destination */
     rankacts ra;
     char *line;
@@ -604,8 +610,9 @@ static int parse_rank(imp *I, uint32_t me)
 {
     I->ra.n = 0;
     I->ra.npool = 0;
-    I->fname = I->files[me];
+    I->fname = I->files[I->onefile ? 0 : me];
     I->lineno = 0;
+    size_t k = I->onefile ? I->first[me] : 0;
     FILE *f = fopen(I->fname, "r");
     if (!f)
         return hs_error_set(I->err, errno == ENOENT ? HS_ENOENT : HS_EIO,
@@ -616,6 +623,15 @@ static int parse_rank(imp *I, uint32_t me)
     char **toks = tok;
     size_t tokcap = 8;
     for (;;) {
+        if (I->onefile) {
+            if (k == I->first[me + 1])
+                break;
+            if (fseeko(f, (off_t)I->ol[k].off, SEEK_SET)) {
+                rc = hs_error_set(I->err, HS_EIO, "%s: seek failed", I->fname);
+                break;
+            }
+            I->lineno = I->ol[k++].line - 1;
+        }
         ssize_t len = getline(&I->line, &I->linecap, f);
         if (len < 0)
             break;
@@ -1128,10 +1144,12 @@ static int emit_rank(emitter *E)
 static void free_files(imp *I)
 {
     if (I->files)
-        for (uint32_t r = 0; r < I->nranks; r++)
+        for (uint32_t r = 0; r < I->nfiles; r++)
             free(I->files[r]);
     free(I->files);
     I->files = NULL;
+    free(I->ol);
+    free(I->first);
 }
 
 /* "..._rank-N.txt" -> N (SMPI's actor id, rank + 1), or 0. */
@@ -1160,6 +1178,98 @@ static char *path_join(const char *dir, const char *name)
     return p;
 }
 
+/* An index of one file: with tracing/smpi/format/ti-one-file SMPI writes
+ * every rank's actions into it, each line starting with its rank.  Finds
+ * each rank's lines (offset and number) so parse_rank reads them in order;
+ * the ranks are 0 .. the highest seen.  A job of one rank reads the same. */
+static int split_onefile(imp *I)
+{
+    I->fname = I->files[0];
+    I->lineno = 0;
+    FILE *f = fopen(I->fname, "r");
+    if (!f)
+        return hs_error_set(I->err, errno == ENOENT ? HS_ENOENT : HS_EIO, "%s: %s", I->fname,
+                            strerror(errno));
+    int rc = 0;
+    size_t n = 0, cap = 0;
+    uint32_t *rk = NULL, maxr = 0;
+    uint64_t off = 0;
+    for (;;) {
+        ssize_t len = getline(&I->line, &I->linecap, f);
+        if (len < 0)
+            break;
+        I->lineno++;
+        uint64_t here = off;
+        off += (uint64_t)len;
+        const char *p = I->line;
+        while (*p == ' ' || *p == '\t')
+            p++;
+        if (*p == '\n' || *p == '\r' || (*p == '\0' && (ssize_t)(p - I->line) == len))
+            continue;   /* blank line */
+        uint64_t r = 0;
+        int digits = 0;
+        while (isdigit((unsigned char)*p) && r <= MAX_RANKS) {
+            r = r * 10 + (uint64_t)(*p++ - '0');
+            digits++;
+        }
+        if (!digits || r >= MAX_RANKS || (*p != ' ' && *p != '\t' && *p != '\n')) {
+            rc = ferr(I, HS_EFORMAT, "a line of the one-file trace must start with its rank "
+                      "(0..%u)", MAX_RANKS - 1);
+            break;
+        }
+        if (n == cap) {
+            size_t nc = cap ? 2 * cap : 4096;
+            struct oline *no = realloc(I->ol, nc * sizeof *no);
+            uint32_t *nr = no ? realloc(rk, nc * sizeof *nr) : NULL;
+            if (no)
+                I->ol = no;
+            if (!no || !nr) {
+                rc = hs_error_set(I->err, HS_ENOMEM, "out of memory");
+                break;
+            }
+            rk = nr;
+            cap = nc;
+        }
+        I->ol[n] = (struct oline){ here, I->lineno };
+        rk[n++] = (uint32_t)r;
+        if (r > maxr)
+            maxr = (uint32_t)r;
+    }
+    fclose(f);
+    if (!rc && n == 0) {
+        free(rk);
+        return 0;   /* an empty file: one rank of no action */
+    }
+    /* counting sort by rank, stable: each rank's lines in file order */
+    struct oline *sorted = NULL;
+    if (!rc && (!(I->first = calloc((size_t)maxr + 2, sizeof *I->first)) ||
+                !(sorted = malloc(n * sizeof *sorted))))
+        rc = hs_error_set(I->err, HS_ENOMEM, "out of memory");
+    if (!rc) {
+        for (size_t i = 0; i < n; i++)
+            I->first[rk[i] + 1]++;
+        for (uint32_t r = 0; r <= maxr; r++)
+            I->first[r + 1] += I->first[r];
+        size_t *at = malloc(((size_t)maxr + 1) * sizeof *at);
+        if (!at) {
+            rc = hs_error_set(I->err, HS_ENOMEM, "out of memory");
+        } else {
+            memcpy(at, I->first, ((size_t)maxr + 1) * sizeof *at);
+            for (size_t i = 0; i < n; i++)
+                sorted[at[rk[i]]++] = I->ol[i];
+            free(at);
+            free(I->ol);
+            I->ol = sorted;
+            sorted = NULL;
+            I->onefile = 1;
+            I->nranks = maxr + 1;
+        }
+    }
+    free(sorted);
+    free(rk);
+    return rc;
+}
+
 static int files_from_dir(imp *I, const char *dir)
 {
     DIR *d = opendir(dir);
@@ -1185,7 +1295,7 @@ static int files_from_dir(imp *I, const char *dir)
         closedir(d);
         return hs_error_set(I->err, HS_ENOMEM, "out of memory");
     }
-    I->nranks = max;
+    I->nranks = I->nfiles = max;
     rewinddir(d);
     int rc = 0;
     while (!rc && (e = readdir(d))) {
@@ -1203,6 +1313,8 @@ static int files_from_dir(imp *I, const char *dir)
         if (!I->files[r])
             rc = hs_error_set(I->err, HS_ENOENT, "%s: the file of rank %u (*_rank-%u.txt) is "
                               "missing; the highest is rank %u", dir, r, r + 1, max - 1);
+    if (!rc && max == 1)
+        rc = split_onefile(I);   /* ti-one-file, or a job of one rank */
     return rc;
 }
 
@@ -1279,12 +1391,15 @@ static int files_from_index(imp *I, const char *index)
             break;
         }
         I->files[I->nranks++] = pick;
+        I->nfiles = I->nranks;
     }
     fclose(f);
     free(dir);
     free(files_dir);
     if (!rc && I->nranks == 0)
         rc = hs_error_set(I->err, HS_EFORMAT, "%s: names no rank file", index);
+    if (!rc && I->nranks == 1)
+        rc = split_onefile(I);
     return rc;
 }
 

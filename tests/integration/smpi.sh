@@ -96,6 +96,18 @@ if [ -x "$BUILD/tests/mpi/openmpi/ring" ] && [ -f "$BUILD/lib/openmpi/libhopscop
         # Sendrecv's tag is not in SMPI's trace: 0 there, 9 recorded.
         t_eq "smpimix: Sendrecv imported with tag 0" "8" \
             "$(j imp 'sum(t["messages"] for t in d["tags"] if t["tag"]==0)')"
+        # the same run with every rank in one file (ti-one-file)
+        if (cd "$S" && timeout 120 smpirun -np 4 -platform platform.xml -hostfile hosts \
+                -trace-ti --cfg=tracing/filename:one.txt --cfg=tracing/smpi/format/ti-one-file:yes \
+                --log=root.thresh:warning ./smpimix 2) >"$S/one.out" 2>&1 &&
+           "$HOPSCOPE" trace import smpi "$S/one.txt" -o "$S/one.trace" -q; then
+            "$HOPSCOPE" trace stats --json "$S/one.trace" >"$T_TMP/one.json"
+            t_eq "smpimix: one-file trace gives the same traffic" \
+                "$(j imp "$P2P") $(j imp "$PAIRS") $(j imp "$COLL")" \
+                "$(j one "$P2P") $(j one "$PAIRS") $(j one "$COLL")"
+        else
+            t_fail "smpimix: one-file trace" "$(tail -3 "$S/one.out")"
+        fi
         # the replay takes the import (wildcards resolved, requests completed)
         t_check "smpimix: the import replays" "$HOPSCOPE" simulate --topo torus:2x2 \
             -i "$S/mix-smpi.trace" -o "$S/mix.run" --quiet

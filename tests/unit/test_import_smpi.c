@@ -295,6 +295,52 @@ static void test_unfinished(void **state)
     free(d);
 }
 
+/* tracing/smpi/format/ti-one-file: every rank's lines in one file. */
+static void test_one_file(void **state)
+{
+    (void)state;
+    char *d = mkdtemp_dir(), in[512], out[512];
+    const char *job[1] = { "0 init\n1 init\n0 compute 20000\n1 recv 0 3 10 1\n"
+                           "0 send 1 3 10 1\n\n0 finalize\n1 finalize\n" };
+    put_job(d, 1, job);
+    snprintf(in, sizeof in, "%s/t.txt", d);
+    snprintf(out, sizeof out, "%s/out", d);
+    hs_smpi_import_report rep;
+    hs_trace_stats *s = import_and_stats(in, out, &rep);
+    assert_int_equal(rep.ranks, 2);
+    assert_int_equal(rep.actions, 7);
+    assert_int_equal(s->total.sent_messages, 1);
+    assert_int_equal(s->total.recv_bytes, 40);
+    assert_int_equal(s->rank[0].t_last, 1000000000);   /* rank 0 computed, not 1 */
+    assert_int_equal(s->rank[1].t_last, 0);
+    hs_trace_stats_free(s);
+    rm_rf(d);
+    free(d);
+    /* errors name the line of the one file */
+    d = mkdtemp_dir();
+    const char *bad1[1] = { "0 init\n1 init\n1 recv 0 3 x 1\n0 finalize\n" };
+    put_job(d, 1, bad1);
+    snprintf(in, sizeof in, "%s/t.txt", d);
+    snprintf(out, sizeof out, "%s/out", d);
+    hs_smpi_import_opts o;
+    hs_smpi_import_opts_default(&o);
+    hs_error err;
+    hs_error_clear(&err);
+    assert_int_equal(hs_trace_import_smpi(in, out, &o, NULL, &err), HS_EFORMAT);
+    assert_non_null(strstr(err.msg, "1_rank-1.txt:3: count 'x' is not a number"));
+    rm_rf(d);
+    free(d);
+    d = mkdtemp_dir();
+    const char *bad2[1] = { "0 init\nfoo init\n" };
+    put_job(d, 1, bad2);
+    snprintf(in, sizeof in, "%s/t.txt", d);
+    snprintf(out, sizeof out, "%s/out", d);
+    assert_int_equal(hs_trace_import_smpi(in, out, &o, NULL, &err), HS_EFORMAT);
+    assert_non_null(strstr(err.msg, "1_rank-1.txt:2: a line of the one-file trace must start"));
+    rm_rf(d);
+    free(d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -303,6 +349,7 @@ int main(void)
         cmocka_unit_test(test_missing_in_directory),
         cmocka_unit_test(test_skip_unknown),
         cmocka_unit_test(test_unfinished),
+        cmocka_unit_test(test_one_file),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
