@@ -82,23 +82,49 @@ double hs__an_judge_se(const hs_estimate *e, double threshold, double hbar, doub
     return se;
 }
 
+/* The test behind a verdict is on the contrast D = C - threshold T, not on
+ * the ratio C / T.  D is a linear combination of two estimates with known
+ * standard errors, so its SE needs no delta method and holds however noisy
+ * T is: Var(D) = Var(C) + threshold^2 Var(T) - 2 threshold Cov(C, T), and
+ * CF >= threshold exactly when D >= 0 (Fieller's test of a ratio).  The
+ * covariance is positive (a flagged packet counts in both) and is left
+ * out, which only widens the test.  Divided by T, D's SE is the ratio's
+ * delta-method SE with Var(T) weighted by threshold^2 instead of CF^2: the
+ * same when T is exact.  The one validity condition left is Fieller's: T
+ * itself must be significantly positive (T > t SE(T)), otherwise no ratio
+ * is bounded and the link is undecided.  The score test's floor applies
+ * to D / T as it did to the ratio. */
+static double contrast_se(const hs_estimate *e, double threshold, double hbar, double p)
+{
+    double t = e->traffic, vc = e->congested_se * e->congested_se;
+    double vt = e->traffic_se * e->traffic_se;
+    double se = t > 0 ? sqrt(vc + threshold * threshold * vt) / t : INFINITY;
+    /* estimates built from a ratio only (cf_se without the sums' SEs) */
+    if (!(e->congested_se > 0) && !(e->traffic_se > 0))
+        se = e->cf_se;
+    hs_estimate f = *e;
+    f.cf_se = se;
+    return hs__an_judge_se(&f, threshold, hbar, p);
+}
+
 int hs__an_judge_one(const hs_estimate *e, double threshold, double z, double max_cv,
                      double hbar, double p, double *need)
 {
+    (void)max_cv;
     if (!e->cf_valid || !(e->traffic > 0) || !isfinite(e->cf) || !isfinite(e->cf_se)) {
         if (need)
             *need = INFINITY;
         return HS__V_NODATA;
     }
     hs_estimate ej = *e;
-    ej.cf_se = hs__an_judge_se(e, threshold, hbar, p);
+    ej.cf_se = contrast_se(e, threshold, hbar, p);
     e = &ej;
     double zn = hs__an_z_small(z, e->traffic);
     double cv = e->traffic_se / e->traffic;
-    int cv_ok = cv <= max_cv && isfinite(zn);
-    if (cv_ok && e->cf - zn * e->cf_se >= threshold)
+    int t_ok = isfinite(zn) && zn * cv < 1;
+    if (t_ok && e->cf - zn * e->cf_se >= threshold)
         return HS__V_CONGESTED;
-    if (cv_ok && e->cf + zn * e->cf_se < threshold)
+    if (t_ok && e->cf + zn * e->cf_se < threshold)
         return HS__V_CLEAR;
     if (need) {
         /* with k times the packets the SE is SE / sqrt(k) and the critical
@@ -123,7 +149,8 @@ int hs__an_judge_one(const hs_estimate *e, double threshold, double z, double ma
             }
             kc = exp(hi);
         }
-        double kv = cv <= max_cv ? 1 : (cv / max_cv) * (cv / max_cv);
+        /* Fieller's condition: t CV / sqrt(k) < 1 */
+        double kv = isfinite(zn) && zn * cv >= 1 ? (zn * cv) * (zn * cv) * 1.0000001 : 1;
         *need = kc > kv ? kc : kv;
     }
     return HS__V_UNDECIDED;
