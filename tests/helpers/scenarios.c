@@ -413,7 +413,7 @@ static int rootlike(const ltruth *t, uint64_t end)
 typedef struct label {
     unsigned set, primary;
     int ambiguous;
-    unsigned n_int, n_pat, n_map, n_map_c;
+    unsigned n_int, n_pat, n_map, n_map_c, n_unexpl;
     double mass[3];
 } label;
 
@@ -443,6 +443,17 @@ static void do_label(const run *A, const run *B, const run *C, int funnel, label
         }
         if (C->l[i].kind == 's' && !funnel && rootlike(&C->l[i], C->end_ps))
             o->n_map_c++;
+        /* a bottleneck of run A that no cause of the rule explains: the
+         * job's own traffic congests it only with the background there
+         * (no background packet on it, or the background adding to a
+         * congestion of its own): the background's timing, or head-of-line
+         * blocking behind its packets at a shared input, which truth.bin
+         * does not show.  Counted and shown (NOTE), not used: making such
+         * scenarios ambiguous leaves 68 of the 250 development seeds
+         * unscored and almost no mix; calling them the job's own changes
+         * the answer by a guess (docs/validation.md) */
+        if (!counted && rootlike(a, A->end_ps))
+            o->n_unexpl++;
         if (!cool(a) && !hot(a))
             o->ambiguous = 1;   /* in the grey zone between cool and hot */
     }
@@ -489,9 +500,9 @@ static int cmd_label(const char *cls, const char *fun, const char *a, const char
         why = "the compact mapping does not relieve the interior";
     }
     printf("EXPECTED=%s\nPRIMARY=%s\nVERDICT=%s\nNOTE='%s; truth: %u pattern, %u mapping "
-           "(%u compact), %u interference links'\n",
+           "(%u compact), %u interference, %u unexplained links'\n",
            class_name(o.set), class_name(o.primary), verdict, why, o.n_pat, o.n_map,
-           o.n_map_c, o.n_int);
+           o.n_map_c, o.n_int, o.n_unexpl);
     free(A.l);
     free(B.l);
     free(C.l);
@@ -672,6 +683,21 @@ static int cmd_selftest(void)
     do_label(&A, &B, &C, 0, &o);
     st_check("own bottleneck cool beside the background -> interference only", o.set,
              C_INTERFERENCE, o.primary, C_INTERFERENCE, o.ambiguous, 0);
+    if (o.n_unexpl != 0) {
+        printf("not ok - label: no unexplained bottleneck expected, got %u\n", o.n_unexpl);
+        st_fail = 1;
+    }
+    /* A link of the job's, no background packet on it, a bottleneck in A
+     * only: neither cause of the rule explains it (unexplained, ambiguous) */
+    st_link(&A, 4, 'e', 1000, 700, 0, 600, 0);
+    st_link(&B, 4, 'e', 1000, 100, 0, 600, 0);
+    do_label(&A, &B, &C, 0, &o);
+    if (o.n_unexpl != 1) {
+        printf("not ok - label: a bottleneck of A only is unexplained (1), got %u\n", o.n_unexpl);
+        st_fail = 1;
+    } else {
+        printf("ok - label: a bottleneck of A that no cause explains is counted\n");
+    }
     return st_fail;
 }
 
