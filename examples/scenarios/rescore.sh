@@ -34,7 +34,10 @@ while IFS="$TAB" read -r seed exp prim rep top fully topr status relab rest; do
     a="$DRAW/s$seed/A"
     nrep=$rep ntop=$top nfully=$fully ntopr=$topr findings=
     if [ -d "$a" ] && { [ "$status" = ok ] || [ "$status" = unlabelled ]; }; then
-        if timeout "$TO" "$H" analyze -q -o "$OUT/analysis.json" "$a" > /dev/null 2>&1; then
+        timeout "$TO" "$H" analyze -q -o "$OUT/analysis.json" "$a" > /dev/null 2>&1; rc=$?
+        if [ $rc -ne 0 ]; then
+            status="analyze exit $rc (rescore)" nrep=- ntop=- nfully=0 ntopr=0 findings=-
+        else
             cp "$OUT/analysis.json" "$a/analysis.json"
             if [ "$status" = unlabelled ]; then
                 s=$("$SC" score "$a" none none | grep -v '^cf')
@@ -42,6 +45,7 @@ while IFS="$TAB" read -r seed exp prim rep top fully topr status relab rest; do
                 s=$("$SC" score "$a" "$exp" "$prim")
                 printf '%s\n' "$s" | grep '^cf' >> "$OUT/cf.tsv"
             fi
+            REPORTED=- TOP=- FULLY=0 TOPRIGHT=0 FINDINGS=-
             eval "$(printf '%s\n' "$s" | grep -v '^cf')"
             nrep=$REPORTED ntop=$TOP nfully=$FULLY ntopr=$TOPRIGHT findings=$FINDINGS
             [ "$status" = unlabelled ] && nfully=0 ntopr=0
