@@ -87,10 +87,10 @@ double hs__an_judge_se(const hs_estimate *e, double threshold, double hbar, doub
  * standard errors, so its SE needs no delta method and holds however noisy
  * T is: Var(D) = Var(C) + threshold^2 Var(T) - 2 threshold Cov(C, T), and
  * CF >= threshold exactly when D >= 0 (Fieller's test of a ratio).  The
- * covariance is positive (a flagged packet counts in both) and is left
- * out, which only widens the test.  Divided by T, D's SE is the ratio's
- * delta-method SE with Var(T) weighted by threshold^2 instead of CF^2: the
- * same when T is exact.  The one validity condition left is Fieller's: T
+ * covariance is the estimator's own (hs_estimate.cov: a flagged record
+ * counts in both sums, docs/inband.md), 0 when unknown, which only widens
+ * the test.  Divided by T, D's SE is the ratio's delta-method SE with the
+ * threshold in place of CF: the same when T is exact.  The one validity condition left is Fieller's: T
  * itself must be significantly positive (T > t SE(T)), otherwise no ratio
  * is bounded and the link is undecided.  The score test's floor applies
  * to D / T as it did to the ratio. */
@@ -98,7 +98,8 @@ static double contrast_se(const hs_estimate *e, double threshold, double hbar, d
 {
     double t = e->traffic, vc = e->congested_se * e->congested_se;
     double vt = e->traffic_se * e->traffic_se;
-    double se = t > 0 ? sqrt(vc + threshold * threshold * vt) / t : INFINITY;
+    double vd = vc + threshold * threshold * vt - 2 * threshold * (e->cov > 0 ? e->cov : 0);
+    double se = t > 0 ? sqrt(vd > 0 ? vd : 0) / t : INFINITY;
     /* estimates built from a ratio only (cf_se without the sums' SEs) */
     if (!(e->congested_se > 0) && !(e->traffic_se > 0))
         se = e->cf_se;
@@ -158,8 +159,9 @@ int hs__an_judge_one(const hs_estimate *e, double threshold, double z, double ma
 
 void hs__an_pool_estimate(const hs_estimate *const *v, uint32_t n, hs_estimate *out)
 {
-    double t = 0, c = 0, vt = 0, vc = 0;
+    double t = 0, c = 0, vt = 0, vc = 0, cov = 0;
     for (uint32_t i = 0; i < n; i++) {
+        cov += v[i]->cov;   /* disjoint packets: covariances add */
         t += v[i]->traffic;
         c += v[i]->congested;
         vt += v[i]->traffic_se * v[i]->traffic_se;
@@ -170,6 +172,7 @@ void hs__an_pool_estimate(const hs_estimate *const *v, uint32_t n, hs_estimate *
     out->traffic_se = sqrt(vt);
     out->congested = c;
     out->congested_se = sqrt(vc);
+    out->cov = cov;
     if (t > 0) {
         out->cf_valid = 1;
         out->cf = c / t;

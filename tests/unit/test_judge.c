@@ -92,6 +92,15 @@ static void test_verdicts(void **state)
      * 0.377; by the contrast sqrt(40^2 + 0.25^2 300^2) / 2000 = 0.0425 */
     e = est(2000, 300, 1100, 40, 0.55, 0.0865);
     assert_int_equal(hs__an_judge_one(&e, THR, Z, CV, 0, 1, &need), HS__V_CONGESTED);
+    /* the estimator's covariance of C and T (a flagged record counts in
+     * both: Cov = Var(C) for hashed fields) narrows the contrast: C = 690 +-
+     * 60, T = 2000 +- 300, Var(D) = 3600 + 0.0625 x 90000 - 2 x 0.25 x 3600
+     * = 7425, 190 / 86.17 = 2.20 SE: congested; left out (cov 0), 190 /
+     * 96.05 = 1.98 < t = 2.0015: undecided */
+    e = est(2000, 300, 690, 60, 0.345, 0.03);
+    assert_int_equal(hs__an_judge_one(&e, THR, Z, CV, 0, 1, &need), HS__V_UNDECIDED);
+    e.cov = 3600;
+    assert_int_equal(hs__an_judge_one(&e, THR, Z, CV, 0, 1, &need), HS__V_CONGESTED);
     /* and a CF just above the threshold with noisy traffic: 0.30 from
      * C = 600 +- 20, T = 2000 +- 300: contrast SE sqrt(400 + 5625) / 2000 =
      * 0.0388, 0.30 - 0.078 < 0.25: undecided */
