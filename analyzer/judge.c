@@ -82,18 +82,19 @@ double hs__an_judge_se(const hs_estimate *e, double threshold, double hbar, doub
     return se;
 }
 
-/* The test behind a verdict is on the contrast D = C - threshold T, not on
- * the ratio C / T.  D is a linear combination of two estimates with known
- * standard errors, so its SE needs no delta method and holds however noisy
- * T is: Var(D) = Var(C) + threshold^2 Var(T) - 2 threshold Cov(C, T), and
- * CF >= threshold exactly when D >= 0 (Fieller's test of a ratio).  The
- * covariance is the estimator's own (hs_estimate.cov: a flagged record
- * counts in both sums, docs/inband.md), 0 when unknown, which only widens
- * the test.  Divided by T, D's SE is the ratio's delta-method SE with the
- * threshold in place of CF: the same when T is exact.  The one validity condition left is Fieller's: T
- * itself must be significantly positive (T > t SE(T)), otherwise no ratio
- * is bounded and the link is undecided.  The score test's floor applies
- * to D / T as it did to the ratio. */
+/* When the traffic estimate is noisy (CV above max_traffic_cv) the delta
+ * method's SE of the ratio C / T does not hold, and the test is on the
+ * contrast D = C - threshold T instead. D is a linear combination of two
+ * estimates with known standard errors, so its SE needs no delta method and
+ * holds however noisy T is: Var(D) = Var(C) + threshold^2 Var(T) - 2
+ * threshold Cov(C, T), and CF >= threshold exactly when D >= 0 (Fieller's
+ * test of a ratio). The covariance is the estimator's own (hs_estimate.cov:
+ * a flagged record counts in both sums, docs/inband.md), 0 when unknown,
+ * which only widens the test. Divided by T, D's SE is the ratio's delta-
+ * method SE with the threshold in place of CF: the same when T is exact. The
+ * one validity condition left is Fieller's: T itself must be significantly
+ * positive (T > t SE(T)), otherwise no ratio is bounded and the link is
+ * undecided. The score test's floor applies to D / T as it did to the ratio. */
 static double contrast_se(const hs_estimate *e, double threshold, double hbar, double p)
 {
     double t = e->traffic, vc = e->congested_se * e->congested_se;
@@ -111,17 +112,20 @@ static double contrast_se(const hs_estimate *e, double threshold, double hbar, d
 int hs__an_judge_one(const hs_estimate *e, double threshold, double z, double max_cv,
                      double hbar, double p, double *need)
 {
-    (void)max_cv;
     if (!e->cf_valid || !(e->traffic > 0) || !isfinite(e->cf) || !isfinite(e->cf_se)) {
         if (need)
             *need = INFINITY;
         return HS__V_NODATA;
     }
+    /* the ratio's delta-method SE where its condition holds (traffic CV at
+     * most max_cv: T well known), Fieller's contrast where it does not; the
+     * choice depends on T's precision only, never on the outcome */
+    double cv = e->traffic_se / e->traffic;
     hs_estimate ej = *e;
-    ej.cf_se = contrast_se(e, threshold, hbar, p);
+    ej.cf_se = cv <= max_cv ? hs__an_judge_se(e, threshold, hbar, p)
+                            : contrast_se(e, threshold, hbar, p);
     e = &ej;
     double zn = hs__an_z_small(z, e->traffic);
-    double cv = e->traffic_se / e->traffic;
     int t_ok = isfinite(zn) && zn * cv < 1;
     if (t_ok && e->cf - zn * e->cf_se >= threshold)
         return HS__V_CONGESTED;
