@@ -560,7 +560,7 @@ static void final_lat(rp *R, uint32_t m)
     if (R->prm->on_message) {
         hs_time now = hs_fabric_now(R->F);
         hs_replay_msg o = {
-            .src_node = R->node_of[M->src], .dst_node = R->node_of[M->dst],
+            .src_node = R->ranks[M->src].node, .dst_node = R->ranks[M->dst].node,
             .src_rank = M->src, .dst_rank = M->dst, .bytes = M->bytes,
             .t_leg = M->t_leg, .t_end = now, .lat = M->lat, .phase = M->phase,
             .eager = M->lat == now - M->t_leg,
