@@ -313,8 +313,11 @@ int hs_pc_parse_csv(const char *text, size_t len, const char *name, hs_portcount
             break;
         }
     }
-    if (!rc)
-        rc = hs_pc_sort(pc, err);
+    if (!rc) {
+        hs_error e2;
+        if ((rc = hs_pc_sort(pc, &e2)))
+            hs_error_set(err, rc, "%s: %s", name, e2.msg);
+    }
     if (rc)
         hs_pc_free(pc);
     return rc;
