@@ -34,6 +34,7 @@
 void hs_lm_init(hs_latmodel *m, const hs_topo *t, int by_class)
 {
     memset(m, 0, sizeof *m);
+    m->res_ns = HS_LM_RES_NS;
     m->topo_kind = (int)hs_topo_type(t);
     m->by_class = by_class;
     snprintf(m->input, sizeof m->input, "stall");
@@ -172,6 +173,7 @@ void hs_lm_predict_obs(const hs_latmodel *m, const hs_lm_obs *o, double *mean, d
         mu += p[0] * o->n[k] + p[1] * o->s[k];
         v += p[2] * o->n[k] + p[3] * o->s[k];
     }
+    v += m->res_ns * m->res_ns / 12.0;
     *mean = mu;
     *var = v > MIN_VAR ? v : MIN_VAR;
 }
@@ -180,13 +182,25 @@ void hs_lm_predict_obs(const hs_latmodel *m, const hs_lm_obs *o, double *mean, d
 
 /* Parameters theta[4K]: class k has c1, m1, c2, m2 at 4k..4k+3.  Features
  * of an observation: f[2k] = n_k, f[2k+1] = s_k; mean = sum of theta[4k]
- * f[2k] + theta[4k+1] f[2k+1], variance likewise with theta[4k+2..3]. */
+ * f[2k] + theta[4k+1] f[2k+1], variance likewise with theta[4k+2..3].
+ * free[j]: the parameter is estimated (else fixed at 0: not identifiable,
+ * or a variance term held at its bound). */
+#define NP (4 * HS_LM_MAXCLASS)
+#define NF (2 * HS_LM_MAXCLASS)
 typedef struct lik {
     const hs_lm_obs *obs;
     size_t n;
     unsigned K;
-    const double *scale;     /* optimiser works on theta / scale */
+    double scale[NP];        /* the optimiser works on theta / scale */
+    int free_[NP];
+    double th[NP];           /* the full vector: fixed entries stay 0 */
+    double v0;               /* variance every test has: res^2 / 12 */
 } lik;
+
+static int is_var(unsigned j)
+{
+    return j % 4 >= 2;
+}
 
 static void feats(const lik *L, const hs_lm_obs *o, double *f)
 {
@@ -198,7 +212,7 @@ static void feats(const lik *L, const hs_lm_obs *o, double *f)
 
 static void mean_var(const lik *L, const double *th, const double *f, double *M, double *V)
 {
-    double mu = 0, v = 0;
+    double mu = 0, v = L->v0;
     for (unsigned k = 0; k < L->K; k++) {
         mu += th[4 * k] * f[2 * k] + th[4 * k + 1] * f[2 * k + 1];
         v += th[4 * k + 2] * f[2 * k] + th[4 * k + 3] * f[2 * k + 1];
@@ -207,11 +221,14 @@ static void mean_var(const lik *L, const double *th, const double *f, double *M,
     *V = v;
 }
 
-/* Negative log-likelihood (without the constant); +inf where a variance
- * is not positive. */
+/* Negative log-likelihood (without the constant); +inf outside the
+ * domain: a variance term below 0, or a test with no positive variance. */
 static double nll(const lik *L, const double *th)
 {
-    double s = 0, f[2 * HS_LM_MAXCLASS];
+    for (unsigned j = 0; j < 4 * L->K; j++)
+        if (is_var(j) && th[j] < 0)
+            return INFINITY;
+    double s = 0, f[NF];
     for (size_t i = 0; i < L->n; i++) {
         double M, V;
         feats(L, &L->obs[i], f);
@@ -230,7 +247,7 @@ static void nll_derivs(const lik *L, const double *th, double *g, double *h)
     unsigned P = 4 * L->K, F = 2 * L->K;
     memset(g, 0, P * sizeof *g);
     memset(h, 0, (size_t)P * P * sizeof *h);
-    double f[2 * HS_LM_MAXCLASS];
+    double f[NF];
     for (size_t i = 0; i < L->n; i++) {
         double M, V;
         feats(L, &L->obs[i], f);
@@ -254,209 +271,326 @@ static void nll_derivs(const lik *L, const double *th, double *g, double *h)
 
 #if HS_HAVE_GSL
 
+/* Nelder-Mead's objective: the free parameters, scaled. */
 static double nm_f(const gsl_vector *u, void *ctx)
 {
     const lik *L = ctx;
-    double th[4 * HS_LM_MAXCLASS];
+    double th[NP];
+    memcpy(th, L->th, sizeof th);
+    unsigned q = 0;
     for (unsigned j = 0; j < 4 * L->K; j++)
-        th[j] = gsl_vector_get(u, j) * L->scale[j];
+        if (L->free_[j])
+            th[j] = gsl_vector_get(u, q++) * L->scale[j];
     double v = nll(L, th);
     return isfinite(v) ? v : 1e300;   /* Nelder-Mead just rejects such points */
 }
 
-/* Least squares of y on the features (columns with no data dropped):
- * the starting point of the mean parameters.  0, or HS_EINVAL when the
- * features are linearly dependent. */
-static int ols(const lik *L, const double *y, double *beta, double *cond_out)
+/* The Gram matrix of the feature columns use[] (F of them). */
+static void gram(const lik *L, const int *use, gsl_matrix *A, const double *w, const double *y,
+                 gsl_vector *b)
 {
     unsigned F = 2 * L->K;
-    gsl_matrix *A = gsl_matrix_calloc(F, F);
-    gsl_vector *b = gsl_vector_calloc(F), *x = gsl_vector_alloc(F);
-    double f[2 * HS_LM_MAXCLASS];
+    gsl_matrix_set_zero(A);
+    if (b)
+        gsl_vector_set_zero(b);
+    double f[NF];
     for (size_t i = 0; i < L->n; i++) {
         feats(L, &L->obs[i], f);
+        double wi = w ? w[i] : 1.0;
         for (unsigned a = 0; a < F; a++) {
-            *gsl_vector_ptr(b, a) += f[a] * y[i];
+            if (!use[a])
+                continue;
+            if (b)
+                *gsl_vector_ptr(b, a) += wi * f[a] * y[i];
             for (unsigned c = 0; c < F; c++)
-                *gsl_matrix_ptr(A, a, c) += f[a] * f[c];
+                if (use[c])
+                    *gsl_matrix_ptr(A, a, c) += wi * f[a] * f[c];
         }
     }
-    /* equilibrate: unit diagonal, so the pivots measure collinearity */
-    double d[2 * HS_LM_MAXCLASS];
-    int rc = 0;
-    for (unsigned a = 0; a < F; a++) {
-        d[a] = sqrt(gsl_matrix_get(A, a, a));
-        if (!(d[a] > 0))
-            rc = HS_EINVAL;
-    }
-    if (!rc) {
-        for (unsigned a = 0; a < F; a++) {
-            for (unsigned c = 0; c < F; c++)
-                *gsl_matrix_ptr(A, a, c) /= d[a] * d[c];
-            *gsl_vector_ptr(b, a) /= d[a];
+    for (unsigned a = 0; a < F; a++)
+        if (!use[a])
+            gsl_matrix_set(A, a, a, 1.0);
+}
+
+/* Chooses the feature columns the tests identify: the link counts first,
+ * then the 1/B_eff sums, each kept only if it is not (nearly) a
+ * combination of those kept before (relative residual below 1e-6 of the
+ * column's norm).  A class whose links never stalled has s = n / B_max:
+ * its m1 and m2 are not identifiable. */
+static void choose_columns(const lik *L, int *use)
+{
+    unsigned F = 2 * L->K;
+    int order[NF], no = 0;
+    for (unsigned k = 0; k < L->K; k++)
+        order[no++] = (int)(2 * k);
+    for (unsigned k = 0; k < L->K; k++)
+        order[no++] = (int)(2 * k + 1);
+    memset(use, 0, F * sizeof *use);
+    gsl_matrix *A = gsl_matrix_alloc(F, F);
+    gsl_error_handler_t *old = gsl_set_error_handler_off();
+    for (int i = 0; i < no; i++) {
+        int a = order[i];
+        use[a] = 1;
+        gram(L, use, A, NULL, NULL, NULL);
+        double d[NF];
+        int ok = 1;
+        for (unsigned c = 0; c < F; c++) {
+            d[c] = sqrt(gsl_matrix_get(A, c, c));
+            if (use[c] && !(d[c] > 0))
+                ok = 0;
         }
-        gsl_error_handler_t *old = gsl_set_error_handler_off();
-        if (gsl_linalg_cholesky_decomp1(A))
-            rc = HS_EINVAL;
-        double mn = INFINITY, mx = 0;
-        for (unsigned a = 0; a < F && !rc; a++) {
-            double p = gsl_matrix_get(A, a, a);
-            mn = p < mn ? p : mn;
-            mx = p > mx ? p : mx;
+        if (ok) {
+            for (unsigned r = 0; r < F; r++)
+                for (unsigned c = 0; c < F; c++)
+                    *gsl_matrix_ptr(A, r, c) /= d[r] * d[c];
+            /* every pivot of the equilibrated Cholesky factor is a column's
+             * residual norm after those before it: all must stay clear of 0 */
+            ok = gsl_linalg_cholesky_decomp1(A) == GSL_SUCCESS;
+            for (unsigned c = 0; ok && c < F; c++)
+                if (use[c] && !(gsl_matrix_get(A, c, c) > 1e-6))
+                    ok = 0;
         }
-        if (!rc && cond_out)
-            *cond_out = (mx / mn) * (mx / mn);
-        if (!rc && (mx / mn) * (mx / mn) > 1e12)
-            rc = HS_EINVAL;
-        if (!rc && gsl_linalg_cholesky_solve(A, b, x))
-            rc = HS_EINVAL;
-        gsl_set_error_handler(old);
-        for (unsigned a = 0; a < F && !rc; a++)
-            beta[a] = gsl_vector_get(x, a) / d[a];
+        if (!ok)
+            use[a] = 0;
     }
+    gsl_set_error_handler(old);
+    gsl_matrix_free(A);
+}
+
+/* Weighted least squares of y on the used columns into beta (0 for the
+ * others); 0 or HS_EINVAL. */
+static int wls(const lik *L, const int *use, const double *w, const double *y, double *beta)
+{
+    unsigned F = 2 * L->K;
+    gsl_matrix *A = gsl_matrix_alloc(F, F);
+    gsl_vector *b = gsl_vector_alloc(F), *x = gsl_vector_alloc(F);
+    gram(L, use, A, w, y, b);
+    gsl_error_handler_t *old = gsl_set_error_handler_off();
+    int rc = gsl_linalg_cholesky_decomp1(A) || gsl_linalg_cholesky_solve(A, b, x) ? HS_EINVAL : 0;
+    gsl_set_error_handler(old);
+    for (unsigned a = 0; a < F; a++)
+        beta[a] = !rc && use[a] ? gsl_vector_get(x, a) : 0.0;
     gsl_matrix_free(A);
     gsl_vector_free(b);
     gsl_vector_free(x);
     return rc;
 }
 
-/* Inverts the symmetric h[P x P] into cov; 0, or HS_EINVAL if it is not
- * positive definite. */
-static int invert_spd(const double *h, unsigned P, double *cov)
+/* Inverts the symmetric h restricted to the parameters act[] (P x P
+ * storage) into cov; 0, or HS_EINVAL if that block is not positive
+ * definite. */
+static int invert_spd(const double *h, unsigned P, const int *act, double *cov)
 {
-    gsl_matrix *A = gsl_matrix_alloc(P, P);
+    unsigned idx[NP], m = 0;
     for (unsigned a = 0; a < P; a++)
-        for (unsigned b = 0; b < P; b++)
-            gsl_matrix_set(A, a, b, 0.5 * (h[a * P + b] + h[b * P + a]));
+        if (act[a])
+            idx[m++] = a;
+    for (unsigned a = 0; a < P * P; a++)
+        cov[a] = NAN;
+    if (!m)
+        return 0;
+    gsl_matrix *A = gsl_matrix_alloc(m, m);
+    for (unsigned a = 0; a < m; a++)
+        for (unsigned b = 0; b < m; b++)
+            gsl_matrix_set(A, a, b, 0.5 * (h[idx[a] * P + idx[b]] + h[idx[b] * P + idx[a]]));
     gsl_error_handler_t *old = gsl_set_error_handler_off();
     int rc = gsl_linalg_cholesky_decomp1(A) || gsl_linalg_cholesky_invert(A) ? HS_EINVAL : 0;
     gsl_set_error_handler(old);
-    for (unsigned a = 0; a < P && !rc; a++)
-        for (unsigned b = 0; b < P; b++)
-            cov[a * P + b] = gsl_matrix_get(A, a, b);
+    for (unsigned a = 0; a < m && !rc; a++)
+        for (unsigned b = 0; b < m; b++)
+            cov[idx[a] * P + idx[b]] = gsl_matrix_get(A, a, b);
     gsl_matrix_free(A);
     return rc;
 }
 
-/* Newton steps with backtracking from th (feasible); stops when a step no
- * longer lowers the objective.  Returns the final value. */
+/* The parameters Newton moves: free ones, minus variance terms at 0 whose
+ * gradient pushes them below it. */
+static void active_set(const lik *L, const double *th, const double *g, int *act)
+{
+    for (unsigned j = 0; j < 4 * L->K; j++)
+        act[j] = L->free_[j] && !(is_var(j) && th[j] <= 0 && g[j] >= 0);
+}
+
+/* Damped Newton (Levenberg-Marquardt: the Hessian plus mu times its
+ * diagonal, mu raised until the step lowers the objective) from th
+ * (feasible), variance terms kept at or above 0: a step that would cross
+ * the bound stops there and the term is held at 0 while its gradient
+ * pushes it down.  Returns the final value. */
 static double newton(const lik *L, double *th)
 {
     unsigned P = 4 * L->K;
-    double g[4 * HS_LM_MAXCLASS], h[16 * HS_LM_MAXCLASS * HS_LM_MAXCLASS];
-    double cov[16 * HS_LM_MAXCLASS * HS_LM_MAXCLASS], step[4 * HS_LM_MAXCLASS];
-    double t2[4 * HS_LM_MAXCLASS];
-    double v = nll(L, th);
-    for (int it = 0; it < 100; it++) {
+    double g[NP], h[NP * NP], hd[NP * NP], cov[NP * NP], step[NP], t2[NP];
+    int act[NP];
+    double v = nll(L, th), mu = 0;
+    for (int it = 0; it < 500 && isfinite(v); it++) {
         nll_derivs(L, th, g, h);
-        if (invert_spd(h, P, cov))
-            break;
-        for (unsigned a = 0; a < P; a++) {
-            step[a] = 0;
-            for (unsigned b = 0; b < P; b++)
-                step[a] -= cov[a * P + b] * g[b];
-        }
-        double lam = 1, nv = INFINITY;
-        for (int ls = 0; ls < 40; ls++, lam /= 2) {
+        active_set(L, th, g, act);
+        int moved = 0;
+        double nv = v;
+        for (int tries = 0; tries < 40 && !moved; tries++) {
+            memcpy(hd, h, (size_t)P * P * sizeof *h);
             for (unsigned a = 0; a < P; a++)
-                t2[a] = th[a] + lam * step[a];
+                hd[a * P + a] += mu * fabs(h[a * P + a]) + (mu > 0 ? 1e-300 : 0);
+            if (invert_spd(hd, P, act, cov)) {
+                mu = mu > 0 ? mu * 10 : 1e-6;
+                continue;
+            }
+            double lmax = 1;
+            for (unsigned a = 0; a < P; a++) {
+                step[a] = 0;
+                if (!act[a])
+                    continue;
+                for (unsigned b = 0; b < P; b++)
+                    if (act[b])
+                        step[a] -= cov[a * P + b] * g[b];
+                if (is_var(a) && step[a] < 0 && th[a] + step[a] < 0)
+                    lmax = fmin(lmax, th[a] / -step[a]);
+            }
+            for (unsigned a = 0; a < P; a++) {
+                t2[a] = th[a] + lmax * step[a];
+                if (is_var(a) && t2[a] < 1e-9 * L->scale[a])
+                    t2[a] = 0;   /* at the bound: active_set decides whether it stays */
+            }
             nv = nll(L, t2);
-            if (nv <= v)
-                break;
+            if (nv < v || (nv == v && lmax < 1)) {
+                moved = 1;
+                mu = mu / 10 < 1e-12 ? 0 : mu / 10;
+            } else {
+                mu = mu > 0 ? mu * 10 : 1e-6;
+            }
         }
-        if (!(nv <= v))
+        if (!moved)
             break;
         memcpy(th, t2, P * sizeof *th);
         double dv = v - nv;
         v = nv;
-        if (dv < 1e-12 * (1 + fabs(v)))
+        if (dv < 1e-12 * (1 + fabs(v)) && mu == 0)
             break;
     }
     return v;
 }
 
-/* Fits the K classes of m to obs; fills m->cls[].p, .se, loglik, aic. */
-static int fit_once(hs_latmodel *m, const hs_lm_obs *obs, size_t n, hs_error *err)
+/* Variance terms so close to 0 that setting them to 0 changes the
+ * objective by no more than rounding: set to 0, so that active_set can hold
+ * them at the bound (Nelder-Mead and the last Newton steps approach it
+ * without reaching it, where the Hessian need not be positive definite). */
+static void snap_bounds(const lik *L, double *th)
+{
+    double v = nll(L, th);
+    for (unsigned j = 0; j < 4 * L->K; j++) {
+        if (!is_var(j) || th[j] <= 0)
+            continue;
+        double keep = th[j];
+        th[j] = 0;
+        if (!(nll(L, th) <= v + 1e-9 * (1 + fabs(v))))
+            th[j] = keep;
+        else
+            v = nll(L, th);
+    }
+}
+
+/* Fits the K classes of m to obs; fills m->cls[], loglik, aic, note. */
+static int fit_once(hs_latmodel *m, const hs_lm_obs *obs, size_t n, const double *seed,
+                    hs_error *err)
 {
     unsigned K = m->ncls, P = 4 * K, F = 2 * K;
+    static _Thread_local lik L;
+    memset(&L, 0, sizeof L);
+    L.obs = obs;
+    L.n = n;
+    L.K = K;
+    L.v0 = m->res_ns * m->res_ns / 12.0;
     if (n < (size_t)TESTS_PER_PARAM * P) {
         snprintf(m->note, sizeof m->note, "%zu tests for %u parameters (at least %u needed)", n,
                  P, TESTS_PER_PARAM * P);
         return hs_error_set(err, HS_EINVAL, "latmodel fit: %s", m->note);
     }
-    double scale[4 * HS_LM_MAXCLASS];
-    lik L = { obs, n, K, scale };
+    int use[NF];
+    choose_columns(&L, use);
+    unsigned nfree = 0;
+    for (unsigned j = 0; j < P; j++) {
+        L.free_[j] = use[2 * (j / 4) + j % 2];
+        nfree += (unsigned)L.free_[j];
+    }
+    int any_n = 0;
+    for (unsigned k = 0; k < K; k++)
+        any_n |= use[2 * k];
+    if (!any_n) {
+        snprintf(m->note, sizeof m->note, "no test crossed a link");
+        return hs_error_set(err, HS_EINVAL, "latmodel fit: %s", m->note);
+    }
     double *y = calloc(n, sizeof *y), *r2 = calloc(n, sizeof *r2);
     if (!y || !r2) {
         free(y);
         free(r2);
         return hs_error_set(err, HS_ENOMEM, "out of memory");
     }
+    double beta[NF] = { 0 }, gam[NF] = { 0 }, f[NF];
     for (size_t i = 0; i < n; i++)
         y[i] = obs[i].y;
-    double beta[2 * HS_LM_MAXCLASS] = { 0 }, gam[2 * HS_LM_MAXCLASS] = { 0 };
-    double th[4 * HS_LM_MAXCLASS] = { 0 };
-    double cond = 0;
-    int rc = ols(&L, y, beta, &cond);
-    if (rc) {
-        snprintf(m->note, sizeof m->note, "the tests cannot tell the classes' parameters apart "
-                 "(path link counts and 1/B_eff sums are collinear)");
-        free(y);
-        free(r2);
-        return hs_error_set(err, HS_EINVAL, "latmodel fit: %s", m->note);
-    }
-    /* variance: least squares of the squared residuals, or a constant per
-     * link where that gives a non-positive variance somewhere */
-    double f[2 * HS_LM_MAXCLASS], mean_r2 = 0, mean_n = 0, mean_s = 0;
+    wls(&L, use, NULL, y, beta);
+    /* variance: least squares of the squared residuals, clipped at 0 */
+    double mean_r2 = 0, mean_f[NF] = { 0 };
     for (size_t i = 0; i < n; i++) {
         feats(&L, &obs[i], f);
-        double M = 0, nn = 0;
-        for (unsigned a = 0; a < F; a++)
+        double M = 0;
+        for (unsigned a = 0; a < F; a++) {
             M += beta[a] * f[a];
-        for (unsigned k = 0; k < K; k++) {
-            nn += f[2 * k];
-            mean_s += f[2 * k + 1] / (double)n;
+            mean_f[a] += f[a] / (double)n;
         }
         r2[i] = (y[i] - M) * (y[i] - M);
         mean_r2 += r2[i] / (double)n;
-        mean_n += nn / (double)n;
     }
     if (!(mean_r2 > 0))
-        mean_r2 = 1e-6 * (1 + fabs(y[0]));   /* an exact fit: start near zero variance */
-    int var_ok = ols(&L, r2, gam, NULL) == 0;
+        mean_r2 = 1e-6;   /* an exact fit: start near zero variance */
+    wls(&L, use, NULL, r2, gam);
     for (unsigned k = 0; k < K; k++) {
-        th[4 * k] = beta[2 * k];
-        th[4 * k + 1] = beta[2 * k + 1];
-        th[4 * k + 2] = var_ok ? gam[2 * k] : mean_r2 / mean_n;
-        th[4 * k + 3] = var_ok ? gam[2 * k + 1] : 0;
+        L.th[4 * k] = beta[2 * k];
+        L.th[4 * k + 1] = beta[2 * k + 1];
+        L.th[4 * k + 2] = gam[2 * k] > 0 ? gam[2 * k] : 0;
+        L.th[4 * k + 3] = gam[2 * k + 1] > 0 ? gam[2 * k + 1] : 0;
     }
-    if (!isfinite(nll(&L, th)))
-        for (unsigned k = 0; k < K; k++) {
-            th[4 * k + 2] = mean_r2 / mean_n;
-            th[4 * k + 3] = 0;
-        }
+    if (!isfinite(nll(&L, L.th))) {
+        /* every free variance term its share of the mean squared residual */
+        unsigned nv = 0;
+        for (unsigned j = 0; j < P; j++)
+            nv += (unsigned)(is_var(j) && L.free_[j]);
+        for (unsigned j = 0; j < P; j++)
+            if (is_var(j) && L.free_[j])
+                L.th[j] = mean_r2 / (nv * mean_f[2 * (j / 4) + j % 2]);
+    }
     /* scales: the size a parameter's term would have if it explained it all */
     double ybar = 0;
     for (size_t i = 0; i < n; i++)
         ybar += y[i] / (double)n;
-    for (unsigned k = 0; k < K; k++) {
-        double sc[4] = { ybar / mean_n, ybar / mean_s, mean_r2 / mean_n, mean_r2 / mean_s };
-        for (unsigned j = 0; j < 4; j++) {
-            double s = fabs(th[4 * k + j]) > sc[j] * 1e-3 ? fabs(th[4 * k + j]) : sc[j];
-            scale[4 * k + j] = isfinite(s) && s > 0 ? s : 1.0;
-        }
-    }
     free(r2);
     free(y);
-    /* Nelder-Mead on the scaled parameters, then Newton to the optimum */
-    gsl_multimin_function fn = { nm_f, P, &L };
-    gsl_vector *u = gsl_vector_alloc(P), *ss = gsl_vector_alloc(P);
     for (unsigned j = 0; j < P; j++) {
-        gsl_vector_set(u, j, th[j] / scale[j]);
-        gsl_vector_set(ss, j, 0.1);
+        double mf = mean_f[2 * (j / 4) + j % 2];
+        double sc = (is_var(j) ? mean_r2 : ybar) / (mf > 0 ? mf : 1);
+        double s = fabs(L.th[j]) > 1e-3 * sc ? fabs(L.th[j]) : sc;
+        L.scale[j] = isfinite(s) && s > 0 ? s : 1.0;
     }
+    /* a better start given (the pooled fit, for the classes): take it */
+    if (seed) {
+        double t2[NP];
+        for (unsigned j = 0; j < P; j++)
+            t2[j] = L.free_[j] ? seed[j] : 0.0;
+        if (nll(&L, t2) < nll(&L, L.th))
+            memcpy(L.th, t2, sizeof t2);
+    }
+    /* Nelder-Mead on the scaled free parameters, then Newton to the optimum */
+    double th[NP];
+    memcpy(th, L.th, sizeof th);
+    gsl_multimin_function fn = { nm_f, nfree, &L };
+    gsl_vector *u = gsl_vector_alloc(nfree), *ss = gsl_vector_alloc(nfree);
+    for (unsigned j = 0, q = 0; j < P; j++)
+        if (L.free_[j]) {
+            gsl_vector_set(u, q, th[j] / L.scale[j]);
+            gsl_vector_set(ss, q++, 0.1);
+        }
     gsl_multimin_fminimizer *mn = gsl_multimin_fminimizer_alloc(
-        gsl_multimin_fminimizer_nmsimplex2, P);
+        gsl_multimin_fminimizer_nmsimplex2, nfree);
     gsl_error_handler_t *old = gsl_set_error_handler_off();
     if (mn && gsl_multimin_fminimizer_set(mn, &fn, u, ss) == GSL_SUCCESS) {
         for (int it = 0; it < 20000; it++) {
@@ -466,38 +600,63 @@ static int fit_once(hs_latmodel *m, const hs_lm_obs *obs, size_t n, hs_error *er
                 break;
         }
         const gsl_vector *x = gsl_multimin_fminimizer_x(mn);
-        double cand[4 * HS_LM_MAXCLASS];
-        for (unsigned j = 0; j < P; j++)
-            cand[j] = gsl_vector_get(x, j) * scale[j];
+        double cand[NP];
+        memcpy(cand, L.th, sizeof cand);
+        for (unsigned j = 0, q = 0; j < P; j++)
+            if (L.free_[j])
+                cand[j] = gsl_vector_get(x, q++) * L.scale[j];
         if (nll(&L, cand) <= nll(&L, th))
-            memcpy(th, cand, P * sizeof *th);
+            memcpy(th, cand, sizeof th);
     }
     gsl_set_error_handler(old);
     gsl_multimin_fminimizer_free(mn);
     gsl_vector_free(u);
     gsl_vector_free(ss);
+    snap_bounds(&L, th);
     double v = newton(&L, th);
+    snap_bounds(&L, th);
+    v = newton(&L, th);
     if (!isfinite(v)) {
         snprintf(m->note, sizeof m->note, "no parameters give every test a positive variance");
         return hs_error_set(err, HS_EINVAL, "latmodel fit: %s", m->note);
     }
-    double g[4 * HS_LM_MAXCLASS], h[16 * HS_LM_MAXCLASS * HS_LM_MAXCLASS];
-    double cov[16 * HS_LM_MAXCLASS * HS_LM_MAXCLASS];
+    double g[NP], h[NP * NP], cov[NP * NP];
+    int act[NP];
     nll_derivs(&L, th, g, h);
-    int se_ok = invert_spd(h, P, cov) == 0;
+    active_set(&L, th, g, act);
+    int se_ok = invert_spd(h, P, act, cov) == 0;
+    char unid[160] = "", bound[160] = "";
     for (unsigned k = 0; k < K; k++)
-        for (unsigned j = 0; j < 4; j++) {
-            unsigned a = 4 * k + j;
-            m->cls[k].p[j] = th[a];
-            m->cls[k].se[j] = se_ok && cov[a * P + a] >= 0 ? sqrt(cov[a * P + a]) : NAN;
+        for (unsigned q = 0; q < 4; q++) {
+            unsigned a = 4 * k + q;
+            static const char *const nm[4] = { "c1", "m1", "c2", "m2" };
+            hs_lm_class *c = &m->cls[k];
+            c->p[q] = th[a];
+            c->state[q] = !L.free_[a] ? HS_LM_UNIDENTIFIED : !act[a] ? HS_LM_AT_BOUND
+                          : HS_LM_FITTED;
+            c->se[q] = c->state[q] == HS_LM_FITTED && se_ok && cov[a * P + a] >= 0
+                       ? sqrt(cov[a * P + a]) : NAN;
+            char *dst = c->state[q] == HS_LM_UNIDENTIFIED ? unid
+                        : c->state[q] == HS_LM_AT_BOUND ? bound : NULL;
+            if (dst) {
+                size_t o = strlen(dst);
+                snprintf(dst + o, 160 - o, "%s%s %s", o ? ", " : "", c->name, nm[q]);
+            }
         }
     m->tests = n;
     m->loglik = -v - 0.5 * (double)n * log(2 * 3.14159265358979323846);
-    m->aic = 2.0 * P - 2.0 * m->loglik;
-    if (!se_ok)
-        snprintf(m->note, sizeof m->note, "the Hessian is not positive definite at the optimum: "
-                 "no standard errors");
-    (void)cond;
+    m->aic = 2.0 * nfree - 2.0 * m->loglik;
+    m->note[0] = '\0';
+    size_t o = 0;
+    if (unid[0])
+        o += (size_t)snprintf(m->note, sizeof m->note, "not identifiable from these tests "
+                              "(fixed at 0): %s", unid);
+    if (bound[0] && o < sizeof m->note)
+        o += (size_t)snprintf(m->note + o, sizeof m->note - o, "%sat the bound 0: %s",
+                              o ? "; " : "", bound);
+    if (!se_ok && o < sizeof m->note)
+        snprintf(m->note + o, sizeof m->note - o, "%sthe Hessian is not positive definite at "
+                 "the optimum: no standard errors", o ? "; " : "");
     return 0;
 }
 
@@ -505,8 +664,8 @@ int hs_lm_fit(hs_latmodel *m, const hs_lm_obs *obs, size_t n, hs_error *err)
 {
     m->note[0] = '\0';
     if (m->by_class != HS_LM_AUTO)
-        return fit_once(m, obs, n, err);
-    /* auto: by class when the data identifies it and the AIC prefers it */
+        return fit_once(m, obs, n, NULL, err);
+    /* auto: by class when the AIC prefers it */
     static _Thread_local hs_latmodel pooled, cls;
     pooled = *m;
     cls = *m;
@@ -525,7 +684,7 @@ int hs_lm_fit(hs_latmodel *m, const hs_lm_obs *obs, size_t n, hs_error *err)
             po[i].s[0] += obs[i].s[k];
         }
     }
-    int rc = fit_once(&pooled, po, n, err);
+    int rc = fit_once(&pooled, po, n, NULL, err);
     free(po);
     if (rc) {
         *m = pooled;
@@ -533,23 +692,29 @@ int hs_lm_fit(hs_latmodel *m, const hs_lm_obs *obs, size_t n, hs_error *err)
     }
     hs_error e2;
     cls.by_class = 1;
-    int rc2 = m->ncls > 1 ? fit_once(&cls, obs, n, &e2) : HS_EINVAL;
-    int use_cls = rc2 == 0 && cls.aic < pooled.aic && !cls.note[0];
+    /* start the classes from the pooled fit: every class with its values */
+    double seed[NP];
+    for (unsigned k = 0; k < m->ncls; k++)
+        for (unsigned q = 0; q < 4; q++)
+            seed[4 * k + q] = pooled.cls[0].p[q];
+    int rc2 = m->ncls > 1 ? fit_once(&cls, obs, n, seed, &e2) : HS_EINVAL;
+    int use_cls = rc2 == 0 && cls.aic < pooled.aic;
     char why[sizeof m->note + 64];
     if (m->ncls == 1)
-        snprintf(why, sizeof why, "one class only");
+        snprintf(why, sizeof why, "%s", pooled.note);
     else if (rc2)
         snprintf(why, sizeof why, "classes not fitted: %s", cls.note);
-    else if (cls.note[0])
-        snprintf(why, sizeof why, "classes not used: %s", cls.note);
     else if (!use_cls)
-        snprintf(why, sizeof why, "classes not used: AIC %.1f, pooled %.1f", cls.aic, pooled.aic);
+        snprintf(why, sizeof why, "one class for all: its AIC %.1f is below the classes' %.1f%s%s",
+                 pooled.aic, cls.aic, pooled.note[0] ? "; " : "", pooled.note);
     else
-        why[0] = '\0';
+        snprintf(why, sizeof why, "%s", cls.note);
     double paic = pooled.aic;
     *m = use_cls ? cls : pooled;
     m->pooled_aic = paic;
-    snprintf(m->note, sizeof m->note, "%s", why);
+    size_t wl = strlen(why) < sizeof m->note - 1 ? strlen(why) : sizeof m->note - 1;
+    memcpy(m->note, why, wl);
+    m->note[wl] = '\0';
     return 0;
 }
 
@@ -582,6 +747,7 @@ static const char *kind_name(int k)
 }
 
 static const char *const PNAME[4] = { "c1_ns", "m1_ns_GBps", "c2_ns2", "m2_ns2_GBps" };
+static const char *const STATE[3] = { "fitted", "not_identifiable", "at_bound" };
 
 int hs_lm_write_json(const hs_latmodel *m, FILE *f)
 {
@@ -604,6 +770,8 @@ int hs_lm_write_json(const hs_latmodel *m, FILE *f)
     hs_json_num(&j, m->loglik);
     hs_json_key(&j, "aic");
     hs_json_num(&j, m->aic);
+    hs_json_key(&j, "resolution_ns");
+    hs_json_num(&j, m->res_ns);
     hs_json_key(&j, "pts_max");
     hs_json_num(&j, HS_LM_PTS_MAX);
     hs_json_key(&j, "note");
@@ -623,6 +791,13 @@ int hs_lm_write_json(const hs_latmodel *m, FILE *f)
         for (unsigned q = 0; q < 4; q++) {
             hs_json_key(&j, PNAME[q]);
             hs_json_num(&j, m->cls[k].se[q]);
+        }
+        hs_json_obj_end(&j);
+        hs_json_key(&j, "state");
+        hs_json_obj_begin(&j);
+        for (unsigned q = 0; q < 4; q++) {
+            hs_json_key(&j, PNAME[q]);
+            hs_json_str(&j, STATE[m->cls[k].state[q] < 3 ? m->cls[k].state[q] : 0]);
         }
         hs_json_obj_end(&j);
         hs_json_obj_end(&j);
@@ -672,6 +847,9 @@ int hs_lm_read_json(const char *path, hs_latmodel *m, hs_error *err)
             m->tests = (size_t)t;
         hs_jv_double(hs_jv_get(d, root, "loglik"), &m->loglik);
         hs_jv_double(hs_jv_get(d, root, "aic"), &m->aic);
+        if (hs_jv_double(hs_jv_get(d, root, "resolution_ns"), &m->res_ns) ||
+            !(m->res_ns >= 0 && m->res_ns < 1e9))
+            rc = hs_error_set(err, HS_EFORMAT, "%s: resolution_ns missing or out of range", path);
     }
     for (unsigned k = 0; k < m->ncls && !rc; k++) {
         const hs_jv *c = hs_jv_at(d, cl, k);
@@ -689,6 +867,10 @@ int hs_lm_read_json(const char *path, hs_latmodel *m, hs_error *err)
                                   path, nm, PNAME[q]);
             if (hs_jv_double(hs_jv_get(d, se, PNAME[q]), &m->cls[k].se[q]))
                 m->cls[k].se[q] = NAN;
+            const char *st = hs_jv_str(d, hs_jv_get(d, hs_jv_get(d, c, "state"), PNAME[q]));
+            for (unsigned z = 0; st && z < 3; z++)
+                if (strcmp(st, STATE[z]) == 0)
+                    m->cls[k].state[q] = (unsigned char)z;
         }
     }
     /* the classes must be the ones hs_lm_init gives this family */
@@ -714,14 +896,19 @@ void hs_lm_print(const hs_latmodel *m, FILE *f)
             "%.1f, AIC %.1f\n", kind_name(m->topo_kind), m->by_class == 1 ? "per class of" :
             "one class for all", m->input, m->tests, m->loglik, m->aic);
     fprintf(f, "  D_l ~ N(c1 + m1/B_eff, c2 + m2/B_eff), B_eff = B_max (1 - P_Ts/100) in GB/s, "
-            "latency in ns\n");
+            "latency in ns;\n  measurement resolution %g ns (variance + res^2/12)\n", m->res_ns);
     fprintf(f, "  %-9s %22s %22s %22s %22s\n", "class", "c1 (ns)", "m1 (ns GB/s)",
             "c2 (ns^2)", "m2 (ns^2 GB/s)");
     for (unsigned k = 0; k < m->ncls; k++) {
         fprintf(f, "  %-9s", m->cls[k].name);
         for (unsigned q = 0; q < 4; q++) {
             char b[64];
-            snprintf(b, sizeof b, "%.4g +- %.2g", m->cls[k].p[q], m->cls[k].se[q]);
+            if (m->cls[k].state[q] == HS_LM_UNIDENTIFIED)
+                snprintf(b, sizeof b, "(not identifiable)");
+            else if (m->cls[k].state[q] == HS_LM_AT_BOUND)
+                snprintf(b, sizeof b, "0 (at bound)");
+            else
+                snprintf(b, sizeof b, "%.4g +- %.2g", m->cls[k].p[q], m->cls[k].se[q]);
             fprintf(f, " %22s", b);
         }
         fputc('\n', f);

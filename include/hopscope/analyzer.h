@@ -281,9 +281,15 @@ int  hs_lts_read_csv(const char *path, hs_lts *l, hs_error *err);
  * sums of the means and variances over its links. */
 #define HS_LM_MAXCLASS 8
 #define HS_LM_PTS_MAX  99.0
+enum { HS_LM_FITTED = 0, HS_LM_UNIDENTIFIED = 1, HS_LM_AT_BOUND = 2 };
 typedef struct hs_lm_class {
     char     name[16];
     double   p[4], se[4];     /* c1 (ns), m1 (ns GB/s), c2 (ns^2), m2 (ns^2 GB/s) */
+    unsigned char state[4];   /* HS_LM_FITTED; HS_LM_UNIDENTIFIED: the tests cannot
+                                 tell its term from the others' (collinear; e.g. m1
+                                 of links that never stalled): fixed at 0;
+                                 HS_LM_AT_BOUND: a variance term at its bound 0.
+                                 se is NaN unless fitted */
 } hs_lm_class;
 
 typedef enum hs_lm_classes {
@@ -297,12 +303,18 @@ typedef struct hs_latmodel {
     unsigned ncls;
     hs_lm_class cls[HS_LM_MAXCLASS];
     size_t   tests;
-    double   loglik, aic;
+    double   loglik, aic;     /* aic counts the identified parameters */
     double   pooled_aic;      /* the pooled fit's, for comparison */
     int      by_class;        /* 1: classes used; 0: pooled */
     char     note[256];       /* why classes were not used, or "" */
     char     input[32];       /* congestion input the fit used */
+    double   res_ns;          /* resolution of the latency measurements: every test's
+                                 variance gains res^2/12 (quantisation), so that
+                                 repeated identical latencies (a deterministic
+                                 model, an idle path) cannot make the likelihood
+                                 unbounded; HS_LM_RES_NS unless set */
 } hs_latmodel;
+#define HS_LM_RES_NS 10.0
 
 /* A node pair's path as link weights: the expected number of times a
  * packet crosses each link when every allowed output at every switch is
