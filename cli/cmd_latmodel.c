@@ -52,14 +52,18 @@ const char hs__help_latmodel[] =
     "      (docs/formats.md, \"InfiniBand port map\"); --tick: the duration of\n"
     "      one PortXmitWait tick (device-specific); --interval: snapshot spacing\n"
     "      when they carry no \"timestamp SECONDS\" line\n"
-    "  fit [--classes auto|pooled|class] [--input stall|inband] [-o MODEL] RUN...\n"
+    "  fit [--classes auto|pooled|class] [--input stall|inband] [--resolution T]\n"
+    "      [-o MODEL] RUN...\n"
     "      joins every latency test of the runs with the counters of the links\n"
     "      on its path in the window of its time and fits c1, m1, c2, m2 by\n"
     "      maximum likelihood (GSL), per link class (endpoint; dragonfly local\n"
     "      and global; other families switch) where the data identifies them\n"
     "      and the AIC prefers it (auto, the default); prints the parameters\n"
     "      with standard errors and writes them as JSON (MODEL, default\n"
-    "      latmodel.json)\n"
+    "      latmodel.json); --resolution: of the latency measurements (10ns),\n"
+    "      every test's variance gains T^2/12; terms the tests cannot identify\n"
+    "      (the 1/B_eff terms of links that never stalled) are fixed at 0 and\n"
+    "      named; with --classes pooled the model applies to any topology\n"
     "  predict --model MODEL (RUN | --topo SPEC --counters CSV) [--pairs FILE]\n"
     "          [--at T] [--input stall|inband]\n"
     "      expected latency and 95% interval of node pairs from counters alone:\n"
@@ -513,7 +517,8 @@ static int parse_input(const char *v, int *inband)
 }
 
 /* Joins the tests of the runs into obs (malloc'ed). */
-static int gather(hs_latmodel *m, int init, int by_class, int inband, char **runs, int nruns,
+static int gather(hs_latmodel *m, int init, int by_class, double res_ns, int inband, char **runs,
+                  int nruns,
                   hs_lm_obs **obs, size_t *nobs, hs_lts *all, hs_error *e)
 {
     size_t cap = 0, missing = 0;
@@ -533,11 +538,14 @@ static int gather(hs_latmodel *m, int init, int by_class, int inband, char **run
             hs_pc_free(&pc);
             break;
         }
-        if (init && r == 0)
+        if (init && r == 0) {
             hs_lm_init(m, t, by_class);
-        if ((int)hs_topo_type(t) != m->topo_kind)
-            rc = hs_error_set(e, HS_EINVAL, "%s: another topology family than the model's",
-                              runs[r]);
+            m->res_ns = res_ns;
+        }
+        if ((int)hs_topo_type(t) != m->topo_kind && m->ncls > 1)
+            rc = hs_error_set(e, HS_EINVAL, "%s: another topology family than the model's, "
+                              "whose link classes it does not have (a model with one class "
+                              "for all links, --classes pooled, applies to any)", runs[r]);
         for (size_t i = 0; i < lts.n && !rc; i++) {
             if (*nobs == cap) {
                 cap = cap ? 2 * cap : 4096;
@@ -568,6 +576,7 @@ static int do_fit(int argc, char **argv)
 {
     const char *out = "latmodel.json";
     int by_class = HS_LM_AUTO, inband = 0, rc = 0, quiet = 0;
+    double res_ns = HS_LM_RES_NS;
     char **runs = calloc((size_t)argc, sizeof *runs);
     int nruns = 0;
     if (!runs)
@@ -586,6 +595,12 @@ static int do_fit(int argc, char **argv)
             i++;
         } else if (strcmp(a, "--input") == 0 && v) {
             rc = parse_input(v, &inband);
+            i++;
+        } else if (strcmp(a, "--resolution") == 0 && v) {
+            hs_time t;
+            if (hs_parse_time(v, &t) || t > 1000 * HS_PS_PER_US)
+                rc = bad("resolution", v, "a time up to 1ms, e.g. 10ns (0: none)");
+            res_ns = (double)t / HS_PS_PER_NS;
             i++;
         } else if ((strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) && v) {
             out = v;
@@ -609,7 +624,7 @@ static int do_fit(int argc, char **argv)
     hs_lm_obs *obs = NULL;
     size_t n = 0;
     hs_error e;
-    rc = gather(&m, 1, by_class, inband, runs, nruns, &obs, &n, NULL, &e);
+    rc = gather(&m, 1, by_class, res_ns, inband, runs, nruns, &obs, &n, NULL, &e);
     free(runs);
     if (!rc) {
         snprintf(m.input, sizeof m.input, "%s", inband ? "inband" : "stall");
@@ -701,7 +716,7 @@ static int do_eval(int argc, char **argv)
         inband = strcmp(m.input, "inband") == 0;
     hs_lm_obs *obs = NULL;
     size_t n = 0;
-    rc = gather(&m, 0, 0, inband, runs, nruns, &obs, &n, NULL, &e);
+    rc = gather(&m, 0, 0, 0, inband, runs, nruns, &obs, &n, NULL, &e);
     free(runs);
     if (rc) {
         free(obs);
@@ -788,8 +803,10 @@ static int do_predict(int argc, char **argv)
     rc = run ? run_topo(run, &t, &e) : hs_topo_create(topo, &t, &e);
     if (!rc)
         rc = run ? run_counters(run, inband, &pc, &e) : hs_pc_read_csv(csv, &pc, &e);
-    if (!rc && (int)hs_topo_type(t) != m.topo_kind)
-        rc = hs_error_set(&e, HS_EINVAL, "the model was fitted on another topology family");
+    if (!rc && (int)hs_topo_type(t) != m.topo_kind && m.ncls > 1)
+        rc = hs_error_set(&e, HS_EINVAL, "the model was fitted on another topology family, "
+                          "with link classes this one does not have (fit with --classes "
+                          "pooled for a model that applies to any)");
     if (!rc && !have_at && average_counters(&pc, &avg))
         rc = hs_error_set(&e, HS_ENOMEM, "out of memory");
     uint32_t N = t ? hs_topo_nodes(t) : 0;
