@@ -75,7 +75,15 @@ typedef struct walk {
     hs_lm_path *p;
     unsigned leaves;
     int rc;
+    const hs_portcounters *pc;   /* adaptive choices by stall, or NULL */
+    uint64_t t_ps;
 } walk;
+
+static double stall_at(const walk *W, uint32_t l)
+{
+    const hs_pc_row *r = hs_pc_find(W->pc, l, W->t_ps);
+    return r ? r->stall_pct : 0.0;
+}
 
 static void path_add(walk *W, uint32_t l, double w)
 {
@@ -111,6 +119,18 @@ static void walk_from(walk *W, uint32_t sw, double w, unsigned depth)
         W->rc = HS_EFORMAT;
         return;
     }
+    if (n > 1 && W->pc) {
+        /* adaptive routing picks the least occupied output: the least
+         * stalled in the window stands for it (ties share the weight) */
+        double best = INFINITY;
+        for (unsigned i = 0; i < n; i++)
+            best = fmin(best, stall_at(W, out[i]));
+        unsigned k = 0;
+        for (unsigned i = 0; i < n; i++)
+            if (stall_at(W, out[i]) <= best)
+                out[k++] = out[i];
+        n = k;
+    }
     if (W->leaves * n > MAX_LEAVES)
         n = 1;
     W->leaves *= n;
@@ -125,16 +145,22 @@ static void walk_from(walk *W, uint32_t sw, double w, unsigned depth)
     }
 }
 
-int hs_lm_path_get(const hs_topo *t, uint32_t src, uint32_t dst, hs_lm_path *p)
+int hs_lm_path_at(const hs_topo *t, const hs_portcounters *pc, uint64_t t_ps, uint32_t src,
+                  uint32_t dst, hs_lm_path *p)
 {
     p->n = 0;
     uint32_t N = hs_topo_nodes(t);
     if (src >= N || dst >= N || src == dst)
         return HS_EINVAL;
-    walk W = { t, dst, hs_topo_node_switch(t, dst), p, 1, 0 };
+    walk W = { t, dst, hs_topo_node_switch(t, dst), p, 1, 0, pc, t_ps };
     path_add(&W, hs_topo_node_injection(t, src), 1.0);
     walk_from(&W, hs_topo_node_switch(t, src), 1.0, 0);
     return W.rc;
+}
+
+int hs_lm_path_get(const hs_topo *t, uint32_t src, uint32_t dst, hs_lm_path *p)
+{
+    return hs_lm_path_at(t, NULL, 0, src, dst, p);
 }
 
 /* ---- joining a test with the counters ---------------------------------------------- */
@@ -144,7 +170,7 @@ int hs_lm_join(const hs_latmodel *m, const hs_topo *topo, const hs_portcounters 
 {
     static _Thread_local hs_lm_path path;
     memset(o, 0, sizeof *o);
-    int rc = hs_lm_path_get(topo, t->src, t->dst, &path);
+    int rc = hs_lm_path_at(topo, pc, t->t_ps, t->src, t->dst, &path);
     if (rc)
         return hs_error_set(err, rc, "no path from node %u to node %u in the topology", t->src,
                             t->dst);

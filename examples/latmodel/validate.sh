@@ -7,7 +7,9 @@
 # ones (other seeds, other congestors, another topology, adaptive routing),
 # with the stall counters and then the in-band estimates as the congestion
 # input.  Prints a markdown table: the fraction of measured latencies
-# within 35% of the expected value, and Pearson's r (reference: 89%, 0.68).
+# within 35% of the expected value, and Pearson's r (reference: 89%, 0.68),
+# over all tests and over the congested ones (measured above 1.5 x the
+# least latency of the same node pair).
 #
 # usage: examples/latmodel/validate.sh [BUILD] [WORKDIR]   (~1-3 min)
 set -e
@@ -46,7 +48,9 @@ ev() { # MODEL INPUT RUN... -> "tests | within | r"
     args=""
     for r in "$@"; do args="$args $W/$r"; done
     "$H" latmodel eval --model "$W/$m.json" --input "$in" $args |
-        sed -n 's/^tests \([0-9]*\)  within 35%: \([0-9.]*\)%  Pearson r: \([-0-9.na]*\).*/\1 | \2% | \3/p'
+        sed -n -e 's/^tests \([0-9]*\)  within 35%: \([0-9.]*\)%  Pearson r: \([-0-9.na]*\).*/\1 | \2% | \3/p' \
+            -e 's/^congested tests.* \([0-9]*\)  within 35%: \([0-9.]*\)%  Pearson r: \([-0-9.na]*\).*/\1 | \2% | \3/p' |
+        paste -s -d '|'
 }
 fit() { # MODEL INPUT CLASSES RUN...
     m=$1; in=$2; cl=$3; shift 3
@@ -55,8 +59,8 @@ fit() { # MODEL INPUT CLASSES RUN...
     "$H" latmodel fit --input "$in" --classes "$cl" -o "$W/$m.json" $args > "$W/$m.txt"
 }
 
-echo "| topology | congestion input | model | held-out runs | tests | within 35% | Pearson r |"
-echo "|---|---|---|---|---|---|---|"
+echo "| topology | congestion input | model | evaluated on | tests | within 35% | Pearson r | congested tests | within 35% | Pearson r |"
+echo "|---|---|---|---|---|---|---|---|---|---|"
 for in in stall inband; do
     for t in df ft; do
         [ $t = df ] && TN="dragonfly 64 (min)" || TN="fat-tree 64 (D-mod-K)"

@@ -327,10 +327,15 @@ typedef struct hs_lm_path {
     unsigned n;
 } hs_lm_path;
 int  hs_lm_path_get(const struct hs_topo *t, uint32_t src, uint32_t dst, hs_lm_path *p);
+/* The same where adaptive routing (several allowed outputs) is taken to
+ * pick the least stalled output at time t_ps (ties share the weight): the
+ * path hs_lm_join uses. */
+int  hs_lm_path_at(const struct hs_topo *t, const hs_portcounters *pc, uint64_t t_ps,
+                   uint32_t src, uint32_t dst, hs_lm_path *p);
 /* The class index of a link under model m. */
 unsigned hs_lm_link_class(const hs_latmodel *m, const struct hs_link_info *li);
 
-/* One test joined with its path's counters: per class, the summed link
+/* One test joined with its path's counters (hs_lm_path_at): per class, the summed link
  * weight n and the summed weight / B_eff (1/(GB/s)). */
 typedef struct hs_lm_obs {
     double y;                 /* measured latency, ns */
