@@ -50,7 +50,7 @@ ev() { # MODEL INPUT RUN... -> "tests | within | r"
     "$H" latmodel eval --model "$W/$m.json" --input "$in" $args |
         sed -n -e 's/^tests \([0-9]*\)  within 35%: \([0-9.]*\)%  Pearson r: \([-0-9.na]*\).*/\1 | \2% | \3/p' \
             -e 's/^congested tests.* \([0-9]*\)  within 35%: \([0-9.]*\)%  Pearson r: \([-0-9.na]*\).*/\1 | \2% | \3/p' |
-        paste -s -d '|'
+        paste -s -d '|' | sed 's/|/ | /'
 }
 fit() { # MODEL INPUT CLASSES RUN...
     m=$1; in=$2; cl=$3; shift 3
