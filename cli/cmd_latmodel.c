@@ -75,6 +75,12 @@ const char hs__help_latmodel[] =
     "      over the congested ones (measured above 1.5 x the least latency\n"
     "      between the same nodes in these runs); --dump FILE writes measured,\n"
     "      expected and standard deviation per test (CSV)\n"
+    "  report --model MODEL [--top N] [--input stall|inband] [-o FILE] RUN\n"
+    "      for a replayed application's run (hopscope simulate -i): its N (10)\n"
+    "      heaviest node pairs by bytes (app.json) with the expected latency of\n"
+    "      a message between them under the run's congestion (each link's\n"
+    "      average stall) and on an idle machine; writes FILE (default\n"
+    "      RUN/latmodel_report.json)\n"
     "\n"
     "options:\n"
     "  --quiet            print nothing but errors and results\n"
@@ -790,30 +796,6 @@ static int do_eval(int argc, char **argv)
 
 /* ---- predict ------------------------------------------------------------------------------ */
 
-/* One row per link: its duration-weighted average stall over the rows. */
-static int average_counters(const hs_portcounters *in, hs_portcounters *out)
-{
-    memset(out, 0, sizeof *out);
-    for (size_t i = 0; i < in->n;) {
-        size_t j = i;
-        double w = 0, acc = 0;
-        uint64_t t0 = in->row[i].t0_ps, t1 = in->row[i].t1_ps;
-        for (; j < in->n && in->row[j].link == in->row[i].link; j++) {
-            double d = (double)(in->row[j].t1_ps - in->row[j].t0_ps);
-            w += d;
-            acc += d * in->row[j].stall_pct;
-            t1 = in->row[j].t1_ps > t1 ? in->row[j].t1_ps : t1;
-        }
-        hs_pc_row r = { in->row[i].link, 0, UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX,
-                        w > 0 ? acc / w : 0 };
-        (void)t0;
-        if (hs_pc_add(out, &r))
-            return HS_ENOMEM;
-        i = j;
-    }
-    return 0;
-}
-
 static int do_predict(int argc, char **argv)
 {
     const char *model = NULL, *run = NULL, *topo = NULL, *csv = NULL, *pairs = NULL;
@@ -861,7 +843,7 @@ static int do_predict(int argc, char **argv)
         rc = hs_error_set(&e, HS_EINVAL, "the model was fitted on another topology family, "
                           "with link classes this one does not have (fit with --classes "
                           "pooled for a model that applies to any)");
-    if (!rc && !have_at && average_counters(&pc, &avg))
+    if (!rc && !have_at && hs_pc_average(&pc, &avg))
         rc = hs_error_set(&e, HS_ENOMEM, "out of memory");
     uint32_t N = t ? hs_topo_nodes(t) : 0;
     FILE *pf = NULL;
@@ -924,10 +906,118 @@ static int do_predict(int argc, char **argv)
     return rc ? fail(&e, rc) : HS_EXIT_OK;
 }
 
+/* ---- report ------------------------------------------------------------------------------ */
+
+static int do_report(int argc, char **argv)
+{
+    const char *model = NULL, *run = NULL, *out = NULL;
+    int inband = 0, rc = 0;
+    uint64_t top = 10;
+    for (int i = 2; i < argc && !rc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(a, "--model") == 0 && v)
+            model = argv[++i];
+        else if (strcmp(a, "--input") == 0 && v)
+            rc = parse_input(argv[++i], &inband);
+        else if (strcmp(a, "--top") == 0 && v) {
+            if (hs_parse_u64(v, &top) || top < 1 || top > 1000000)
+                rc = bad("top", v, "1..10^6");
+            i++;
+        } else if ((strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) && v)
+            out = argv[++i];
+        else if (a[0] == '-')
+            rc = hs__usage_error(CMD, "report: unknown option or missing value '%s'", a);
+        else if (!run)
+            run = a;
+        else
+            rc = hs__usage_error(CMD, "report: one run directory only");
+    }
+    if (!rc && (!model || !run))
+        rc = hs__usage_error(CMD, "report needs --model MODEL and a replay's run directory");
+    if (rc)
+        return rc;
+    hs_error e;
+    hs_latmodel m;
+    hs_portcounters pc = { 0 };
+    hs_lm_pair *p = NULL;
+    size_t n = 0;
+    if ((rc = hs_lm_read_json(model, &m, &e)) || (rc = run_counters(run, inband, &pc, &e)) ||
+        (rc = hs_lm_heavy_pairs(&m, run, &pc, (size_t)top, &p, &n, &e))) {
+        hs_pc_free(&pc);
+        return fail(&e, rc);
+    }
+    hs_pc_free(&pc);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/latmodel_report.json", run);
+    if (!out)
+        out = path;
+    FILE *f = fopen(out, "w");
+    if (f) {
+        hs_json j;
+        hs_json_init(&j, f, 1);
+        hs_json_obj_begin(&j);
+        hs_json_key(&j, "format");
+        hs_json_str(&j, "hopscope-latmodel-report");
+        hs_json_key(&j, "version");
+        hs_json_int(&j, 1);
+        hs_json_key(&j, "model");
+        hs_json_str(&j, model);
+        hs_json_key(&j, "input");
+        hs_json_str(&j, inband ? "inband" : "stall");
+        hs_json_key(&j, "pairs");
+        hs_json_arr_begin(&j);
+        for (size_t i = 0; i < n; i++) {
+            hs_json_obj_begin(&j);
+            hs_json_key(&j, "src");
+            hs_json_uint(&j, p[i].src);
+            hs_json_key(&j, "dst");
+            hs_json_uint(&j, p[i].dst);
+            hs_json_key(&j, "bytes");
+            hs_json_uint(&j, p[i].bytes);
+            hs_json_key(&j, "messages");
+            hs_json_uint(&j, p[i].messages);
+            hs_json_key(&j, "expected_ns");
+            hs_json_num(&j, p[i].mean_ns);
+            hs_json_key(&j, "sd_ns");
+            hs_json_num(&j, p[i].sd_ns);
+            hs_json_key(&j, "idle_expected_ns");
+            hs_json_num(&j, p[i].idle_mean_ns);
+            hs_json_key(&j, "idle_sd_ns");
+            hs_json_num(&j, p[i].idle_sd_ns);
+            hs_json_obj_end(&j);
+        }
+        hs_json_arr_end(&j);
+        hs_json_obj_end(&j);
+        rc = hs_json_finish(&j);
+        fputc('\n', f);
+        if (fclose(f))
+            rc = HS_EIO;
+    }
+    if (!f || rc) {
+        free(p);
+        fprintf(stderr, "hopscope %s: %s: cannot write\n", CMD, out);
+        return HS_EXIT_FAIL;
+    }
+    printf("the application's heaviest node pairs: expected latency of a message under the\n"
+           "run's congestion (average %s over the run) and on an idle machine\n",
+           inband ? "in-band CF" : "stall");
+    printf("%6s %6s %12s %10s %14s %14s %7s\n", "src", "dst", "bytes", "messages",
+           "congested ns", "idle ns", "ratio");
+    for (size_t i = 0; i < n; i++)
+        printf("%6u %6u %12llu %10llu %8.0f+-%-5.0f %8.0f+-%-5.0f %7.2f\n", p[i].src, p[i].dst,
+               (unsigned long long)p[i].bytes, (unsigned long long)p[i].messages, p[i].mean_ns,
+               p[i].sd_ns, p[i].idle_mean_ns, p[i].idle_sd_ns,
+               p[i].idle_mean_ns > 0 ? p[i].mean_ns / p[i].idle_mean_ns : NAN);
+    printf("written to %s\n", out);
+    free(p);
+    return HS_EXIT_OK;
+}
+
 int hs__cmd_latmodel(int argc, char **argv)
 {
     if (argc < 2)
-        return hs__usage_error(CMD, "which action? collect, counters, import, fit, predict, eval");
+        return hs__usage_error(CMD, "which action? collect, counters, import, fit, predict, eval, "
+                               "report");
     const char *a = argv[1];
     if (!strcmp(a, "collect"))
         return do_collect(argc, argv);
@@ -941,6 +1031,8 @@ int hs__cmd_latmodel(int argc, char **argv)
         return do_predict(argc, argv);
     if (!strcmp(a, "eval"))
         return do_eval(argc, argv);
+    if (!strcmp(a, "report"))
+        return do_report(argc, argv);
     return hs__usage_error(CMD, "unknown action '%s' (collect, counters, import, fit, predict, "
-                           "eval)", a);
+                           "eval, report)", a);
 }

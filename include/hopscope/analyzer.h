@@ -357,6 +357,24 @@ int  hs_lm_write_json(const hs_latmodel *m, FILE *f);
 int  hs_lm_read_json(const char *path, hs_latmodel *m, hs_error *err);
 void hs_lm_print(const hs_latmodel *m, FILE *f);
 
+/* One row per link: its duration-weighted average stall over the rows of
+ * pc (the window [0, UINT64_MAX), counts not reported).  HS_ENOMEM. */
+int  hs_pc_average(const hs_portcounters *in, hs_portcounters *out);
+
+/* The application's heaviest node pairs with the model's latency. */
+typedef struct hs_lm_pair {
+    uint32_t src, dst;            /* nodes */
+    uint64_t bytes, messages;     /* app.json comm, summed over the ranks on them */
+    double   mean_ns, sd_ns;      /* under the run's congestion (average stall) */
+    double   idle_mean_ns, idle_sd_ns;  /* with no stall anywhere */
+} hs_lm_pair;
+/* The top node pairs by bytes of RUN's application (app.json "comm",
+ * pairs on different nodes) with their expected latency under pc's
+ * average stall and on an idle machine; *out malloc'ed (caller frees).
+ * HS_ENOTSUP without app.json or its matrix; the run reader's errors. */
+int  hs_lm_heavy_pairs(const hs_latmodel *m, const char *run, const hs_portcounters *pc,
+                       size_t top, hs_lm_pair **out, size_t *n, hs_error *err);
+
 #ifdef __cplusplus
 }
 #endif

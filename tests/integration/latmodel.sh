@@ -69,6 +69,20 @@ t_eq "every ordered pair by default" $((40 * 39 + 1)) "$all"
 t_eq "fit on the in-band estimates exits 0" 0 $?
 t_grep "in-band counters written" '^[0-9]+,0,[0-9]+,-,-,-,' "$T_TMP/r1/port_counters_inband.csv"
 
+# the report: a replayed application's heaviest pairs, congested vs idle
+"$HOPSCOPE" gen halo3d --ranks 8 --iters 3 -o "$T_TMP/halo" --quiet
+"$HOPSCOPE" simulate --topo $DF -i "$T_TMP/halo" --map random --background incast -o "$T_TMP/app" --quiet
+"$HOPSCOPE" latmodel report --model "$T_TMP/m.json" "$T_TMP/app" --top 4 > "$T_TMP/rep.txt"
+t_eq "report exits 0" 0 $?
+t_eq "report: the 4 heaviest pairs" 4 "$(awk '$1 ~ /^[0-9]+$/' "$T_TMP/rep.txt" | wc -l)"
+bad=$(awk '$1 ~ /^[0-9]+$/ && $7 < 1' "$T_TMP/rep.txt")
+t_eq "report: congestion never below idle" "" "$bad"
+t_grep "report JSON" '"format": "hopscope-latmodel-report"' "$T_TMP/app/latmodel_report.json"
+"$HOPSCOPE" simulate --topo $DF --traffic uniform --load 0.1 --duration 20us -o "$T_TMP/syn" --quiet
+"$HOPSCOPE" latmodel report --model "$T_TMP/m.json" "$T_TMP/syn" 2> "$T_TMP/err"
+t_eq "report on a synthetic run (no app.json): exit 1" 1 $?
+t_grep "report: says why" 'no app.json' "$T_TMP/err"
+
 # perfquery -x snapshots (infiniband-diags layout), 1 s apart, 4 ns ticks
 cat > "$T_TMP/s0" <<'X'
 # Port extended counters: Lid 12 port 3 (CapMask: 0x5300 CapMask2: 0x0000002)
