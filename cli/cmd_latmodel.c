@@ -32,13 +32,15 @@ const char hs__help_latmodel[] =
     "docs/latmodel.md has the whole account and its validation.\n"
     "\n"
     "actions:\n"
-    "  collect --topo SPEC [--background KIND] [--pairs N] [--iters I] [--gap T]\n"
-    "          [--size B] [--seed S] [--window T] -o RUN\n"
+    "  collect --topo SPEC [--background KIND] [--pairs N | --pair-list FILE]\n"
+    "          [--iters I] [--gap T] [--size B] [--seed S] [--window T] -o RUN\n"
     "      latency tests: a ping-pong probe job (hopscope gen pingpong) between N\n"
     "      random node pairs (8), I round trips each (100) with T of computation\n"
     "      between them (2us), replayed under the background jobs ('hopscope help\n"
     "      simulate', --background: alltoall, incast, rma_incast, rma_bcast,\n"
-    "      mixed, ...); writes the run directory RUN with RUN/latency_tests.csv\n"
+    "      mixed, ...); --pair-list FILE: the pairs instead, lines \"SRC DST\"\n"
+    "      (each node in one pair); writes the run directory RUN with\n"
+    "      RUN/latency_tests.csv\n"
     "      (every probe message: nodes, time, latency) and RUN/port_counters.csv\n"
     "  counters RUN [--inband] [-o CSV]\n"
     "      port counters of a run: per link and window, from the ground truth\n"
@@ -171,6 +173,53 @@ typedef struct collect_ctx {
     int error;
 } collect_ctx;
 
+/* Reads "SRC DST" lines (# comments): *nodes gets 2 per pair, every node
+ * at most once (one probe rank per node). */
+static int read_pair_list(const char *path, uint32_t N, uint32_t **nodes, uint64_t *pairs,
+                          hs_error *e)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return hs_error_set(e, errno == ENOENT ? HS_ENOENT : HS_EIO, "%s: %s", path,
+                            strerror(errno));
+    uint32_t *v = calloc((size_t)N + 2, sizeof *v);
+    char *used = calloc(N, 1);
+    char buf[256];
+    unsigned long line = 0;
+    size_t n = 0;
+    int rc = v && used ? 0 : hs_error_set(e, HS_ENOMEM, "out of memory");
+    while (!rc && fgets(buf, sizeof buf, f)) {
+        line++;
+        char *h = strchr(buf, '#');
+        if (h)
+            *h = '\0';
+        unsigned long long a, b;
+        char extra;
+        int got = sscanf(buf, "%llu %llu %c", &a, &b, &extra);
+        if (got <= 0)
+            continue;
+        if (got != 2 || a >= N || b >= N || a == b || used[a] || used[b] || n + 2 > N)
+            rc = hs_error_set(e, HS_EFORMAT, "%s: line %lu: expected \"SRC DST\", two nodes "
+                              "below %u, each node in one pair only", path, line, N);
+        else {
+            used[a] = used[b] = 1;
+            v[n++] = (uint32_t)a;
+            v[n++] = (uint32_t)b;
+        }
+    }
+    fclose(f);
+    free(used);
+    if (!rc && n == 0)
+        rc = hs_error_set(e, HS_EFORMAT, "%s: no pair", path);
+    if (rc) {
+        free(v);
+        return rc;
+    }
+    *nodes = v;
+    *pairs = n / 2;
+    return 0;
+}
+
 static void on_msg(void *ctx, const hs_replay_msg *m)
 {
     collect_ctx *c = ctx;
@@ -181,16 +230,18 @@ static void on_msg(void *ctx, const hs_replay_msg *m)
 
 static int do_collect(int argc, char **argv)
 {
-    enum { O_TOPO = 1000, O_BG, O_PAIRS, O_ITERS, O_GAP, O_SIZE, O_SEED, O_WINDOW, O_QUIET };
+    enum { O_TOPO = 1000, O_BG, O_PAIRS, O_ITERS, O_GAP, O_SIZE, O_SEED, O_WINDOW, O_QUIET,
+           O_PLIST };
     static const struct option opts[] = {
         { "topo", required_argument, NULL, O_TOPO }, { "background", required_argument, NULL, O_BG },
         { "pairs", required_argument, NULL, O_PAIRS }, { "iters", required_argument, NULL, O_ITERS },
         { "gap", required_argument, NULL, O_GAP }, { "size", required_argument, NULL, O_SIZE },
         { "seed", required_argument, NULL, O_SEED }, { "window", required_argument, NULL, O_WINDOW },
         { "output", required_argument, NULL, 'o' }, { "quiet", no_argument, NULL, O_QUIET },
+        { "pair-list", required_argument, NULL, O_PLIST },
         { NULL, 0, NULL, 0 },
     };
-    const char *topo = NULL, *bg = NULL, *out = NULL;
+    const char *topo = NULL, *bg = NULL, *out = NULL, *plist = NULL;
     uint64_t pairs = 8, iters = 100, size = 8, seed = 1;
     hs_time gap = 2 * HS_PS_PER_US, window = 0;
     int quiet = 0, c;
@@ -227,6 +278,7 @@ static int do_collect(int argc, char **argv)
             break;
         case 'o': out = v; break;
         case O_QUIET: quiet = 1; break;
+        case O_PLIST: plist = v; break;
         default:
             return hs__usage_error(CMD, "collect: unknown option '%s'", argv[optind - 1]);
         }
@@ -242,6 +294,9 @@ static int do_collect(int argc, char **argv)
         return fail(&e, rc);
     uint32_t N = hs_topo_nodes(t);
     hs_topo_free(t);
+    uint32_t *chosen = NULL;   /* --pair-list: the nodes, two per pair */
+    if (plist && (rc = read_pair_list(plist, N, &chosen, &pairs, &e)))
+        return fail(&e, rc);
     if (2 * pairs > N)
         return hs__usage_error(CMD, "collect: %llu pairs need %llu nodes, the machine has %u",
                                (unsigned long long)pairs, 2 * (unsigned long long)pairs, N);
@@ -260,8 +315,10 @@ static int do_collect(int argc, char **argv)
     if ((rc = hs_gen_write(&gp, trace, &e)))
         return fail(&e, rc);
     uint32_t *perm = malloc((size_t)N * sizeof *perm);
-    if (!perm)
+    if (!perm) {
+        free(chosen);
         return HS_EXIT_FAIL;
+    }
     for (uint32_t i = 0; i < N; i++)
         perm[i] = i;
     uint64_t s = seed * 0x9E3779B97F4A7C15ull + 0x632BE59BD9B4E019ull;
@@ -276,6 +333,9 @@ static int do_collect(int argc, char **argv)
         perm[i] = perm[j];
         perm[j] = x;
     }
+    if (chosen)
+        memcpy(perm, chosen, 2 * pairs * sizeof *perm);
+    free(chosen);
     snprintf(map, sizeof map, "file:%s/probe.map", out);
     FILE *f = fopen(map + 5, "w");
     if (!f) {
