@@ -124,26 +124,54 @@ int hs_pc_from_run(const char *run, hs_portcounters *pc, hs_error *err)
     return hs_pc_sort(pc, err);
 }
 
+static double clip_cf(double cf)
+{
+    return !isfinite(cf) || cf < 0 ? 0.0 : cf > 1 ? 1.0 : cf;
+}
+
 int hs_pc_from_analysis(const hs_analysis *a, uint32_t links, uint64_t t0_ps, uint64_t t1_ps,
-                        hs_portcounters *pc, hs_error *err)
+                        int per_window, hs_portcounters *pc, hs_error *err)
 {
     memset(pc, 0, sizeof *pc);
     snprintf(pc->source, sizeof pc->source, "inband");
     if (t1_ps <= t0_ps)
         return hs_error_set(err, HS_EINVAL, "empty time range for the in-band estimates");
-    for (uint32_t l = 1; l <= links; l++) {
-        hs_an_link al;
-        if (hs_an_link_get(a, l, &al))
-            return hs_error_set(err, HS_EINVAL, "link %u: not in the analysis", l);
-        double cf = al.status == 1 && isfinite(al.cf) ? al.cf : 0.0;
-        cf = cf < 0 ? 0 : cf > 1 ? 1 : cf;
-        hs_pc_row row = { l, t0_ps, t1_ps, NOT_REPORTED, NOT_REPORTED, NOT_REPORTED, 100.0 * cf };
-        if (hs_pc_add(pc, &row)) {
-            hs_pc_free(pc);
-            return hs_error_set(err, HS_ENOMEM, "out of memory");
+    if (links != a->r->L)
+        return hs_error_set(err, HS_EINVAL, "%u links, the analysis has %u", links, a->r->L);
+    double *run_cf = calloc((size_t)links + 1, sizeof *run_cf);
+    const hs__lest **at = calloc((size_t)links + 1, sizeof *at);
+    int rc = run_cf && at ? 0 : HS_ENOMEM;
+    for (uint32_t l = 1; l <= links && !rc; l++)
+        run_cf[l] = a->status[l] == 1 ? clip_cf(a->est[l].cf) : 0.0;
+    uint32_t nw = per_window ? a->nwviews : 0;
+    for (uint32_t w = 0; w < nw && !rc; w++) {
+        const hs__view *v = &a->wviews[w];
+        if (v->t1_ps <= v->t0_ps)
+            continue;
+        memset(at, 0, ((size_t)links + 1) * sizeof *at);
+        for (uint32_t i = 0; i < v->n; i++)
+            if (v->lk[i].link >= 1 && v->lk[i].link <= links)
+                at[v->lk[i].link] = &v->lk[i];
+        for (uint32_t l = 1; l <= links && !rc; l++) {
+            /* the window's own estimate where it has enough data, else the run's */
+            double cf = at[l] && at[l]->status == 1 ? clip_cf(at[l]->e.cf) : run_cf[l];
+            hs_pc_row row = { l, v->t0_ps, v->t1_ps, NOT_REPORTED, NOT_REPORTED, NOT_REPORTED,
+                              100.0 * cf };
+            rc = hs_pc_add(pc, &row);
         }
     }
-    return 0;
+    for (uint32_t l = 1; l <= links && !rc && !nw; l++) {
+        hs_pc_row row = { l, t0_ps, t1_ps, NOT_REPORTED, NOT_REPORTED, NOT_REPORTED,
+                          100.0 * run_cf[l] };
+        rc = hs_pc_add(pc, &row);
+    }
+    free(run_cf);
+    free(at);
+    if (rc) {
+        hs_pc_free(pc);
+        return hs_error_set(err, HS_ENOMEM, "out of memory");
+    }
+    return hs_pc_sort(pc, err);
 }
 
 /* ---- CSV ----------------------------------------------------------------------------- */

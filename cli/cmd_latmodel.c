@@ -17,6 +17,11 @@
 #define CMD "latmodel"
 #define PC_FILE "port_counters.csv"
 #define PC_INBAND_FILE "port_counters_inband.csv"
+#define PC_INBAND_RUN_FILE "port_counters_inband_run.csv"
+/* congestion inputs (--input) */
+enum { IN_STALL = 0, IN_INBAND = 1, IN_INBAND_RUN = 2 };
+static const char *const IN_NAME[3] = { "stall", "inband", "inband-run" };
+static const char *const IN_FILE[3] = { PC_FILE, PC_INBAND_FILE, PC_INBAND_RUN_FILE };
 #define LT_FILE "latency_tests.csv"
 #define Z95 1.959963984540054
 
@@ -42,11 +47,14 @@ const char hs__help_latmodel[] =
     "      (each node in one pair); writes the run directory RUN with\n"
     "      RUN/latency_tests.csv\n"
     "      (every probe message: nodes, time, latency) and RUN/port_counters.csv\n"
-    "  counters RUN [--inband] [-o CSV]\n"
+    "  counters RUN [--inband | --inband-run] [-o CSV]\n"
     "      port counters of a run: per link and window, from the ground truth\n"
     "      (default; RUN/port_counters.csv), or with --inband the congested\n"
     "      fraction CF the analyzer estimates from the in-band field, as P_Ts =\n"
-    "      100 CF over the whole run (RUN/port_counters_inband.csv)\n"
+    "      100 CF, per link and window of the analysis (the run's CF where a\n"
+    "      window has too few samples; RUN/port_counters_inband.csv), or with\n"
+    "      --inband-run one CF per link for the whole run\n"
+    "      (RUN/port_counters_inband_run.csv)\n"
     "  import --map MAP --tick T [--interval T] [--links L] -o CSV SNAPSHOT...\n"
     "      port counters from consecutive `perfquery -x` snapshots (infiniband-\n"
     "      diags), each a file of every mapped port's block; a window per pair of\n"
@@ -54,7 +62,7 @@ const char hs__help_latmodel[] =
     "      (docs/formats.md, \"InfiniBand port map\"); --tick: the duration of\n"
     "      one PortXmitWait tick (device-specific); --interval: snapshot spacing\n"
     "      when they carry no \"timestamp SECONDS\" line\n"
-    "  fit [--classes auto|pooled|class] [--input stall|inband] [--resolution T]\n"
+    "  fit [--classes auto|pooled|class] [--input stall|inband|inband-run] [--resolution T]\n"
     "      [-o MODEL] RUN...\n"
     "      joins every latency test of the runs with the counters of the links\n"
     "      on its path in the window of its time and fits c1, m1, c2, m2 by\n"
@@ -67,17 +75,17 @@ const char hs__help_latmodel[] =
     "      (the 1/B_eff terms of links that never stalled) are fixed at 0 and\n"
     "      named; with --classes pooled the model applies to any topology\n"
     "  predict --model MODEL (RUN | --topo SPEC --counters CSV) [--pairs FILE]\n"
-    "          [--at T] [--input stall|inband]\n"
+    "          [--at T] [--input stall|inband|inband-run]\n"
     "      expected latency and 95% interval of node pairs from counters alone:\n"
     "      every ordered pair, or FILE's \"SRC DST\" lines; counters at time T,\n"
     "      or each link's average over the counters' span\n"
-    "  eval --model MODEL [--input stall|inband] [--dump FILE] RUN...\n"
+    "  eval --model MODEL [--input stall|inband|inband-run] [--dump FILE] RUN...\n"
     "      measured against expected latency for the runs' tests: the fraction\n"
     "      within 35% of the measurement, and Pearson's r, over all tests and\n"
     "      over the congested ones (measured above 1.5 x the least latency\n"
     "      between the same nodes in these runs); --dump FILE writes measured,\n"
     "      expected and standard deviation per test (CSV)\n"
-    "  report --model MODEL [--top N] [--input stall|inband] [-o FILE] RUN\n"
+    "  report --model MODEL [--top N] [--input stall|inband|inband-run] [-o FILE] RUN\n"
     "      for a replayed application's run (hopscope simulate -i): its N (10)\n"
     "      heaviest node pairs by bytes (app.json) with the expected latency of\n"
     "      a message between them under the run's congestion (each link's\n"
@@ -140,14 +148,14 @@ static uint64_t run_end(const char *run)
 
 /* Port counters of a run for the given input: the CSV in the run when
  * present, else computed (and written there). */
-static int run_counters(const char *run, int inband, hs_portcounters *pc, hs_error *err)
+static int run_counters(const char *run, int input, hs_portcounters *pc, hs_error *err)
 {
     char path[4096];
-    snprintf(path, sizeof path, "%s/%s", run, inband ? PC_INBAND_FILE : PC_FILE);
+    snprintf(path, sizeof path, "%s/%s", run, IN_FILE[input]);
     int rc = hs_pc_read_csv(path, pc, err);
     if (rc != HS_ENOENT)
         return rc;
-    if (!inband) {
+    if (input == IN_STALL) {
         rc = hs_pc_from_run(run, pc, err);
     } else {
         hs_analyze_params ap;
@@ -158,7 +166,7 @@ static int run_counters(const char *run, int inband, hs_portcounters *pc, hs_err
         hs_an_summary s;
         hs_an_get_summary(a, &s);
         uint64_t end = run_end(run);
-        rc = hs_pc_from_analysis(a, s.links, 0, end ? end : 1, pc, err);
+        rc = hs_pc_from_analysis(a, s.links, 0, end ? end : 1, input == IN_INBAND, pc, err);
         hs_an_free(a);
     }
     if (!rc)
@@ -416,10 +424,12 @@ static int do_collect(int argc, char **argv)
 static int do_counters(int argc, char **argv)
 {
     const char *run = NULL, *out = NULL;
-    int inband = 0;
+    int inband = IN_STALL;
     for (int i = 2; i < argc; i++) {
         if (strcmp(argv[i], "--inband") == 0)
-            inband = 1;
+            inband = IN_INBAND;
+        else if (strcmp(argv[i], "--inband-run") == 0)
+            inband = IN_INBAND_RUN;
         else if ((strcmp(argv[i], "-o") == 0 || strcmp(argv[i], "--output") == 0) && i + 1 < argc)
             out = argv[++i];
         else if (argv[i][0] == '-')
@@ -434,7 +444,7 @@ static int do_counters(int argc, char **argv)
     hs_error e;
     hs_portcounters pc;
     char path[4096];
-    snprintf(path, sizeof path, "%s/%s", run, inband ? PC_INBAND_FILE : PC_FILE);
+    snprintf(path, sizeof path, "%s/%s", run, IN_FILE[inband]);
     remove(path);   /* recompute */
     int rc = run_counters(run, inband, &pc, &e);
     if (rc)
@@ -576,12 +586,14 @@ static int do_import(int argc, char **argv)
 
 static int parse_input(const char *v, int *inband)
 {
-    if (strcmp(v, "stall") == 0)
-        *inband = 0;
-    else if (strcmp(v, "inband") == 0)
-        *inband = 1;
-    else
-        return bad("input", v, "stall or inband");
+    int found = 0;
+    for (int i = 0; i < 3; i++)
+        if (strcmp(v, IN_NAME[i]) == 0) {
+            *inband = i;
+            found = 1;
+        }
+    if (!found)
+        return bad("input", v, "stall, inband or inband-run");
     return 0;
 }
 
@@ -696,7 +708,7 @@ static int do_fit(int argc, char **argv)
     rc = gather(&m, 1, by_class, res_ns, inband, runs, nruns, &obs, &n, NULL, &e);
     free(runs);
     if (!rc) {
-        snprintf(m.input, sizeof m.input, "%s", inband ? "inband" : "stall");
+        snprintf(m.input, sizeof m.input, "%s", IN_NAME[inband]);
         rc = hs_lm_fit(&m, obs, n, &e);
     }
     free(obs);
@@ -799,8 +811,12 @@ static int do_eval(int argc, char **argv)
         free(runs);
         return fail(&e, rc);
     }
-    if (inband < 0)
-        inband = strcmp(m.input, "inband") == 0;
+    if (inband < 0) {
+        inband = IN_STALL;
+        for (int i = 0; i < 3; i++)
+            if (strcmp(m.input, IN_NAME[i]) == 0)
+                inband = i;
+    }
     hs_lm_obs *obs = NULL;
     size_t n = 0;
     hs_lts all = { 0 };
@@ -1023,7 +1039,7 @@ static int do_report(int argc, char **argv)
         hs_json_key(&j, "model");
         hs_json_str(&j, model);
         hs_json_key(&j, "input");
-        hs_json_str(&j, inband ? "inband" : "stall");
+        hs_json_str(&j, IN_NAME[inband]);
         hs_json_key(&j, "pairs");
         hs_json_arr_begin(&j);
         for (size_t i = 0; i < n; i++) {

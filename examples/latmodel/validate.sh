@@ -50,7 +50,7 @@ ev() { # MODEL INPUT RUN... -> "tests | within | r"
     "$H" latmodel eval --model "$W/$m.json" --input "$in" $args |
         sed -n -e 's/^tests \([0-9]*\)  within 35%: \([0-9.]*\)%  Pearson r: \([-0-9.na]*\).*/\1 | \2% | \3/p' \
             -e 's/^congested tests.* \([0-9]*\)  within 35%: \([0-9.]*\)%  Pearson r: \([-0-9.na]*\).*/\1 | \2% | \3/p' |
-        paste -s -d '|' | sed 's/|/ | /'
+        paste -s -d '#' | sed 's/#/ | /'
 }
 fit() { # MODEL INPUT CLASSES RUN...
     m=$1; in=$2; cl=$3; shift 3
@@ -61,7 +61,7 @@ fit() { # MODEL INPUT CLASSES RUN...
 
 echo "| topology | congestion input | model | evaluated on | tests | within 35% | Pearson r | congested tests | within 35% | Pearson r |"
 echo "|---|---|---|---|---|---|---|---|---|---|"
-for in in stall inband; do
+for in in stall inband inband-run; do
     for t in df ft; do
         [ $t = df ] && TN="dragonfly 64 (min)" || TN="fat-tree 64 (D-mod-K)"
         fit $t.$in.auto $in auto $t.train1 $t.train2

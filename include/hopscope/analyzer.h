@@ -216,12 +216,14 @@ int  hs_pc_sort(hs_portcounters *pc, hs_error *err);
  * ready (PortXmitWait).  HS_ENOENT without truth.bin; errors of the run
  * reader. */
 int  hs_pc_from_run(const char *run, hs_portcounters *pc, hs_error *err);
-/* From the in-band estimates of `hopscope analyze`: one row per link over
- * the whole run with stall_pct = 100 x CF (congested fraction of the
- * link's packets; 0 where the data is insufficient), counts not
- * reported. */
+/* From the in-band estimates of `hopscope analyze`: stall_pct = 100 x CF
+ * (the congested fraction of the link's monitored packets), counts not
+ * reported.  per_window: one row per link and per-window view of the
+ * analysis, the window's CF where it has enough data, else the run's;
+ * otherwise one row per link over [t0, t1) with the run's CF.  Links
+ * with insufficient data count as 0. */
 int  hs_pc_from_analysis(const hs_analysis *a, uint32_t links, uint64_t t0_ps,
-                         uint64_t t1_ps, hs_portcounters *pc, hs_error *err);
+                         uint64_t t1_ps, int per_window, hs_portcounters *pc, hs_error *err);
 int  hs_pc_write_csv(const hs_portcounters *pc, const char *path, hs_error *err);
 int  hs_pc_write(const hs_portcounters *pc, FILE *f);
 /* Parses text[0..len) (NAME in messages) / reads a file.  HS_EFORMAT

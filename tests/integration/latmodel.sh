@@ -98,7 +98,10 @@ all=$("$HOPSCOPE" latmodel predict --model "$T_TMP/m.json" "$T_TMP/r3" | wc -l)
 t_eq "every ordered pair by default" $((40 * 39 + 1)) "$all"
 "$HOPSCOPE" latmodel fit --input inband "$T_TMP/r1" "$T_TMP/r2" -o "$T_TMP/mi.json" > /dev/null
 t_eq "fit on the in-band estimates exits 0" 0 $?
-t_grep "in-band counters written" '^[0-9]+,0,[0-9]+,-,-,-,' "$T_TMP/r1/port_counters_inband.csv"
+t_grep "in-band counters written, per window" '^[0-9]+,[1-9][0-9]*,[0-9]+,-,-,-,' "$T_TMP/r1/port_counters_inband.csv"
+"$HOPSCOPE" latmodel counters --inband-run "$T_TMP/r1" > /dev/null
+t_eq "in-band over the whole run: one row per link" "$links" \
+    "$(awk -F, 'NR > 2 && $2 == 0' "$T_TMP/r1/port_counters_inband_run.csv" | wc -l)"
 
 # the report: a replayed application's heaviest pairs, congested vs idle
 "$HOPSCOPE" gen halo3d --ranks 8 --iters 3 -o "$T_TMP/halo" --quiet
