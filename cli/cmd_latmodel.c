@@ -37,10 +37,12 @@ const char hs__help_latmodel[] =
     "docs/latmodel.md has the whole account and its validation.\n"
     "\n"
     "actions:\n"
-    "  collect --topo SPEC [--background KIND] [--pairs N | --pair-list FILE]\n"
-    "          [--iters I] [--gap T] [--size B] [--seed S] [--window T] -o RUN\n"
+    "  collect --topo SPEC [--background KIND] [--pairs N [--near F] | --pair-list\n"
+    "          FILE] [--iters I] [--gap T] [--size B] [--seed S] [--window T] -o RUN\n"
     "      latency tests: a ping-pong probe job (hopscope gen pingpong) between N\n"
-    "      random node pairs (8), I round trips each (100) with T of computation\n"
+    "      random node pairs (8; a share --near F of them, 0.5, two nodes of\n"
+    "      one switch where possible, so that paths differ in length), I round\n"
+    "      trips each (100) with T of computation\n"
     "      between them (2us), replayed under the background jobs ('hopscope help\n"
     "      simulate', --background: alltoall, incast, rma_incast, rma_bcast,\n"
     "      mixed, ...); --pair-list FILE: the pairs instead, lines \"SRC DST\"\n"
@@ -239,7 +241,7 @@ static void on_msg(void *ctx, const hs_replay_msg *m)
 static int do_collect(int argc, char **argv)
 {
     enum { O_TOPO = 1000, O_BG, O_PAIRS, O_ITERS, O_GAP, O_SIZE, O_SEED, O_WINDOW, O_QUIET,
-           O_PLIST };
+           O_PLIST, O_NEAR };
     static const struct option opts[] = {
         { "topo", required_argument, NULL, O_TOPO }, { "background", required_argument, NULL, O_BG },
         { "pairs", required_argument, NULL, O_PAIRS }, { "iters", required_argument, NULL, O_ITERS },
@@ -247,11 +249,13 @@ static int do_collect(int argc, char **argv)
         { "seed", required_argument, NULL, O_SEED }, { "window", required_argument, NULL, O_WINDOW },
         { "output", required_argument, NULL, 'o' }, { "quiet", no_argument, NULL, O_QUIET },
         { "pair-list", required_argument, NULL, O_PLIST },
+        { "near", required_argument, NULL, O_NEAR },
         { NULL, 0, NULL, 0 },
     };
     const char *topo = NULL, *bg = NULL, *out = NULL, *plist = NULL;
     uint64_t pairs = 8, iters = 100, size = 8, seed = 1;
     hs_time gap = 2 * HS_PS_PER_US, window = 0;
+    double near = 0.5;
     int quiet = 0, c;
     opterr = 0;
     optind = 2;
@@ -287,6 +291,10 @@ static int do_collect(int argc, char **argv)
         case 'o': out = v; break;
         case O_QUIET: quiet = 1; break;
         case O_PLIST: plist = v; break;
+        case O_NEAR:
+            if (hs_parse_double(v, &near) || !(near >= 0 && near <= 1))
+                return bad("near", v, "a fraction in [0, 1]");
+            break;
         default:
             return hs__usage_error(CMD, "collect: unknown option '%s'", argv[optind - 1]);
         }
@@ -301,15 +309,20 @@ static int do_collect(int argc, char **argv)
     if (rc)
         return fail(&e, rc);
     uint32_t N = hs_topo_nodes(t);
-    hs_topo_free(t);
     uint32_t *chosen = NULL;   /* --pair-list: the nodes, two per pair */
-    if (plist && (rc = read_pair_list(plist, N, &chosen, &pairs, &e)))
+    if (plist && (rc = read_pair_list(plist, N, &chosen, &pairs, &e))) {
+        hs_topo_free(t);
         return fail(&e, rc);
-    if (2 * pairs > N)
+    }
+    if (2 * pairs > N) {
+        hs_topo_free(t);
         return hs__usage_error(CMD, "collect: %llu pairs need %llu nodes, the machine has %u",
                                (unsigned long long)pairs, 2 * (unsigned long long)pairs, N);
-    if ((rc = hs_mkdir_p(out, &e)))
+    }
+    if ((rc = hs_mkdir_p(out, &e))) {
+        hs_topo_free(t);
         return fail(&e, rc);
+    }
     /* the probe job's trace, and a mapping of its ranks to random nodes */
     char trace[4096], map[4200];
     snprintf(trace, sizeof trace, "%s/probe.trace", out);
@@ -320,11 +333,17 @@ static int do_collect(int argc, char **argv)
     gp.size = size;
     gp.compute_ns = gap / HS_PS_PER_NS;
     gp.seed = seed;
-    if ((rc = hs_gen_write(&gp, trace, &e)))
+    if ((rc = hs_gen_write(&gp, trace, &e))) {
+        hs_topo_free(t);
         return fail(&e, rc);
+    }
     uint32_t *perm = malloc((size_t)N * sizeof *perm);
-    if (!perm) {
+    uint32_t *pick = malloc((size_t)N * sizeof *pick);
+    if (!perm || !pick) {
+        free(perm);
+        free(pick);
         free(chosen);
+        hs_topo_free(t);
         return HS_EXIT_FAIL;
     }
     for (uint32_t i = 0; i < N; i++)
@@ -341,9 +360,45 @@ static int do_collect(int argc, char **argv)
         perm[i] = perm[j];
         perm[j] = x;
     }
-    if (chosen)
+    /* A share `near` of the pairs is two nodes on one switch where the
+     * machine has them: paths of different lengths, so that the fit can
+     * tell the switch links' constants from the endpoints' (random pairs
+     * on a large machine nearly always cross as many switches). */
+    if (!chosen) {
+        char *used = calloc(N, 1);
+        size_t np = 0, next = 0;
+        for (uint64_t k = 0; k < pairs && used; k++) {
+            while (used[perm[next]])
+                next++;
+            uint32_t a = perm[next];
+            used[a] = 1;
+            uint32_t b = UINT32_MAX;
+            int is_near = floor((double)(k + 1) * near) > floor((double)k * near);
+            for (size_t q = next + 1; is_near && q < N && b == UINT32_MAX; q++)
+                if (!used[perm[q]] &&
+                    hs_topo_node_switch(t, perm[q]) == hs_topo_node_switch(t, a))
+                    b = perm[q];
+            for (size_t q = next + 1; b == UINT32_MAX && q < N; q++)
+                if (!used[perm[q]])
+                    b = perm[q];
+            used[b] = 1;
+            pick[np++] = a;
+            pick[np++] = b;
+        }
+        if (!used) {
+            free(perm);
+            free(pick);
+            hs_topo_free(t);
+            return HS_EXIT_FAIL;
+        }
+        free(used);
+        memcpy(perm, pick, np * sizeof *perm);
+    } else {
         memcpy(perm, chosen, 2 * pairs * sizeof *perm);
+    }
+    free(pick);
     free(chosen);
+    hs_topo_free(t);
     snprintf(map, sizeof map, "file:%s/probe.map", out);
     FILE *f = fopen(map + 5, "w");
     if (!f) {

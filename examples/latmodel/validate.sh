@@ -21,11 +21,14 @@ DF=dragonfly:a=4,p=2,h=2,g=8        # 64 nodes, 8 groups of 4 routers
 FT=fattree:k=8,n=2                  # 64 nodes
 PAIRS=${PAIRS:-16}
 ITERS=${ITERS:-150}
+# random pairs only: on 64 nodes they include same-switch ones (1 in 8 on
+# the fat-tree), and pairs on one switch are rarely congested
+NEAR=${NEAR:-0}
 
 collect() { # NAME TOPO BACKGROUND SEED
     [ -f "$W/$1/latency_tests.csv" ] ||
         "$H" latmodel collect --topo "$2" --background "$3" --seed "$4" --pairs "$PAIRS" \
-            --iters "$ITERS" --quiet -o "$W/$1"
+            --near "$NEAR" --iters "$ITERS" --quiet -o "$W/$1"
 }
 for t in df ft; do
     [ $t = df ] && T=$DF || T=$FT
