@@ -191,6 +191,14 @@ int hs_lm_join(const hs_latmodel *m, const hs_topo *topo, const hs_portcounters 
     return 0;
 }
 
+int hs_lm_extrapolated(const hs_latmodel *m, const hs_lm_obs *o)
+{
+    for (unsigned k = 0; k < m->ncls; k++)
+        if (o->n[k] < m->cls[k].n_min - 1e-9 || o->n[k] > m->cls[k].n_max + 1e-9)
+            return 1;
+    return 0;
+}
+
 void hs_lm_predict_obs(const hs_latmodel *m, const hs_lm_obs *o, double *mean, double *var)
 {
     double mu = 0, v = 0;
@@ -670,6 +678,14 @@ static int fit_once(hs_latmodel *m, const hs_lm_obs *obs, size_t n, const double
             }
         }
     m->tests = n;
+    for (unsigned k = 0; k < K; k++) {
+        m->cls[k].n_min = INFINITY;
+        m->cls[k].n_max = -INFINITY;
+        for (size_t i = 0; i < n; i++) {
+            m->cls[k].n_min = fmin(m->cls[k].n_min, obs[i].n[k]);
+            m->cls[k].n_max = fmax(m->cls[k].n_max, obs[i].n[k]);
+        }
+    }
     m->loglik = -v - 0.5 * (double)n * log(2 * 3.14159265358979323846);
     m->aic = 2.0 * nfree - 2.0 * m->loglik;
     m->note[0] = '\0';
@@ -819,6 +835,11 @@ int hs_lm_write_json(const hs_latmodel *m, FILE *f)
             hs_json_num(&j, m->cls[k].se[q]);
         }
         hs_json_obj_end(&j);
+        hs_json_key(&j, "links_per_path");
+        hs_json_arr_begin(&j);
+        hs_json_num(&j, m->cls[k].n_min);
+        hs_json_num(&j, m->cls[k].n_max);
+        hs_json_arr_end(&j);
         hs_json_key(&j, "state");
         hs_json_obj_begin(&j);
         for (unsigned q = 0; q < 4; q++) {
@@ -886,6 +907,14 @@ int hs_lm_read_json(const char *path, hs_latmodel *m, hs_error *err)
         }
         snprintf(m->cls[k].name, sizeof m->cls[k].name, "%s", nm);
         const hs_jv *se = hs_jv_get(d, c, "se");
+        const hs_jv *rg = hs_jv_get(d, c, "links_per_path");
+        if (hs_jv_double(hs_jv_at(d, rg, 0), &m->cls[k].n_min) ||
+            hs_jv_double(hs_jv_at(d, rg, 1), &m->cls[k].n_max) ||
+            !(m->cls[k].n_min <= m->cls[k].n_max)) {
+            rc = hs_error_set(err, HS_EFORMAT, "%s: class %s: links_per_path must be [min, max]",
+                              path, nm);
+            break;
+        }
         for (unsigned q = 0; q < 4 && !rc; q++) {
             if (hs_jv_double(hs_jv_get(d, c, PNAME[q]), &m->cls[k].p[q]) ||
                 !isfinite(m->cls[k].p[q]))

@@ -127,6 +127,7 @@ int hs_lm_heavy_pairs(const hs_latmodel *m, const char *run, const hs_portcounte
         hs_lm_predict_obs(m, &o, &mu, &var);
         p[i].mean_ns = mu;
         p[i].sd_ns = sqrt(var);
+        p[i].extrapolated = hs_lm_extrapolated(m, &o);
         if ((rc = hs_lm_join(m, t, &idle, &q, &o, NULL, err)))
             break;
         hs_lm_predict_obs(m, &o, &mu, &var);

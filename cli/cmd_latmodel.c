@@ -80,7 +80,9 @@ const char hs__help_latmodel[] =
     "          [--at T] [--input stall|inband|inband-run]\n"
     "      expected latency and 95% interval of node pairs from counters alone:\n"
     "      every ordered pair, or FILE's \"SRC DST\" lines; counters at time T,\n"
-    "      or each link's average over the counters' span\n"
+    "      or each link's average over the counters' span; a last column says\n"
+    "      \"extrapolated\" where the path has more or fewer links of a class\n"
+    "      than any fitted test\n"
     "  eval --model MODEL [--input stall|inband|inband-run] [--dump FILE] RUN...\n"
     "      measured against expected latency for the runs' tests: the fraction\n"
     "      within 35% of the measurement, and Pearson's r, over all tests and\n"
@@ -981,9 +983,9 @@ static int do_predict(int argc, char **argv)
     if (!rc && pairs && !(pf = fopen(pairs, "r")))
         rc = hs_error_set(&e, HS_ENOENT, "%s: %s", pairs, strerror(errno));
     if (!rc)
-        printf("# src dst expected_ns lo95_ns hi95_ns\n");
+        printf("# src dst expected_ns lo95_ns hi95_ns range\n");
     uint32_t s = 0, d = 0;
-    unsigned long line = 0;
+    unsigned long line = 0, nextra = 0;
     char buf[256];
     while (!rc) {
         if (pf) {
@@ -1023,7 +1025,10 @@ static int do_predict(int argc, char **argv)
         double mu, var;
         hs_lm_predict_obs(&m, &o, &mu, &var);
         double lo = mu - Z95 * sqrt(var);
-        printf("%u %u %.1f %.1f %.1f\n", s, d, mu, lo > 0 ? lo : 0, mu + Z95 * sqrt(var));
+        int ex = hs_lm_extrapolated(&m, &o);
+        nextra += (unsigned long)ex;
+        printf("%u %u %.1f %.1f %.1f %s\n", s, d, mu, lo > 0 ? lo : 0, mu + Z95 * sqrt(var),
+               ex ? "extrapolated" : "fitted");
         if (!pf && ++d >= N) {
             d = 0;
             s++;
@@ -1031,6 +1036,10 @@ static int do_predict(int argc, char **argv)
     }
     if (pf)
         fclose(pf);
+    if (!rc && nextra)
+        fprintf(stderr, "hopscope %s: note: %lu pairs have paths with more or fewer links of a "
+                "class than any fitted test (\"extrapolated\"): their constants may not apply\n",
+                CMD, nextra);
     hs_topo_free(t);
     hs_pc_free(&pc);
     hs_pc_free(&avg);
@@ -1115,6 +1124,8 @@ static int do_report(int argc, char **argv)
             hs_json_num(&j, p[i].idle_mean_ns);
             hs_json_key(&j, "idle_sd_ns");
             hs_json_num(&j, p[i].idle_sd_ns);
+            hs_json_key(&j, "extrapolated");
+            hs_json_bool(&j, p[i].extrapolated);
             hs_json_obj_end(&j);
         }
         hs_json_arr_end(&j);
@@ -1134,11 +1145,18 @@ static int do_report(int argc, char **argv)
            inband ? "in-band CF" : "stall");
     printf("%6s %6s %12s %10s %14s %14s %7s\n", "src", "dst", "bytes", "messages",
            "congested ns", "idle ns", "ratio");
-    for (size_t i = 0; i < n; i++)
-        printf("%6u %6u %12llu %10llu %8.0f+-%-5.0f %8.0f+-%-5.0f %7.2f\n", p[i].src, p[i].dst,
+    size_t nex = 0;
+    for (size_t i = 0; i < n; i++) {
+        printf("%6u %6u %12llu %10llu %8.0f+-%-5.0f %8.0f+-%-5.0f %7.2f%s\n", p[i].src, p[i].dst,
                (unsigned long long)p[i].bytes, (unsigned long long)p[i].messages, p[i].mean_ns,
                p[i].sd_ns, p[i].idle_mean_ns, p[i].idle_sd_ns,
-               p[i].idle_mean_ns > 0 ? p[i].mean_ns / p[i].idle_mean_ns : NAN);
+               p[i].idle_mean_ns > 0 ? p[i].mean_ns / p[i].idle_mean_ns : NAN,
+               p[i].extrapolated ? " *" : "");
+        nex += (size_t)p[i].extrapolated;
+    }
+    if (nex)
+        printf("* extrapolated: the path has more or fewer links of a class than any "
+               "fitted test\n");
     printf("written to %s\n", out);
     free(p);
     return HS_EXIT_OK;

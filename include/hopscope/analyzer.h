@@ -287,6 +287,8 @@ enum { HS_LM_FITTED = 0, HS_LM_UNIDENTIFIED = 1, HS_LM_AT_BOUND = 2 };
 typedef struct hs_lm_class {
     char     name[16];
     double   p[4], se[4];     /* c1 (ns), m1 (ns GB/s), c2 (ns^2), m2 (ns^2 GB/s) */
+    double   n_min, n_max;    /* the class's links per path over the fitted tests
+                                 (predictions outside are extrapolated) */
     unsigned char state[4];   /* HS_LM_FITTED; HS_LM_UNIDENTIFIED: the tests cannot
                                  tell its term from the others' (collinear; e.g. m1
                                  of links that never stalled): fixed at 0;
@@ -353,6 +355,10 @@ void hs_lm_init(hs_latmodel *m, const struct hs_topo *t, int by_class);
  * naming libgsl-dev without it).  HS_EINVAL when the data cannot identify
  * the parameters (m->note says why). */
 int  hs_lm_fit(hs_latmodel *m, const hs_lm_obs *obs, size_t n, hs_error *err);
+/* 1 when an observation's links per class lie outside what the fit saw
+ * (its constants may then not apply: a class whose count never varied
+ * has its constant merged into another's). */
+int  hs_lm_extrapolated(const hs_latmodel *m, const hs_lm_obs *o);
 /* Mean and variance (ns, ns^2) of an observation's latency under m. */
 void hs_lm_predict_obs(const hs_latmodel *m, const hs_lm_obs *o, double *mean, double *var);
 int  hs_lm_write_json(const hs_latmodel *m, FILE *f);
@@ -369,6 +375,7 @@ typedef struct hs_lm_pair {
     uint64_t bytes, messages;     /* app.json comm, summed over the ranks on them */
     double   mean_ns, sd_ns;      /* under the run's congestion (average stall) */
     double   idle_mean_ns, idle_sd_ns;  /* with no stall anywhere */
+    int      extrapolated;        /* hs_lm_extrapolated */
 } hs_lm_pair;
 /* The top node pairs by bytes of RUN's application (app.json "comm",
  * pairs on different nodes) with their expected latency under pc's

@@ -165,6 +165,13 @@ static void test_fit_classes(void **state)
     assert_non_null(strstr(m.note, "not identifiable from these tests (fixed at 0): global c1, "
                                    "global m1, global c2, global m2"));
     /* the endpoint constant absorbs the global one: 2 c1_e + c1_g on every path */
+    /* so a path without a global link is outside what the fit saw */
+    assert_true(m.cls[2].n_min == 1.0 && m.cls[2].n_max == 1.0);
+    assert_int_equal(hs_lm_extrapolated(&m, &o[0]), 0);
+    hs_lm_obs same_group = o[0];
+    same_group.n[2] = 0;
+    same_group.s[2] = 0;
+    assert_int_equal(hs_lm_extrapolated(&m, &same_group), 1);
     double absorbed = (2 * T[0][0] + T[2][0] + T[2][1] / 25.0) / 2;
     if (fabs(m.cls[0].p[0] - absorbed) > 3 * m.cls[0].se[0])
         fail_msg("endpoint c1 %g, expected %g (SE %g)", m.cls[0].p[0], absorbed, m.cls[0].se[0]);
