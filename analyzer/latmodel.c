@@ -947,9 +947,9 @@ int hs_lm_read_json(const char *path, hs_latmodel *m, hs_error *err)
 
 void hs_lm_print(const hs_latmodel *m, FILE *f)
 {
-    fprintf(f, "latency model (%s, %s links, congestion input: %s), %zu tests, log-likelihood "
-            "%.1f, AIC %.1f\n", kind_name(m->topo_kind), m->by_class == 1 ? "per class of" :
-            "one class for all", m->input, m->tests, m->loglik, m->aic);
+    fprintf(f, "latency model (%s, %s, congestion input: %s), %zu tests, log-likelihood "
+            "%.1f, AIC %.1f\n", kind_name(m->topo_kind), m->by_class == 1 ? "per link class" :
+            "one class for all links", m->input, m->tests, m->loglik, m->aic);
     fprintf(f, "  D_l ~ N(c1 + m1/B_eff, c2 + m2/B_eff), B_eff = B_max (1 - P_Ts/100) in GB/s, "
             "latency in ns;\n  measurement resolution %g ns (variance + res^2/12)\n", m->res_ns);
     fprintf(f, "  %-9s %22s %22s %22s %22s\n", "class", "c1 (ns)", "m1 (ns GB/s)",

@@ -69,7 +69,7 @@ for in in stall inband inband-run; do
         [ $t = df ] && TN="dragonfly 64 (min)" || TN="fat-tree 64 (D-mod-K)"
         fit $t.$in.auto $in auto $t.train1 $t.train2
         fit $t.$in.pooled $in pooled $t.train1 $t.train2
-        cls=$(sed -n 's/^latency model ([a-z]*, \(.*\) links,.*/\1/p' "$W/$t.$in.auto.txt")
+        grep -q '"by_class": true' "$W/$t.$in.auto.json" && cls="link classes" || cls="one class"
         echo "| $TN | $in | auto ($cls) | training runs (incast, alltoall) | $(ev $t.$in.auto $in $t.train1 $t.train2) |"
         echo "| $TN | $in | auto | other seeds (incast, alltoall) | $(ev $t.$in.auto $in $t.seed3 $t.seed4) |"
         echo "| $TN | $in | auto | other congestors (rma_incast, rma_bcast, mixed) | $(ev $t.$in.auto $in $t.rmai $t.rmab $t.mixed) |"
