@@ -112,6 +112,10 @@ t_eq "report: the 4 heaviest pairs" 4 "$(awk '$1 ~ /^[0-9]+$/' "$T_TMP/rep.txt" 
 bad=$(awk '$1 ~ /^[0-9]+$/ && $7 < 1' "$T_TMP/rep.txt")
 t_eq "report: congestion never below idle" "" "$bad"
 t_grep "report JSON" '"format": "hopscope-latmodel-report"' "$T_TMP/app/latmodel_report.json"
+"$HOPSCOPE" analyze "$T_TMP/app" -q > /dev/null && "$HOPSCOPE" render "$T_TMP/app" -q
+t_grep "report.html gains the heaviest pairs" '<h2 id="latmodel">Latency from link counters</h2>' \
+    "$T_TMP/app/report.html"
+t_eq "report.html: a row per pair" 4 "$(grep -c '<tr><td>n[0-9]* &rarr; n' "$T_TMP/app/report.html")"
 "$HOPSCOPE" simulate --topo $DF --traffic uniform --load 0.1 --duration 20us -o "$T_TMP/syn" --quiet
 "$HOPSCOPE" latmodel report --model "$T_TMP/m.json" "$T_TMP/syn" 2> "$T_TMP/err"
 t_eq "report on a synthetic run (no app.json): exit 1" 1 $?
