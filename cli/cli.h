@@ -39,6 +39,8 @@ int hs__cmd_record(int argc, char **argv);
 int hs__cmd_gen(int argc, char **argv);
 int hs__cmd_render(int argc, char **argv);
 int hs__cmd_sweep(int argc, char **argv);
+int hs__cmd_latmodel(int argc, char **argv);
+extern const char hs__help_latmodel[];
 /* Help texts that live beside their subcommand. */
 extern const char hs__help_trace[];
 /* cmd_trace_smpi.c: hopscope trace import smpi (argv[0] = "smpi"); its

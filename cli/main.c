@@ -227,6 +227,8 @@ static const hs__cmd commands[] = {
       "  hopscope simulate --topo fattree:k=8,n=2 --traffic incast:target=0,senders=16 \\\n"
       "                    --load 0.5 -o RUN && hopscope analyze RUN\n"
       "  hopscope analyze RUN --phases phases.txt --cf-threshold 0.3\n" },
+    { "latmodel", hs__cmd_latmodel, "latency model from link counters (Patke et al.): fit, predict",
+      hs__help_latmodel },
     { "render", hs__cmd_render, "SVG pictures and an HTML report of the congestion (report.html)",
       hs__help_render },
     { "whatif", hs__cmd_whatif, "re-simulate a replayed run with another mapping or without background",

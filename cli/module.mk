@@ -8,3 +8,4 @@ CLI_SRCS += cli/cmd_trace.c cli/cmd_record.c cli/cmd_trace_smpi.c
 CLI_SRCS += cli/cmd_gen.c
 CLI_SRCS += cli/cmd_render.c cli/progress.c
 CLI_SRCS += cli/cmd_sweep.c
+CLI_SRCS += cli/cmd_latmodel.c

@@ -460,6 +460,57 @@ static int run_file(const char *target, const char *path)
         hs_viz_free(m);
         return rc;
     }
+    if (strcmp(target, "portcounters") == 0) {
+        hs_portcounters pc;
+        int rc = hs_pc_read_csv(path, &pc, &e);
+        if (!rc)
+            hs_pc_free(&pc);
+        return rc;
+    }
+    if (strcmp(target, "latencytests") == 0) {
+        hs_lts l;
+        int rc = hs_lts_read_csv(path, &l, &e);
+        if (!rc)
+            hs_lts_free(&l);
+        return rc;
+    }
+    if (strcmp(target, "perfquery") == 0 || strcmp(target, "ibmap") == 0) {
+        /* the fuzzed file as a perfquery snapshot after a fixed one, or as
+         * the port map of fixed snapshots */
+        static const char snap0[] = "# Port extended counters: Lid 12 port 1\n"
+                                    "PortXmitData:....1\nPortXmitPkts:....1\nPortXmitWait:....1\n"
+                                    "# Port extended counters: Lid 12 port 2\n"
+                                    "PortXmitData:....1\nPortXmitPkts:....1\nPortXmitWait:....1\n"
+                                    "timestamp 1.0\n";
+        static const char snap1[] = "# Port extended counters: Lid 12 port 1\n"
+                                    "PortXmitData:....9\nPortXmitPkts:....2\nPortXmitWait:....5\n"
+                                    "# Port extended counters: Lid 12 port 2\n"
+                                    "PortXmitData:....9\nPortXmitPkts:....2\nPortXmitWait:....5\n"
+                                    "timestamp 2.0\n";
+        static const char map0[] = "hopscope-ibmap 1\nlid 12 1 3\nlid 12 2 4\n";
+        FILE *f = fopen(path, "rb");
+        if (!f)
+            return HS_EIO;
+        static char text[1 << 20];
+        size_t n = fread(text, 1, sizeof text, f);
+        fclose(f);
+        int pq = target[0] == 'p';
+        hs_ibmap *map;
+        int rc = pq ? hs_ibmap_parse(map0, sizeof map0 - 1, "map", &map, &e)
+                    : hs_ibmap_parse(text, n, path, &map, &e);
+        if (rc)
+            return rc;
+        const char *t[2] = { snap0, pq ? text : snap1 };
+        size_t l[2] = { sizeof snap0 - 1, pq ? n : sizeof snap1 - 1 };
+        const char *nm[2] = { "snap0", path };
+        hs_pq_opts o = { 1000.0, 0, 16 };
+        hs_portcounters pc;
+        rc = hs_pc_import_perfquery(t, l, nm, 2, map, &o, &pc, &e);
+        if (!rc)
+            hs_pc_free(&pc);
+        hs_ibmap_free(map);
+        return rc;
+    }
     fprintf(stderr, "hs_fuzz: unknown target '%s'\n", target);
     exit(2);
 }
