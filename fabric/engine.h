@@ -142,21 +142,29 @@ typedef struct hs__cring {
     uint8_t  head, n;
 } hs__cring;
 
+/* One link's transmitter and the constants its events read, in one
+ * 64-byte line: on a large network each event's state is a cache miss,
+ * so what one event touches lives together.  (The round-robin pointers
+ * per output VC live with the request bitsets in req[].) */
 typedef struct hs__oport {
     hs_time  stall_since;  /* HS_TIME_NEVER unless idle with a credit-starved request */
     uint64_t queued;       /* bytes of head packets requesting this output */
+    hs_time  ser_full;     /* serialisation of a full packet */
+    hs_time  tau;          /* congestion threshold (DESIGN.md) */
     uint32_t cur_in;       /* input link being read (switch outputs) */
     uint32_t cur_bytes;
     uint32_t cur_msg;      /* NIC: message whose last packet is on the wire */
-    uint32_t rrv[HS_FABRIC_MAX_VCS]; /* per output VC: requester at its turn */
+    uint32_t gp_in;        /* global port where this link arrives (switches) */
     uint8_t  rrvc;         /* VC to serve first */
     uint16_t stall_pidx;   /* phase the stall is charged to */
     uint8_t  busy;
     uint8_t  cur_vc;
     uint8_t  waiting;      /* blocked on credit: wants an EV_WAKE */
     uint8_t  wake;         /* an EV_WAKE is scheduled */
-    uint32_t req_off;      /* this output's request bitset in req[] */
-} hs__oport;
+    uint32_t req_off;      /* this output's request bitsets in req[]: VC v's
+                              at req_off + v * words(switch), then the
+                              round-robin pointers (uint32 per VC) */
+} __attribute__((aligned(64))) hs__oport;
 
 /* Switch input ports are numbered globally, gp = port_off[switch] + port,
  * and a switch's requesters r = port * nvc + vc are contiguous from
@@ -166,9 +174,12 @@ typedef struct hs__iport {
     uint8_t rrvc;          /* VC to offer first when it frees */
 } hs__iport;
 
-/* What the head packet of an input FIFO asks of its output. */
+/* What the head packet of an input FIFO asks of its output (out = HS_NIL:
+ * the FIFO is empty), so that a freed input finds its heads' outputs in
+ * one small block instead of reading each head packet. */
 typedef struct hs__req {
     uint32_t need;         /* bytes (credits) */
+    uint32_t out;          /* output link requested, or HS_NIL */
     uint8_t  ovc;          /* VC on the output */
 } hs__req;
 
@@ -210,18 +221,18 @@ struct hs_fabric {
 
     /* per link (index = link id, [0] unused) */
     const hs_link_info *lk;
-    hs_time  *ser_full;     /* serialisation of a full packet */
-    hs_time  *tau;
     hs__oport *op;
     hs__iport *ip;          /* [global port] */
-    uint32_t  *gp_in;       /* [l]: global port where link l arrives (switches) */
     hs__req   *rq;          /* [global port * nvc + vc] */
     int64_t  *credits;      /* [l * nvc + v], absorbed so far */
     hs__cring *cring;       /* [l]: credits on their way back */
     int64_t   cap_vc;       /* initial credits of a switch VC buffer */
     uint32_t *qhead, *qtail;/* switch input FIFOs [l * nvc + v] */
-    uint64_t *req;          /* request bitsets */
+    uint64_t *req;          /* request bitsets: per output, one per output VC */
+    uint64_t *ibusy;        /* per switch: requesters whose input port is busy */
+    uint32_t *sw_boff;      /* per switch: its words in ibusy */
     uint32_t *sw_nreq;      /* per switch: requesters = ports * nvc */
+    uint32_t  full_need;    /* bytes of the largest packet */
 
     /* NICs */
     hs__nic  *nic;
@@ -302,7 +313,7 @@ void hs__pkt_free(hs_fabric *F, uint32_t p);
 static inline hs_time hs__ser(const hs_fabric *F, uint32_t link, uint32_t bytes)
 {
     if (bytes == F->prm.mtu + F->prm.header)
-        return F->ser_full[link];
+        return F->op[link].ser_full;
     uint64_t r = F->lk[link].bw;
     return (bytes * HS_PS_PER_S + r - 1) / r;
 }
