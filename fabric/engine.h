@@ -101,7 +101,8 @@ typedef struct hs__pkt {
     uint16_t pidx;       /* dense phase index */
     uint8_t  vc;         /* VC of the buffer it occupies */
     uint8_t  out_vc;     /* VC on the chosen output */
-    uint8_t  monitored;
+    uint8_t  monitored : 1;
+    uint8_t  lane : 3;   /* VC within its class on every link (vcsel=) */
     uint8_t  nsw;        /* switch-to-switch hops taken */
     uint8_t  ng;         /* dragonfly global hops taken */
     hs_field field;
@@ -190,6 +191,7 @@ typedef struct hs__nic {
     uint64_t seq;          /* next packet sequence number */
     uint32_t qoff;         /* first of its injection queues in qhead/qtail */
     uint32_t nactive;      /* messages in its queues */
+    uint32_t rr_lane;      /* vcsel=rr: the next packet's lane */
 } hs__nic;
 
 /* Ground truth of one link (one phase, one window, or the total). */
@@ -217,6 +219,8 @@ struct hs_fabric {
     uint32_t max_route;     /* hs_topo_max_route_links */
     double   monitor_p;     /* probability a message is monitored (manifest) */
     unsigned nvc;
+    unsigned vc_lanes;      /* VCs per class (topology's vcs= / classes) */
+    uint64_t ugal_t;        /* UGAL bias, bytes x hops, resolved */
     uint32_t N, S, L;
 
     /* per link (index = link id, [0] unused) */
@@ -361,6 +365,11 @@ void hs__nic_deliver(hs_fabric *F, uint32_t p);
 uint32_t hs__msg_alloc(hs_fabric *F);
 
 /* ---- route_*.c: choose p->out and p->out_vc at switch sw ------------------- */
+/* The VC of class c for packet p: c * lanes + its lane. */
+static inline uint8_t hs__vc(const hs_fabric *F, const hs__pkt *p, unsigned c)
+{
+    return (uint8_t)(c * F->vc_lanes + p->lane);
+}
 void hs__route(hs_fabric *F, uint32_t sw, hs__pkt *p);
 void hs__route_fattree(hs_fabric *F, uint32_t sw, hs__pkt *p);
 void hs__route_dragonfly(hs_fabric *F, uint32_t sw, hs__pkt *p);

@@ -25,7 +25,7 @@ void hs_fabric_params_default(hs_fabric_params *p)
     p->tau = 0;
     p->window = 10 * HS_PS_PER_US;
     p->max_windows = 256;
-    p->ugal_threshold = 0;
+    p->ugal_threshold = HS_UGAL_AUTO;
     p->seed = 1;
     hs_scheme_cfg_default(&p->scheme);
     p->scheme.hop_bits = 0; /* auto: fitted to the longest route */
@@ -125,6 +125,7 @@ int hs_fabric_create_topo(hs_fabric **out, hs_topo *t, const hs_fabric_params *p
     F->S = t->nswitches;
     F->L = t->nlinks;
     F->nvc = t->nvc;
+    F->vc_lanes = t->lanes ? t->lanes : 1;
     F->lk = t->links;
     F->pk_free = F->ms_free = F->tm_free = HS_NIL;
     hs_scheme_cfg cfg = p->scheme;
@@ -185,6 +186,9 @@ int hs_fabric_create_topo(hs_fabric **out, hs_topo *t, const hs_fabric_params *p
     uint32_t full = p->mtu + p->header;
     if (full < HS_FABRIC_MIN_PACKET)
         full = HS_FABRIC_MIN_PACKET;
+    if (F->prm.ugal_threshold == HS_UGAL_AUTO)
+        F->prm.ugal_threshold = (uint64_t)HS_UGAL_AUTO_PACKETS * full;
+    F->ugal_t = F->prm.ugal_threshold;
     for (uint32_t l = 1; l <= F->L; l++) {
         const hs_link_info *li = &F->lk[l];
         hs__oport *op = &F->op[l];
