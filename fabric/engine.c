@@ -285,8 +285,6 @@ static inline void prefetch_near(const hs_fabric *F, uint64_t d)
     switch (d >> EV_SHIFT) {
     case EV_ARRIVE: {
         const hs__pkt *p = &F->pk[arg];
-        size_t q = (size_t)p->in * F->nvc + p->vc;
-        __builtin_prefetch(&F->qtail[q], 1);
         __builtin_prefetch(&F->op[p->in], 0);
         __builtin_prefetch(&F->lk[p->in], 0);
         break;

@@ -156,6 +156,7 @@ typedef struct hs__oport {
     uint32_t cur_bytes;
     uint32_t cur_msg;      /* NIC: message whose last packet is on the wire */
     uint32_t gp_in;        /* global port where this link arrives (switches) */
+    uint32_t sw;           /* switch it leaves (switch outputs) */
     uint8_t  rrvc;         /* VC to serve first */
     uint16_t stall_pidx;   /* phase the stall is charged to */
     uint8_t  busy;
@@ -175,13 +176,15 @@ typedef struct hs__iport {
     uint8_t rrvc;          /* VC to offer first when it frees */
 } hs__iport;
 
-/* What the head packet of an input FIFO asks of its output (out = HS_NIL:
- * the FIFO is empty), so that a freed input finds its heads' outputs in
- * one small block instead of reading each head packet. */
+/* A switch input FIFO (one per port and VC, [global port * nvc + vc]):
+ * its packets, and what its head asks of its output (out = HS_NIL: the
+ * FIFO is empty), so that arbitration and a freed input find the heads,
+ * their sizes and outputs in one small block per port instead of reading
+ * each head packet. */
 typedef struct hs__req {
-    uint32_t need;         /* bytes (credits) */
-    uint32_t out;          /* output link requested, or HS_NIL */
-    uint8_t  ovc;          /* VC on the output */
+    uint32_t head, tail;   /* packets, linked by next (HS_NIL: none) */
+    uint32_t need;         /* bytes (credits) of the head */
+    uint32_t out;          /* output link the head requested, or HS_NIL */
 } hs__req;
 
 typedef struct hs__nic {
@@ -227,11 +230,10 @@ struct hs_fabric {
     const hs_link_info *lk;
     hs__oport *op;
     hs__iport *ip;          /* [global port] */
-    hs__req   *rq;          /* [global port * nvc + vc] */
+    hs__req   *rq;          /* input FIFOs [global port * nvc + vc] */
     int64_t  *credits;      /* [l * nvc + v], absorbed so far */
     hs__cring *cring;       /* [l]: credits on their way back */
     int64_t   cap_vc;       /* initial credits of a switch VC buffer */
-    uint32_t *qhead, *qtail;/* switch input FIFOs [l * nvc + v] */
     uint64_t *req;          /* request bitsets: per output, one per output VC */
     uint64_t *ibusy;        /* per switch: requesters whose input port is busy */
     uint32_t *sw_boff;      /* per switch: its words in ibusy */
@@ -353,6 +355,11 @@ void hs__credit_wait(hs_fabric *F, uint32_t o);
 void hs__credit_flush(hs_fabric *F);
 
 /* ---- switch.c --------------------------------------------------------------- */
+/* The FIFO of VC v of link l into a switch. */
+static inline hs__req *hs__fifo(const hs_fabric *F, uint32_t l, unsigned v)
+{
+    return &F->rq[(size_t)F->op[l].gp_in * F->nvc + v];
+}
 void hs__switch_arrive(hs_fabric *F, uint32_t p);
 void hs__switch_tx_end(hs_fabric *F, uint32_t o);
 void hs__switch_arbitrate(hs_fabric *F, uint32_t o);

@@ -78,8 +78,6 @@ void hs_fabric_destroy(hs_fabric *F)
     free(F->rq);
     free(F->credits);
     free(F->cring);
-    free(F->qhead);
-    free(F->qtail);
     free(F->req);
     free(F->ibusy);
     free(F->sw_boff);
@@ -161,22 +159,18 @@ int hs_fabric_create_topo(hs_fabric **out, hs_topo *t, const hs_fabric_params *p
     F->rq = calloc((GP ? GP : 1) * nvc, sizeof *F->rq);
     F->credits = calloc(L1 * nvc, sizeof *F->credits);
     F->cring = calloc(L1, sizeof *F->cring);
-    F->qhead = malloc(L1 * nvc * sizeof *F->qhead);
-    F->qtail = malloc(L1 * nvc * sizeof *F->qtail);
     F->sw_nreq = calloc(F->S ? F->S : 1, sizeof *F->sw_nreq);
     F->sw_boff = calloc(F->S ? F->S : 1, sizeof *F->sw_boff);
     F->nic = calloc(F->N, sizeof *F->nic);
     F->mq_head = malloc((size_t)F->N * Q * sizeof *F->mq_head);
     F->mq_tail = malloc((size_t)F->N * Q * sizeof *F->mq_tail);
     F->rx_rate = calloc(F->N, sizeof *F->rx_rate);
-    if (!F->op || !F->ip || !F->rq || !F->credits || !F->cring || !F->qhead ||
-        !F->qtail || !F->sw_nreq || !F->sw_boff || !F->nic || !F->mq_head || !F->mq_tail || !F->rx_rate ||
+    if (!F->op || !F->ip || !F->rq || !F->credits || !F->cring ||
+        !F->sw_nreq || !F->sw_boff || !F->nic || !F->mq_head || !F->mq_tail || !F->rx_rate ||
         hs__truth_init(F) != 0 || hs__ev_init(F) != 0) {
         hs_fabric_destroy(F);
         return hs_error_set(err, HS_ENOMEM, "out of memory building the network");
     }
-    memset(F->qhead, 0xff, L1 * nvc * sizeof *F->qhead);
-    memset(F->qtail, 0xff, L1 * nvc * sizeof *F->qtail);
     memset(F->mq_head, 0xff, (size_t)F->N * Q * sizeof *F->mq_head);
     memset(F->mq_tail, 0xff, (size_t)F->N * Q * sizeof *F->mq_tail);
     /* Unbounded buffers: credits that can never run out, yet keep
@@ -201,6 +195,7 @@ int hs_fabric_create_topo(hs_fabric **out, hs_topo *t, const hs_fabric_params *p
             op->tau = 1;
         if (li->to_kind == HS_DEV_SWITCH)
             op->gp_in = t->port_off[li->to] + li->to_port;
+        op->sw = li->from_kind == HS_DEV_SWITCH ? li->from : HS_NIL;
         F->op[l].stall_since = HS_TIME_NEVER;
         F->op[l].cur_msg = HS_NIL;
         F->op[l].cur_in = HS_NIL;
@@ -215,7 +210,7 @@ int hs_fabric_create_topo(hs_fabric **out, hs_topo *t, const hs_fabric_params *p
         return hs_error_set(err, HS_ENOMEM, "out of memory building the network");
     }
     for (size_t j = 0; j < GP * nvc; j++)
-        F->rq[j].out = HS_NIL;
+        F->rq[j].head = F->rq[j].tail = F->rq[j].out = HS_NIL;
     F->full_need = full;
     /* request bitsets: per switch output, one per output VC, each sized
      * for its switch's requesters (ports x VCs); per switch, one bitset of
@@ -404,7 +399,7 @@ void hs_fabric_get_stats(const hs_fabric *F, hs_fabric_stats *s)
     size_t m = sizeof *F;
     m += L1 * sizeof(hs__oport);
     m += (size_t)F->topo->port_off[F->S] * (sizeof(hs__iport) + F->nvc * sizeof(hs__req));
-    m += L1 * F->nvc * (sizeof(int64_t) + 2 * sizeof(uint32_t)) + L1 * sizeof(hs__cring);
+    m += L1 * F->nvc * sizeof(int64_t) + L1 * sizeof(hs__cring);
     for (uint32_t sw = 0; sw < F->S; sw++)
         m += ((size_t)(F->topo->port_off[sw + 1] - F->topo->port_off[sw]) *
               (F->nvc * ((F->sw_nreq[sw] + 63) / 64) + (F->nvc + 1) / 2) +

@@ -60,7 +60,6 @@ static void request(hs_fabric *F, const hs__pkt *p)
     unsigned nvc = F->nvc;
     hs__req *q = &F->rq[(size_t)gp * nvc + p->vc];
     q->need = p->bytes;
-    q->ovc = p->out_vc;
     q->out = p->out;
     const hs_link_info *li = &F->lk[p->in];
     uint32_t r = li->to_port * nvc + p->vc;
@@ -76,12 +75,10 @@ static void start_tx(hs_fabric *F, uint32_t o, uint32_t pi, uint32_t r, uint32_t
     hs__oport *op = &F->op[o];
     uint32_t i = p->in;
     unsigned v = p->vc;
-    size_t q = (size_t)i * F->nvc + v;
-    F->qhead[q] = p->next;
-    if (p->next == HS_NIL) {
-        F->qtail[q] = HS_NIL;
-        F->rq[(size_t)gp * F->nvc + v].out = HS_NIL;
-    }
+    hs__req *q = &F->rq[(size_t)gp * F->nvc + v];
+    q->head = p->next;
+    if (p->next == HS_NIL)
+        q->tail = q->out = HS_NIL;
     F->req[op->req_off + (size_t)p->out_vc * sw_words(F, s) + (r >> 6)] &= ~(1ull << (r & 63));
     op->queued -= p->bytes;
     set_ibusy(F, s, gp, port, 1);
@@ -96,12 +93,12 @@ static void start_tx(hs_fabric *F, uint32_t o, uint32_t pi, uint32_t r, uint32_t
     if (p->tail > t0 + ser)
         t0 = p->tail - ser;
     hs__link_transmit(F, o, pi, t0);
-    uint32_t nh = F->qhead[q];
+    uint32_t nh = q->head;
     if (nh != HS_NIL) {
         /* the next packet of this FIFO is head now: route it; its input is
          * busy, so it cannot be granted yet, but it may start a stall */
         hs__pkt *h = &F->pk[nh];
-        hs__route(F, F->lk[i].to, h);
+        hs__route(F, s, h);
         request(F, h);
         uint32_t o2 = h->out;
         if (!F->op[o2].busy) {
@@ -157,7 +154,7 @@ void hs__switch_arbitrate(hs_fabric *F, uint32_t o)
     if (op->busy)
         return;
     hs__credit_absorb(F, o);
-    uint32_t s = F->lk[o].from;
+    uint32_t s = op->sw;
     uint32_t n = F->sw_nreq[s];
     uint32_t w = sw_words(F, s);
     const uint64_t *base = F->req + op->req_off;
@@ -187,18 +184,13 @@ void hs__switch_arbitrate(hs_fabric *F, uint32_t o)
         if (r == UINT32_MAX)
             continue;
         uint32_t port = nvc == 1 ? r : r / nvc;
-        unsigned iv = nvc == 1 ? 0 : r % nvc;   /* the input FIFO's VC */
-        uint32_t i = F->topo->port_in[gp0 + port];
         rrv[v] = r + 1 < n ? r + 1 : 0;
         op->rrvc = (uint8_t)((v + 1) % nvc);
-        start_tx(F, o, F->qhead[(size_t)i * nvc + iv], r, gp0 + port, s, port);
+        start_tx(F, o, rq[r].head, r, gp0 + port, s, port);
         return;
     }
     if (stall_r != UINT32_MAX) {
-        uint32_t port = nvc == 1 ? stall_r : stall_r / nvc;
-        unsigned v = nvc == 1 ? 0 : stall_r % nvc;
-        uint32_t i = F->topo->port_in[gp0 + port];
-        hs__stall_begin(F, o, F->pk[F->qhead[(size_t)i * nvc + v]].pidx);
+        hs__stall_begin(F, o, F->pk[rq[stall_r].head].pidx);
     } else {
         hs__stall_end(F, o);
     }
@@ -207,21 +199,22 @@ void hs__switch_arbitrate(hs_fabric *F, uint32_t o)
 void hs__switch_arrive(hs_fabric *F, uint32_t pi)
 {
     hs__pkt *p = &F->pk[pi];
-    size_t q = (size_t)p->in * F->nvc + p->vc;
+    uint32_t gp = F->op[p->in].gp_in;
+    hs__req *q = &F->rq[(size_t)gp * F->nvc + p->vc];
     p->next = HS_NIL;
-    if (F->qtail[q] != HS_NIL) {
-        F->pk[F->qtail[q]].next = pi;
-        F->qtail[q] = pi;
+    if (q->tail != HS_NIL) {
+        F->pk[q->tail].next = pi;
+        q->tail = pi;
         return;
     }
     /* head of its FIFO at once: route and request */
-    F->qhead[q] = F->qtail[q] = pi;
+    q->head = q->tail = pi;
     hs__route(F, F->lk[p->in].to, p);
     request(F, p);
     uint32_t o = p->out;
     if (F->op[o].busy)
         return;
-    if (F->ip[F->op[p->in].gp_in].busy) {
+    if (F->ip[gp].busy) {
         hs__credit_absorb(F, o);
         if (*credit(F, o, p->out_vc) < (int64_t)p->bytes)
             hs__stall_begin(F, o, p->pidx);
@@ -236,7 +229,7 @@ void hs__switch_tx_end(hs_fabric *F, uint32_t o)
     uint32_t i = op->cur_in;
     uint32_t gp = F->op[i].gp_in;
     op->busy = 0;
-    set_ibusy(F, F->lk[o].from, gp, F->lk[i].to_port, 0);
+    set_ibusy(F, op->sw, gp, gp - F->topo->port_off[op->sw], 0);
     /* the packet's tail has left input buffer i: its space goes back to
      * the transmitter of link i, one link latency away */
     hs__credit_return(F, i, op->cur_vc, op->cur_bytes);
