@@ -254,15 +254,16 @@ void hs__pkt_free(hs_fabric *F, uint32_t p)
 /* ---- run loop ---------------------------------------------------------------- */
 
 /* Prefetching.  On a large network the state an event touches (its
- * packet, its link's transmitter and credits, the input FIFO it joins) is
- * out of cache: the run is bound by memory latency, one miss after
- * another.  But a lane's future events are known in advance, so when an
- * event leaves a lane the state of the event PF_FAR places behind it is
- * fetched, and for the one PF_NEAR behind (whose packet should be in
- * cache by now) the state its packet points to.  Prefetches change no
- * result, only when memory is read. */
-#define PF_FAR 12
-#define PF_NEAR 6
+ * packet, its link's transmitter and credits, the input FIFO it joins, the
+ * link's ground truth) is out of cache: the run is bound by memory
+ * latency, one miss after another.  But a lane's future events are known
+ * in advance, so when an event leaves a lane, the event PF_FAR places
+ * behind it has its first line fetched (packet or transmitter), the one
+ * PF_MID behind what that line points to, and the one PF_NEAR behind the
+ * next step.  Prefetches change no result, only when memory is read. */
+#define PF_FAR 15
+#define PF_MID 10
+#define PF_NEAR 5
 
 static inline void prefetch_far(const hs_fabric *F, uint64_t d)
 {
@@ -279,7 +280,7 @@ static inline void prefetch_far(const hs_fabric *F, uint64_t d)
     }
 }
 
-static inline void prefetch_near(const hs_fabric *F, uint64_t d)
+static inline void prefetch_mid(const hs_fabric *F, uint64_t d)
 {
     uint64_t arg = d & EV_ARG_MASK;
     switch (d >> EV_SHIFT) {
@@ -290,20 +291,44 @@ static inline void prefetch_near(const hs_fabric *F, uint64_t d)
         break;
     }
     case EV_TX_END: {
-        uint32_t i = F->op[arg].cur_in;
-        if (i != HS_NIL) {
-            __builtin_prefetch(&F->op[i], 1);
-            __builtin_prefetch(&F->lk[i], 0);
-            __builtin_prefetch(&F->cring[i], 1);
-        }
+        const hs__oport *op = &F->op[arg];
+        if (op->cur_in != HS_NIL)
+            __builtin_prefetch(&F->op[op->cur_in], 1);
+        __builtin_prefetch(F->req + op->req_off, 1);
         __builtin_prefetch(&F->cring[arg], 1);
         __builtin_prefetch(&F->credits[(size_t)arg * F->nvc], 1);
+        if (F->twin_blk)
+            __builtin_prefetch(&F->twin_blk[arg], 1);
         break;
     }
     case EV_NIC_TX_END:
         __builtin_prefetch(&F->cring[arg], 1);
         __builtin_prefetch(&F->credits[(size_t)arg * F->nvc], 1);
+        if (F->twin_blk)
+            __builtin_prefetch(&F->twin_blk[arg], 1);
         break;
+    }
+}
+
+static inline void prefetch_near(const hs_fabric *F, uint64_t d)
+{
+    uint64_t arg = d & EV_ARG_MASK;
+    switch (d >> EV_SHIFT) {
+    case EV_ARRIVE: {
+        const hs__pkt *p = &F->pk[arg];
+        __builtin_prefetch(&F->rq[(size_t)F->op[p->in].gp_in * F->nvc + p->vc], 1);
+        break;
+    }
+    case EV_TX_END: {
+        uint32_t i = F->op[arg].cur_in;
+        if (i != HS_NIL) {
+            uint32_t gp = F->op[i].gp_in;
+            __builtin_prefetch(&F->rq[(size_t)gp * F->nvc], 0);
+            __builtin_prefetch(&F->ip[gp], 1);
+            __builtin_prefetch(&F->cring[i], 1);
+        }
+        break;
+    }
     }
 }
 
@@ -345,6 +370,8 @@ int hs_fabric_run(hs_fabric *F, hs_time until)
             uint32_t m = L->cap - 1;
             if (L->n > PF_FAR)
                 prefetch_far(F, L->e[(L->head + PF_FAR) & m].d);
+            if (L->n > PF_MID)
+                prefetch_mid(F, L->e[(L->head + PF_MID) & m].d);
             if (L->n > PF_NEAR)
                 prefetch_near(F, L->e[(L->head + PF_NEAR) & m].d);
         }
