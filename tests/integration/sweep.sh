@@ -27,7 +27,7 @@ nonnum=$(tail -n +2 j1/sweep.csv | cut -d, -f9- | tr ',' '\n' | grep -cvE '^-?[0
 t_eq "time_s and features are plain decimal numbers" 0 "$nonnum"
 t_eq "no quotes" 0 "$(grep -c '"' j1/sweep.csv)"
 t_eq "run indices 0..13 in order" "0 1 2 3 4 5 6 7 8 9 10 11 12 13" "$(tail -n +2 j1/sweep.csv | cut -d, -f1 | tr '\n' ' ' | sed 's/ $//')"
-t_eq "descriptors: commas of the topology spec escaped" "fattree:k=4;n=2;taper=1;bw=25GB/s;lat=100ns;routing=dmodk" "$(sed -n 2p j1/sweep.csv | cut -d, -f8)"
+t_eq "descriptors: commas of the topology spec escaped" "fattree:k=4;n=2;taper=1;bw=25GB/s;lat=100ns;nbw=25GB/s;nlat=100ns;vcs=1;routing=dmodk" "$(sed -n 2p j1/sweep.csv | cut -d, -f8)"
 t_eq "mappings crossed with backgrounds" "linear,none linear,alltoall:frac=0.5 roundrobin,none" "$(tail -n +2 j1/sweep.csv | head -3 | cut -d, -f2,3 | tr '\n' ' ' | sed 's/ $//')"
 t_eq "random mappings seeded from --seed" "random:1 random:2 random:3" "$(tail -n +2 j1/sweep.csv | cut -d, -f2 | grep random | sort -u | tr '\n' ' ' | sed 's/ $//')"
 t_eq "blocked:ppn is the linear mapping (same row)" "$(sed -n 2p j1/sweep.csv | cut -d, -f9-)" "$(sed -n 6p j1/sweep.csv | cut -d, -f9-)"
