@@ -4,7 +4,7 @@
 # topology API to recompute the routes of the regular families.
 CORE_SRCS += analyzer/rundir_read.c analyzer/appjson.c analyzer/phases.c analyzer/route.c \
              analyzer/analyze.c analyzer/trees.c analyzer/judge.c analyzer/diagnose.c \
-             analyzer/mapping.c \
+             analyzer/mapping.c analyzer/cul_table.c analyzer/culprits.c analyzer/cul_output.c \
              analyzer/output.c
 INSTALL_HEADERS += include/hopscope/analyzer.h
 CFLAGS_analyzer_ := -O3

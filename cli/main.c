@@ -254,6 +254,9 @@ static const hs__cmd commands[] = {
       "  hopscope gen pf3d --ranks 256 -o T && hopscope simulate \\\n"
       "      --topo fattree:k=16,n=2,taper=4 -i T --map roundrobin -o RUN\n"
       "  hopscope analyze RUN && hopscope whatif RUN --map suggested\n" },
+    { "culprits", hs__cmd_culprits,
+      "which feature explains the run time across a sweep of runs (GBRT, XGBoost)",
+      hs__help_culprits },
     { "gen", hs__cmd_gen, "write a synthetic trace of a standard pattern (halo3d, pf3d, canary, incast, pingpong)",
       hs__help_gen },
     { "trace", hs__cmd_trace, "summarise, list or check a recorded trace (stats|dump|check)",
