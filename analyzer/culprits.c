@@ -167,9 +167,14 @@ static int scaler_fit(const hs_cul_data *d, const size_t *rows, size_t n, scaler
     return 0;
 }
 
+/* Values far outside the training runs' range stay finite floats (a test
+ * run may lie anywhere; the trees only compare against split points in
+ * [0, 1]). */
+#define SCALED_MAX 1e30
 static double scale(double v, double lo, double hi)
 {
-    return hi > lo ? (v - lo) / (hi - lo) : 0;
+    double s = hi > lo ? (v - lo) / (hi - lo) : 0;
+    return isfinite(s) ? fmax(-SCALED_MAX, fmin(SCALED_MAX, s)) : 0;
 }
 
 static double yscale(const scaler *s, double y) { return scale(y, s->ylo, s->yhi); }

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Fuzzes every reader of outside input with hs_fuzz (tests/fuzz/hs_fuzz.c,
 # ASan+UBSan): traces, topology files, phases files, mapping files,
-# analysis.json and run directories.  Seed inputs: tests/fuzz/corpus/ (the
+# analysis.json, run directories, tables of runs (sweep.csv) and
+# culprits.json.  Seed inputs: tests/fuzz/corpus/ (the
 # text formats) and, made here by the hopscope command, a trace (gen), a
 # run directory (simulate -i) and its analysis.json (analyze).
 #
@@ -62,4 +63,9 @@ fuzz analysis "$W/analysis.json" 300
 for f in tests/fuzz/corpus/topo/*; do fuzz topo "$f" 800; done
 for f in tests/fuzz/corpus/phases/*; do fuzz phases "$f" 1000; done
 for f in tests/fuzz/corpus/mapping/*; do fuzz mapping "$f" 1000; done
+for f in tests/fuzz/corpus/culprits/*; do fuzz culprits "$f" 400; done
+if "$H" culprits tests/fuzz/corpus/culprits/small.csv -o "$W/cul" --rounds 5 --folds 2 \
+       --exhaustive-max 3 -q 2>/dev/null; then
+    fuzz culprits_json "$W/cul/culprits.json" 300
+fi
 exit $failed
