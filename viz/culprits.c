@@ -170,7 +170,7 @@ static void svg(hs__vz_buf *b, const char *target, double rcc, double r2, const 
 {
     size_t nb = nf < MAX_BARS ? nf : MAX_BARS;
     double bars_h = (double)nb * BAR_ROW;
-    double h = TOP + fmax(bars_h, SC_W) + 70;
+    double h = TOP + fmax(bars_h, SC_W) + 90;
     char s[256];
     hs__vz_svg_open(b, W, h, "Which feature explains the run time");
     text(b, 10, 18, "font-size=\"14\" font-weight=\"bold\"", "Which feature explains the run time");
@@ -233,7 +233,7 @@ static void svg(hs__vz_buf *b, const char *target, double rcc, double r2, const 
         line(b, x0, y0 + sz, x0 + sz, y0, "stroke=\"#bbb\" stroke-dasharray=\"4 3\"");
         for (int k = 0; k <= 4; k++) {
             double v = lo + (hi - lo) * k / 4, px = x0 + sz * k / 4, py = y0 + sz - sz * k / 4;
-            snprintf(s, sizeof s, "%.4g", v);
+            snprintf(s, sizeof s, "%.3g", v);
             text(b, px, y0 + sz + 14, "text-anchor=\"middle\" font-size=\"9\"", s);
             text(b, x0 - 4, py + 3, "text-anchor=\"end\" font-size=\"9\"", s);
         }
@@ -261,24 +261,25 @@ static void svg(hs__vz_buf *b, const char *target, double rcc, double r2, const 
                   x0 - 44, y0 + sz / 2);
     hs__vz_esc(b, s);
     hs__vz_puts(b, "</text>\n");
-    hs__vz_printf(b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"/>", x0 + 6, y0 - 10,
+    double ly = y0 + sz + 48;   /* legend rows below the axis title */
+    hs__vz_printf(b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"/>", x0 + 6, ly - 4,
                   COL_TEST);
     hs__vz_puts(b, "<text x=\"");
     hs__vz_num(b, x0 + 12);
     hs__vz_puts(b, "\" y=\"");
-    hs__vz_num(b, y0 - 6);
+    hs__vz_num(b, ly);
     hs__vz_printf(b, "\" font-size=\"10\">held-out runs (%zu): RCC ", nte);
     fmtn(b, rcc);
     hs__vz_puts(b, ", R\xc2\xb2 ");
     fmtn(b, r2);
     hs__vz_puts(b, "</text>\n");
     if (nge) {
-        hs__vz_printf(b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"/>", x0 + 206,
-                      y0 - 10, COL_GEN);
+        hs__vz_printf(b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"/>", x0 + 6,
+                      ly + 10, COL_GEN);
         hs__vz_puts(b, "<text x=\"");
-        hs__vz_num(b, x0 + 212);
+        hs__vz_num(b, x0 + 12);
         hs__vz_puts(b, "\" y=\"");
-        hs__vz_num(b, y0 - 6);
+        hs__vz_num(b, ly + 14);
         hs__vz_printf(b, "\" font-size=\"10\">other scale (%zu): RCC ", nge);
         fmtn(b, grcc);
         hs__vz_puts(b, ", R\xc2\xb2 ");
