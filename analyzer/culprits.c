@@ -81,25 +81,6 @@ double hs_cul_r2(const double *obs, const double *pred, size_t n)
     return tot > 0 ? 1 - res / tot : NAN;
 }
 
-static double mean_sd(const double *v, size_t n, double *sd)
-{
-    double m = 0, s = 0;
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++)
-        if (isfinite(v[i]))
-            m += v[i], k++;
-    if (!k) {
-        *sd = NAN;
-        return NAN;
-    }
-    m /= (double)k;
-    for (size_t i = 0; i < n; i++)
-        if (isfinite(v[i]))
-            s += (v[i] - m) * (v[i] - m);
-    *sd = k > 1 ? sqrt(s / (double)(k - 1)) : 0;
-    return m;
-}
-
 void hs_cul_result_free(hs_cul_result *r)
 {
     if (!r)
@@ -128,6 +109,25 @@ const char *hs_cul_library(void)
     XGBoostVersion(&a, &b, &c);
     snprintf(v, sizeof v, "xgboost %d.%d.%d", a, b, c);
     return v;
+}
+
+static double mean_sd(const double *v, size_t n, double *sd)
+{
+    double m = 0, s = 0;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (isfinite(v[i]))
+            m += v[i], k++;
+    if (!k) {
+        *sd = NAN;
+        return NAN;
+    }
+    m /= (double)k;
+    for (size_t i = 0; i < n; i++)
+        if (isfinite(v[i]))
+            s += (v[i] - m) * (v[i] - m);
+    *sd = k > 1 ? sqrt(s / (double)(k - 1)) : 0;
+    return m;
 }
 
 /* ---- scaling and matrices ----------------------------------------------------- */
