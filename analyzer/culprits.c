@@ -765,7 +765,8 @@ int hs_cul_fit(const hs_cul_data *d, const hs_cul_params *p,
     }
 
     /* 4. greedy forward search: add the feature that best raises the
-     * cross-validated R^2 on the training runs, until all are in */
+     * cross-validated R^2 on the training runs, until all are in (or
+     * greedy_steps are) */
     if (p->greedy) {
         r->steps = calloc(nf, sizeof *r->steps);
         uint32_t *sel = malloc(nf * sizeof *sel);
@@ -775,8 +776,11 @@ int hs_cul_fit(const hs_cul_data *d, const hs_cul_params *p,
             free(in);
             goto oom;
         }
-        uint64_t done = 0, total = (uint64_t)nf * (nf + 1) / 2;
-        for (uint32_t k = 0; k < nf && !rc; k++) {
+        uint32_t steps = p->greedy_steps && p->greedy_steps < nf ? p->greedy_steps : nf;
+        uint64_t done = 0, total = 0;
+        for (uint32_t k = 0; k < steps; k++)
+            total += nf - k;
+        for (uint32_t k = 0; k < steps && !rc; k++) {
             double best = -INFINITY;
             uint32_t bf = UINT32_MAX;
             for (uint32_t f = 0; f < nf && !rc; f++) {
