@@ -304,16 +304,26 @@ void hs_cul_print(FILE *f, const hs_cul_data *d, const hs_cul_params *p,
     }
     for (unsigned q = 0; q < r->nq; q++) {
         const hs_cul_quant *m = &r->q[q];
-        uint32_t top = 0;
-        for (uint32_t fe = 1; fe < d->nf; fe++)
-            if (m->gain[fe] > m->gain[top])
-                top = fe;
         if (!q)
             fputc('\n', f);
-        fprintf(f, "quantile %.2f (%s runs): top feature %s (gain %s); held-out coverage %s, "
-                "RCC %s\n", m->tau, m->tau < 0.5 ? "fast" : m->tau > 0.5 ? "slow" : "median",
-                d->fname[top], fmt(m->gain[top], a, sizeof a), fmt(m->coverage, b, sizeof b),
-                fmt(m->rcc, c, sizeof c));
+        fprintf(f, "quantile %.2f (%s runs): held-out coverage %s, RCC %s; by gain:", m->tau,
+                m->tau < 0.5 ? "fast" : m->tau > 0.5 ? "slow" : "median",
+                fmt(m->coverage, a, sizeof a), fmt(m->rcc, b, sizeof b));
+        /* the three largest shares, largest first (ties: column order) */
+        uint32_t shown[3];
+        for (int k = 0; k < 3 && k < (int)d->nf; k++) {
+            uint32_t top = UINT32_MAX;
+            for (uint32_t fe = 0; fe < d->nf; fe++) {
+                int used = 0;
+                for (int j = 0; j < k; j++)
+                    used |= shown[j] == fe;
+                if (!used && (top == UINT32_MAX || m->gain[fe] > m->gain[top]))
+                    top = fe;
+            }
+            shown[k] = top;
+            fprintf(f, "%s %s %s", k ? "," : "", d->fname[top], fmt(m->gain[top], c, sizeof c));
+        }
+        fputc('\n', f);
     }
     if (r->have_gen)
         fprintf(f, "\ngeneralisation: trained on all %zu runs, tested on %zu others: RCC %s  "
