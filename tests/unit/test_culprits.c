@@ -345,6 +345,47 @@ static void test_generalise(void **state)
     hs_cul_data_free(&b);
 }
 
+/* Quantile models: on runs whose spread above the fastest grows with one
+ * feature (time = a + 0.5 b E, E exponential), the 0.1 model must lie below
+ * most held-out runs and the 0.9 model above most: a sign error in the
+ * pinball gradient would swap them.  The spread's feature b must matter
+ * more to the slow runs' model than to the fast runs'. */
+static void test_quantiles(void **state)
+{
+    (void)state;
+    rng_state = 31;
+    size_t n = 300, cap = 80 * (n + 1), len = 0;
+    char *s = malloc(cap);
+    len += (size_t)snprintf(s + len, cap - len, "time_s,f_a,f_b,f_n\n");
+    for (size_t i = 0; i < n; i++) {
+        double a = (double)(rnd() >> 11) / 9007199254740992.0;
+        double b = (double)(rnd() >> 11) / 9007199254740992.0;
+        double u = (double)(rnd() >> 11) / 9007199254740992.0;
+        double z = (double)(rnd() >> 11) / 9007199254740992.0;
+        len += (size_t)snprintf(s + len, cap - len, "%.6f,%.6f,%.6f,%.6f\n",
+                                a + 0.5 * b * -log(1 - u), a, b, z);
+    }
+    hs_table *t = parse(s);
+    free(s);
+    hs_cul_data d;
+    assert_int_equal(hs_cul_select(t, NULL, NULL, &d, NULL), 0);
+    hs_table_free(t);
+    hs_cul_params p = small_params();
+    p.greedy = 0;
+    hs_cul_result r;
+    hs_error e;
+    hs_error_clear(&e);
+    if (hs_cul_fit(&d, &p, NULL, NULL, &r, &e))
+        fail_msg("%s", e.msg);
+    assert_int_equal(r.nq, 2);
+    assert_true(r.q[0].tau == 0.1 && r.q[1].tau == 0.9);
+    if (!(r.q[0].coverage < 0.5 && r.q[1].coverage > 0.5))
+        fail_msg("coverage %g (0.1) and %g (0.9)", r.q[0].coverage, r.q[1].coverage);
+    assert_true(r.q[1].gain[1] > r.q[0].gain[1]);
+    hs_cul_result_free(&r);
+    hs_cul_data_free(&d);
+}
+
 static void test_params_rejected(void **state)
 {
     (void)state;
@@ -409,6 +450,7 @@ int main(void)
         cmocka_unit_test(test_two_culprits),
         cmocka_unit_test(test_deterministic),
         cmocka_unit_test(test_generalise),
+        cmocka_unit_test(test_quantiles),
         cmocka_unit_test(test_params_rejected),
 #else
         cmocka_unit_test(test_without_xgboost),
