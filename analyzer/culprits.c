@@ -15,6 +15,7 @@
 #include "hopscope/analyzer.h"
 #include "../common/rng.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -508,10 +509,14 @@ static int exhaustive(const hs_cul_data *d, const size_t *rows, size_t n, const 
         pid[started++] = c;
     }
     for (unsigned j = 0; j < started; j++) {
-        int st;
-        while (waitpid(pid[j], &st, 0) < 0)
+        int st = 0;
+        pid_t w;
+        while ((w = waitpid(pid[j], &st, 0)) < 0 && errno == EINTR)
             ;
-        if (!rc && (!WIFEXITED(st) || WEXITSTATUS(st) != 0))
+        if (w < 0 && !rc)       /* e.g. SIGCHLD ignored: the child was reaped unseen */
+            rc = hs_error_set(err, HS_ECHILD, "exhaustive search: cannot wait for process %u: "
+                              "%s", j + 1, strerror(errno));
+        else if (!rc && (!WIFEXITED(st) || WEXITSTATUS(st) != 0))
             rc = hs_error_set(err, HS_ECHILD, "exhaustive search: process %u of %u failed", j + 1,
                               started);
     }

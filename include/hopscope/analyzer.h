@@ -325,6 +325,9 @@ typedef struct hs_cul_result {
 } hs_cul_result;
 
 /* Fits and evaluates the model on d (docs/culprits.md says each step).
+ * The exhaustive search forks p->jobs child processes (each runs only the
+ * search and _exits) and waits for them: the caller must not have SIGCHLD
+ * ignored, or the search fails with HS_ECHILD.
  * Deterministic: the same data and params give the same result on every
  * machine with the same XGBoost.  HS_ENOTSUP when hopscope was built
  * without XGBoost (err names the Debian package), HS_ECHILD when a process
