@@ -73,14 +73,15 @@ static int plain_number(const char *s, size_t n, double *out)
     return 1;
 }
 
-/* An integer cell (the run column): optional '-', digits, within int64. */
+/* An integer cell (the run column): optional '-', at most 15 digits, so
+ * that every id is exact in the double the table keeps. */
 static int plain_int(const char *s, size_t n, int64_t *out)
 {
     size_t i = 0;
     int neg = 0;
     if (i < n && s[i] == '-')
         neg = 1, i++;
-    if (i == n || n - i > 18)
+    if (i == n || n - i > 15)
         return 0;
     int64_t v = 0;
     for (; i < n; i++) {

@@ -209,7 +209,8 @@ typedef struct hs_table {
 /* Parses text[0..len) (NAME in messages).  HS_EFORMAT with "NAME:LINE:
  * reason" (no header, a row with another number of fields, an empty line
  * inside, a quote, a NUL or control character, an empty or repeated column
- * name, a first column 'run' whose cell is not an integer or repeats a run),
+ * name, a first column 'run' whose cell is not an integer of at most 15
+ * digits or repeats a run),
  * HS_ENOMEM.  *out is NULL on failure; free with hs_table_free. */
 int hs_table_parse(const char *text, size_t len, const char *name, hs_table **out,
                    hs_error *err);

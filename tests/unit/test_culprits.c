@@ -81,6 +81,7 @@ static void test_reader_rejects(void **state)
     expect_parse_error("a,b\n1,2\r3,4\n", "t.csv:2: control character 0x0d");
     expect_parse_error("run,x\n1,2\n1.5,2\n", "t.csv:3: run '1.5' is not an integer");
     expect_parse_error("run,x\n4,2\n7,3\n4,5\n", "t.csv:4: run 4 repeats line 2");
+    expect_parse_error("run,x\n1234567890123456,2\n", "t.csv:2: run '1234567890123456' is not");
 }
 
 static hs_table *parse(const char *text)
