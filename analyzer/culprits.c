@@ -42,6 +42,7 @@ void hs_cul_params_default(hs_cul_params *p)
     p->folds = 5;
     p->perm_repeats = 5;
     p->greedy = 1;
+    p->greedy_steps = 10;
     p->search_folds = 3;
     p->exhaustive_max = 10;
     p->jobs = 0;

@@ -49,9 +49,10 @@ const char hs__help_culprits[] =
     "  --folds K           cross-validation folds (5)\n"
     "  --permutations N    shuffles per feature for permutation importance (5)\n"
     "  --search-folds K    folds of the training runs that score a feature subset (3)\n"
-    "  --no-greedy         skip the greedy search (it fits nf(nf+1)/2 x K models)\n"
-    "  --greedy-steps N    stop it once N features are chosen (default: all; the\n"
-    "                      step k scores nf - k + 1 subsets)\n"
+    "  --no-greedy         skip the greedy search (up to nf(nf+1)/2 x K fits)\n"
+    "  --greedy-steps N    stop it once N features are chosen (10; the step k\n"
+    "                      scores nf - k + 1 subsets)\n"
+    "  --greedy-all        run it until every feature is in\n"
     "  --exhaustive-max N  exhaustive search when there are at most N features\n"
     "                      (10; 0: never; at most 20): 2^N - 1 subsets x K fits\n"
     "  --jobs N            processes of the exhaustive search (default: online CPUs)\n"
@@ -122,6 +123,7 @@ int hs__cmd_culprits(int argc, char **argv)
         { "search-folds", required_argument, NULL, 'K' },
         { "no-greedy", no_argument, NULL, 'G' },
         { "greedy-steps", required_argument, NULL, 'g' },
+        { "greedy-all", no_argument, NULL, 'W' },
         { "exhaustive-max", required_argument, NULL, 'X' },
         { "jobs", required_argument, NULL, 'j' },
         { "quantiles", required_argument, NULL, 'Q' },
@@ -202,6 +204,7 @@ int hs__cmd_culprits(int argc, char **argv)
             p.search_folds = (unsigned)u;
             break;
         case 'G': p.greedy = 0; break;
+        case 'W': p.greedy_steps = 0; break;
         case 'g':
             if (hs_parse_u64(optarg, &u) || u < 1 || u > 65536)
                 USAGE("--greedy-steps %s: expected 1 to 65536", optarg);

@@ -264,7 +264,7 @@ typedef struct hs_cul_params {
     unsigned folds;          /* k of the cross validation (5) */
     unsigned perm_repeats;   /* permutations per feature (5) */
     int      greedy;         /* greedy forward feature-subset search (1) */
-    unsigned greedy_steps;   /* stop it after this many features (0: all of them) */
+    unsigned greedy_steps;   /* stop it after this many features (10; 0: all of them) */
     unsigned search_folds;   /* folds of the training part that score a subset (3) */
     unsigned exhaustive_max; /* exhaustive search when nf <= this (10; 0 never) */
     unsigned jobs;           /* processes of the exhaustive search (0: online CPUs) */
@@ -310,7 +310,7 @@ typedef struct hs_cul_result {
     double   cv_rcc, cv_rcc_sd, cv_r2, cv_r2_sd;
     hs_cul_imp *imp;         /* nf */
     uint32_t *rank;          /* nf features by decreasing gain (ties: permutation, index) */
-    hs_cul_step *steps;      /* greedy search: nsteps = nf, or greedy_steps */
+    hs_cul_step *steps;      /* greedy search: nsteps = min(nf, greedy_steps) */
     uint32_t  nsteps;
     hs_cul_subset *best;     /* exhaustive search: the best subsets, best first */
     uint32_t  nbest;

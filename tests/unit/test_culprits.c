@@ -217,6 +217,7 @@ static hs_cul_params small_params(void)
     p.rounds = 100;          /* keeps the suite fast under the sanitizers */
     p.perm_repeats = 3;
     p.exhaustive_max = 0;
+    p.greedy_steps = 0;      /* every step: the tests look at the whole search */
     return p;
 }
 
