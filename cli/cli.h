@@ -38,12 +38,14 @@ int hs__cmd_trace(int argc, char **argv);
 int hs__cmd_record(int argc, char **argv);
 int hs__cmd_gen(int argc, char **argv);
 int hs__cmd_render(int argc, char **argv);
+int hs__cmd_sweep(int argc, char **argv);
 int hs__cmd_culprits(int argc, char **argv);
 /* Help texts that live beside their subcommand. */
 extern const char hs__help_trace[];
 extern const char hs__help_record[];
 extern const char hs__help_gen[];
 extern const char hs__help_render[];
+extern const char hs__help_sweep[];
 extern const char hs__help_culprits[];
 
 /* cmd_analyze.c: analysis.json and, for a mapping finding, suggested.map. */

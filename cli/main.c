@@ -254,6 +254,9 @@ static const hs__cmd commands[] = {
       "  hopscope gen pf3d --ranks 256 -o T && hopscope simulate \\\n"
       "      --topo fattree:k=16,n=2,taper=4 -i T --map roundrobin -o RUN\n"
       "  hopscope analyze RUN && hopscope whatif RUN --map suggested\n" },
+    { "sweep", hs__cmd_sweep,
+      "replay one trace under many mappings (and backgrounds, routings, widths): sweep.csv",
+      hs__help_sweep },
     { "culprits", hs__cmd_culprits,
       "which feature explains the run time across a sweep of runs (GBRT, XGBoost)",
       hs__help_culprits },

@@ -7,4 +7,5 @@ CLI_SRCS += cli/cmd_analyze.c cli/cmd_whatif.c
 CLI_SRCS += cli/cmd_trace.c cli/cmd_record.c
 CLI_SRCS += cli/cmd_gen.c
 CLI_SRCS += cli/cmd_render.c cli/progress.c
+CLI_SRCS += cli/cmd_sweep.c
 CLI_SRCS += cli/cmd_culprits.c

@@ -179,6 +179,7 @@ typedef struct hs__nic {
     uint64_t seq;          /* next packet sequence number */
     uint32_t qoff;         /* first of its injection queues in qhead/qtail */
     uint32_t nactive;      /* messages in its queues */
+    uint32_t qmax;         /* the most of them at once (hs_fabric_nic_queue_max) */
 } hs__nic;
 
 /* Ground truth of one link (one phase, one window, or the total). */

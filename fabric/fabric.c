@@ -382,6 +382,11 @@ int hs_fabric_set_monitoring(hs_fabric *F, double p)
     return 0;
 }
 
+uint32_t hs_fabric_nic_queue_max(const hs_fabric *F, uint32_t node)
+{
+    return node < F->N ? F->nic[node].qmax : 0;
+}
+
 void hs_fabric_get_stats(const hs_fabric *F, hs_fabric_stats *s)
 {
     *s = F->st;

@@ -59,6 +59,11 @@ void hs__nic_post(hs_fabric *F, uint32_t m)
         F->ms[F->mq_tail[q]].next = m;
     F->mq_tail[q] = m;
     n->nactive++;
+    if (n->nactive > n->qmax) {
+        n->qmax = n->nactive;
+        if (n->qmax > F->st.max_injection_queue)
+            F->st.max_injection_queue = n->qmax;
+    }
     F->st.messages_posted++;
     hs__nic_kick(F, msg->src);
 }

@@ -740,6 +740,8 @@ int hs_fabric_write_rundir(hs_fabric *F, const char *dir,
     hs_json_uint(&j, st.packets_monitored);
     hs_json_key(&j, "packets_overflowed");
     hs_json_uint(&j, st.packets_overflowed);
+    hs_json_key(&j, "max_injection_queue");
+    hs_json_uint(&j, st.max_injection_queue);
     hs_json_obj_end(&j);
 
     hs_json_key(&j, "counts");

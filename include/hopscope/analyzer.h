@@ -179,6 +179,26 @@ const uint32_t *hs_an_mapping(const hs_analysis *a, uint32_t *nranks);
 int hs_an_mapping_cost(const hs_analysis *a, const uint32_t *node_of_rank,
                              double *remote_bytes, double *byte_hops);
 
+/* ---- per-run features (hopscope sweep; docs/formats.md, "sweep.csv") ----- */
+
+/* Aggregates of n values (one per link of a class): avg = sum / n, max,
+ * ao = sum of the values above avg (the study's "average outliers"),
+ * nao = how many, to = sum of the ceil(5% of n) largest (at least one; the
+ * "top outliers").  All 0 for n = 0.  HS_ENOMEM. */
+typedef struct hs_an_agg {
+    double avg, max, ao, to;
+    uint32_t nao;
+} hs_an_agg;
+int hs_an_aggregate(const double *v, size_t n, hs_an_agg *out);
+
+typedef struct hs_an_feature {
+    char   name[64];         /* f_truth_... or f_inband_...; no commas */
+    double value;
+} hs_an_feature;
+/* The run's features, in an order and with names fixed by its topology's
+ * link classes: *out (malloc'ed, caller frees) with *n entries.
+ * HS_ENOTSUP when the run has no truth.bin; HS_ENOMEM. */
+int hs_an_features(const hs_analysis *a, hs_an_feature **out, size_t *n, hs_error *err);
 /* ---- culprits: which feature explains the run time ------------------------
  * (docs/culprits.md; Bhatele et al., "Identifying the culprits behind
  * network congestion", IPDPS 2015.)  A table of runs (sweep.csv, or any CSV

@@ -371,9 +371,16 @@ typedef struct hs_fabric_stats {
                                     excluded from counters and estimates */
     uint64_t records, records_dropped;
     uint64_t packets_in_flight, packets_peak;
+    uint64_t max_injection_queue; /* most messages waiting at one NIC at once (posted,
+                                    not yet cut into packets to the end), over all
+                                    NICs and the whole run: the study's "max
+                                    injection FIFO length" (hopscope sweep) */
     size_t   mem_bytes;       /* model state now (pools, tables, truth) */
 } hs_fabric_stats;
 void hs_fabric_get_stats(const hs_fabric *f, hs_fabric_stats *s);
+/* The most messages that waited at once at node's NIC so far (posted, not
+ * yet cut into packets to the end); 0 for a node outside the machine. */
+uint32_t hs_fabric_nic_queue_max(const hs_fabric *f, uint32_t node);
 /* hs_topo_max_route_links of the fabric's topology. */
 uint32_t hs_fabric_max_route_links(const hs_fabric *f);
 /* Records in the run directory the probability p with which a message of
