@@ -41,6 +41,7 @@ int hs__cmd_render(int argc, char **argv);
 int hs__cmd_sweep(int argc, char **argv);
 int hs__cmd_latmodel(int argc, char **argv);
 extern const char hs__help_latmodel[];
+int hs__cmd_culprits(int argc, char **argv);
 /* Help texts that live beside their subcommand. */
 extern const char hs__help_trace[];
 /* cmd_trace_smpi.c: hopscope trace import smpi (argv[0] = "smpi"); its
@@ -72,6 +73,7 @@ extern const char hs__help_record[];
 extern const char hs__help_gen[];
 extern const char hs__help_render[];
 extern const char hs__help_sweep[];
+extern const char hs__help_culprits[];
 
 /* cmd_analyze.c: analysis.json and, for a mapping finding, suggested.map. */
 struct hs_analysis;

@@ -9,3 +9,4 @@ CLI_SRCS += cli/cmd_gen.c
 CLI_SRCS += cli/cmd_render.c cli/progress.c
 CLI_SRCS += cli/cmd_sweep.c
 CLI_SRCS += cli/cmd_latmodel.c
+CLI_SRCS += cli/cmd_culprits.c

@@ -403,6 +403,181 @@ typedef struct hs_lm_pair {
  * HS_ENOTSUP without app.json or its matrix; the run reader's errors. */
 int  hs_lm_heavy_pairs(const hs_latmodel *m, const char *run, const hs_portcounters *pc,
                        size_t top, hs_lm_pair **out, size_t *n, hs_error *err);
+/* ---- culprits: which feature explains the run time ------------------------
+ * (docs/culprits.md; Bhatele et al., "Identifying the culprits behind
+ * network congestion", IPDPS 2015.)  A table of runs (sweep.csv, or any CSV
+ * of the same shape: docs/formats.md, "sweep.csv") is read strictly; a
+ * gradient-boosted regression tree model (XGBoost) predicts the run time
+ * from the features, and its held-out accuracy and feature importances say
+ * which component the time depends on. */
+
+/* A CSV table: one header line of unique names, then rows with as many
+ * comma-separated fields.  Every cell is kept as a number when it is a
+ * plain decimal number (digits, sign, '.', exponent; no inf, nan, hex or
+ * spaces), else the column is marked non-numeric at its first such line. */
+typedef struct hs_table {
+    char     *name;         /* the file, for messages */
+    uint32_t  ncols;
+    char    **col;          /* ncols names */
+    size_t    nrows;
+    double   *v;            /* nrows * ncols, row-major; NaN where not a number */
+    size_t   *line;         /* file line of each row (the header is line 1) */
+    size_t   *bad_line;     /* ncols: first line whose cell is not a number, 0 none */
+    char    **bad_text;     /* ncols: that cell (cut to 40 characters), or NULL */
+} hs_table;
+
+/* Tables larger than this are refused (HS_ERANGE). */
+#define HS_TABLE_MAX_BYTES ((size_t)1 << 30)
+#define HS_TABLE_MAX_COLS  65536u
+
+/* Parses text[0..len) (NAME in messages).  HS_EFORMAT with "NAME:LINE:
+ * reason" (no header, a row with another number of fields, an empty line
+ * inside, a quote, a NUL or control character, an empty or repeated column
+ * name, a first column 'run' whose cell is not an integer of at most 15
+ * digits or repeats a run),
+ * HS_ENOMEM.  *out is NULL on failure; free with hs_table_free. */
+int hs_table_parse(const char *text, size_t len, const char *name, hs_table **out,
+                   hs_error *err);
+/* Reads PATH: HS_ENOENT, HS_EIO, HS_ERANGE (too large), and as above. */
+int hs_table_read(const char *path, hs_table **out, hs_error *err);
+void hs_table_free(hs_table *t);
+
+/* The model's data: n runs, nf features, the response. */
+typedef struct hs_cul_data {
+    size_t    n;
+    uint32_t  nf;
+    double   *x;            /* n * nf, row-major */
+    double   *y;            /* n */
+    int64_t  *run;          /* n: the 'run' column, or the row number from 1 */
+    char    **fname;        /* nf feature names */
+    char     *target;       /* the response column's name */
+} hs_cul_data;
+
+/* Picks the response TARGET (NULL: "time_s") and the features from table
+ * t.  FEATURES: NULL or a prefix ("f_" by default: every column whose name
+ * starts with it), or a comma-separated list of column names (a single
+ * name that is a column is that column).  Every chosen cell must be a
+ * number: HS_EFORMAT "NAME:LINE: column C: 'text' is not a number".
+ * HS_EINVAL: no such target, no feature matched, the target among the
+ * features, fewer than HS_CUL_MIN_RUNS rows, a constant response.  On
+ * failure d is empty; free with hs_cul_data_free. */
+#define HS_CUL_MIN_RUNS 6
+int hs_cul_select(const hs_table *t, const char *target, const char *features,
+                  hs_cul_data *d, hs_error *err);
+/* The same features (by name) and response from another table, for testing
+ * a model on runs of another scale.  HS_EINVAL names a missing column. */
+int hs_cul_select_like(const hs_table *t, const hs_cul_data *like, hs_cul_data *d,
+                       hs_error *err);
+void hs_cul_data_free(hs_cul_data *d);
+
+/* The study's rank correlation coefficient (docs/culprits.md): the fraction
+ * of the n(n-1)/2 pairs i > j that the prediction orders as the
+ * measurement does, concord_ij = 1 when (obs_i >= obs_j and pred_i >=
+ * pred_j) or (obs_i < obs_j and pred_i < pred_j).  NaN when n < 2. */
+double hs_cul_rcc(const double *obs, const double *pred, size_t n);
+/* Coefficient of determination 1 - SS_res / SS_tot (obs about its mean);
+ * NaN when n < 1 or obs is constant. */
+double hs_cul_r2(const double *obs, const double *pred, size_t n);
+
+typedef struct hs_cul_params {
+    uint64_t seed;           /* split, folds, permutations, XGBoost (1) */
+    unsigned rounds;         /* boosting rounds (200) */
+    unsigned depth;          /* tree depth (4) */
+    double   eta;            /* learning rate (0.1) */
+    double   test_fraction;  /* held-out share of the runs (1/3) */
+    unsigned folds;          /* k of the cross validation (5) */
+    unsigned perm_repeats;   /* permutations per feature (5) */
+    int      greedy;         /* greedy forward feature-subset search (1) */
+    unsigned greedy_steps;   /* stop it after this many features (10; 0: all of them) */
+    unsigned search_folds;   /* folds of the training part that score a subset (3) */
+    unsigned exhaustive_max; /* exhaustive search when nf <= this (10; 0 never) */
+    unsigned jobs;           /* processes of the exhaustive search (0: online CPUs) */
+    unsigned nquantiles;     /* quantile models (2) */
+    double   quantiles[4];   /* their levels (0.1: the fast runs, 0.9: the slow) */
+    unsigned q_rounds;       /* their boosting rounds (50) */
+    unsigned q_depth;        /* their tree depth (2): a quantile model fitted as long
+                                and as deep as the mean model reaches its level on the
+                                training runs by memorising them (docs/culprits.md) */
+    int      own_scaling;    /* generalisation: scale the test runs by their own
+                                min and max (0: by the training runs') */
+} hs_cul_params;
+void hs_cul_params_default(hs_cul_params *p);
+
+typedef struct hs_cul_imp {
+    double gain;             /* share of the model's total split gain */
+    double perm, perm_sd;    /* held-out R^2 lost when the feature is permuted */
+} hs_cul_imp;
+typedef struct hs_cul_step {
+    uint32_t added;          /* feature added at this step */
+    double   cv_r2;          /* mean R^2 over the training part's folds */
+    double   test_rcc, test_r2;  /* the subset's model on the held-out runs */
+} hs_cul_step;
+typedef struct hs_cul_subset {
+    uint64_t mask;           /* bit f: feature f */
+    double   cv_r2;
+} hs_cul_subset;
+typedef struct hs_cul_quant {
+    double  tau;
+    double  pinball;         /* mean pinball loss on the held-out runs (response units) */
+    double  coverage;        /* held-out runs measured at or below the prediction */
+    double  rcc;
+    double *gain;            /* nf: share of the split gain */
+} hs_cul_quant;
+
+typedef struct hs_cul_result {
+    size_t   ntrain, ntest;
+    size_t  *test_row;       /* ntest rows of the data held out */
+    double  *test_pred;      /* their predictions */
+    double   rcc, r2;
+    unsigned folds;
+    double  *fold_rcc, *fold_r2;
+    double   cv_rcc, cv_rcc_sd, cv_r2, cv_r2_sd;
+    hs_cul_imp *imp;         /* nf */
+    uint32_t *rank;          /* nf features by decreasing gain (ties: permutation, index) */
+    hs_cul_step *steps;      /* greedy search: nsteps = min(nf, greedy_steps) */
+    uint32_t  nsteps;
+    hs_cul_subset *best;     /* exhaustive search: the best subsets, best first */
+    uint32_t  nbest;
+    uint64_t  nsubsets;      /* subsets scored (0: not run) */
+    unsigned  jobs_used;
+    hs_cul_quant *q;
+    unsigned  nq;
+    /* generalisation (hs_cul_generalise) */
+    int       have_gen;
+    size_t    ngen;
+    double   *gen_pred;
+    double    gen_rcc, gen_r2;
+} hs_cul_result;
+
+/* Fits and evaluates the model on d (docs/culprits.md says each step).
+ * The exhaustive search forks p->jobs child processes (each runs only the
+ * search and _exits) and waits for them: the caller must not have SIGCHLD
+ * ignored, or the search fails with HS_ECHILD.
+ * Deterministic: the same data and params give the same result on every
+ * machine with the same XGBoost.  HS_ENOTSUP when hopscope was built
+ * without XGBoost (err names the Debian package), HS_ECHILD when a process
+ * of the exhaustive search failed, HS_EINVAL (err says which parameter),
+ * HS_ENOMEM.  progress, when not NULL, is called between the steps. */
+int hs_cul_fit(const hs_cul_data *d, const hs_cul_params *p,
+               void (*progress)(void *ctx, const char *stage, uint64_t done, uint64_t total),
+               void *ctx, hs_cul_result *r, hs_error *err);
+/* Fits on every run of train and predicts the runs of test (same features,
+ * hs_cul_select_like): r->gen_*.  Errors as hs_cul_fit. */
+int hs_cul_generalise(const hs_cul_data *train, const hs_cul_data *test,
+                      const hs_cul_params *p, hs_cul_result *r, hs_error *err);
+void hs_cul_result_free(hs_cul_result *r);
+
+/* Writes culprits.json (docs/formats.md, "culprits.json").  test may be
+ * NULL; names are the input files as given; command the command line (may
+ * be NULL).  HS_EIO. */
+int hs_cul_write_json(FILE *f, const hs_cul_data *d, const hs_cul_data *test,
+                      const hs_cul_params *p, const hs_cul_result *r, const char *input,
+                      const char *test_input, const char *command);
+/* The summary people read. */
+void hs_cul_print(FILE *f, const hs_cul_data *d, const hs_cul_params *p,
+                  const hs_cul_result *r);
+/* "xgboost 1.7.4", or NULL without XGBoost. */
+const char *hs_cul_library(void);
 
 #ifdef __cplusplus
 }

@@ -80,6 +80,16 @@ int hs_viz_write(const char *dir, const hs_viz_doc *docs, size_t ndocs, hs_error
  * (docs/viz.md gives the anchors).  rgb receives 8-bit sRGB. */
 void hs_viz_cf_rgb(double cf, unsigned char rgb[3]);
 
+/* The culprit model's pictures from a culprits.json (docs/formats.md,
+ * "culprits.json"; written by 'hopscope culprits'): culprits.svg
+ * (importance bars, predicted against measured) and culprits.html (the
+ * picture and the tables), in that order.  HS_EFORMAT with the byte offset
+ * (syntax or schema), HS_EVERSION, HS_ENOMEM; *docs is NULL on failure. */
+int hs_viz_culprits(const char *text, size_t len, const char *name, hs_viz_doc **docs,
+                    size_t *ndocs, hs_error *err);
+/* The same from a file: HS_ENOENT, HS_EIO, HS_ERANGE too. */
+int hs_viz_culprits_load(const char *path, hs_viz_doc **docs, size_t *ndocs, hs_error *err);
+
 #ifdef __cplusplus
 }
 #endif

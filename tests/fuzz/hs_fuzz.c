@@ -14,6 +14,10 @@
  *   mapping   a mapping file: hs_mapping_parse + hs_mapping_build (16 ranks,
  *             32 nodes)
  *   analysis  an analysis.json: hs_viz_parse, then hs_viz_render in memory
+ *   culprits  a table of runs (sweep.csv): hs_table_read, hs_cul_select with
+ *             the default columns, and on a small accepted table a tiny
+ *             culprit model (hs_cul_fit) when hopscope has XGBoost
+ *   culprits_json  a culprits.json: hs_viz_culprits (svg and html)
  *   rundir    a run directory: one of its files (tables, binary files,
  *             manifest.json, app.json) mutated, then hs_analyze_run
  * Each mutant is written to WORKDIR/cur (a file or a copy of the directory)
@@ -509,6 +513,46 @@ static int run_file(const char *target, const char *path)
         if (!rc)
             hs_pc_free(&pc);
         hs_ibmap_free(map);
+    if (strcmp(target, "culprits") == 0) {
+        hs_table *t;
+        int rc = hs_table_read(path, &t, &e);
+        if (rc)
+            return rc;
+        hs_cul_data d;
+        rc = hs_cul_select(t, NULL, NULL, &d, &e);
+        hs_table_free(t);
+        if (rc)
+            return rc;
+        if (d.n <= 64 && d.nf <= 8 && hs_cul_library()) {
+            hs_cul_params p;
+            hs_cul_params_default(&p);
+            p.rounds = 3;
+            p.folds = 2;
+            p.search_folds = 2;
+            p.perm_repeats = 1;
+            p.greedy = 0;
+            p.exhaustive_max = 0;
+            p.nquantiles = 1;
+            p.q_rounds = 2;
+            hs_cul_result r;
+            rc = hs_cul_fit(&d, &p, NULL, NULL, &r, &e);
+            if (!rc) {
+                FILE *f = fopen("/dev/null", "w");
+                if (f) {
+                    hs_cul_write_json(f, &d, NULL, &p, &r, path, NULL, NULL);
+                    fclose(f);
+                }
+                hs_cul_result_free(&r);
+            }
+        }
+        hs_cul_data_free(&d);
+        return rc;
+    }
+    if (strcmp(target, "culprits_json") == 0) {
+        hs_viz_doc *docs = NULL;
+        size_t nd = 0;
+        int rc = hs_viz_culprits_load(path, &docs, &nd, &e);
+        hs_viz_docs_free(docs, nd);
         return rc;
     }
     fprintf(stderr, "hs_fuzz: unknown target '%s'\n", target);
@@ -527,7 +571,8 @@ static void on_alarm(int sig)
 int main(int argc, char **argv)
 {
     if (argc != 6) {
-        fprintf(stderr, "usage: hs_fuzz trace|topo|phases|mapping|analysis|rundir|smpi SEED_INPUT "
+        fprintf(stderr, "usage: hs_fuzz trace|topo|phases|mapping|analysis|rundir|smpi|"
+                        "portcounters|latencytests|perfquery|ibmap|culprits|culprits_json SEED_INPUT "
                         "WORKDIR ITERATIONS SEED\n");
         return 2;
     }

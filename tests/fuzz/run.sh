@@ -6,7 +6,8 @@
 # snapshots and InfiniBand port maps.  Seed inputs: tests/fuzz/corpus/ (the
 # text formats, and an SMPI trace of tests/mpi/smpimix.c on 4 ranks) and,
 # made here by the hopscope command, a trace (gen), a run directory
-# (simulate -i) and its analysis.json (analyze).
+# (simulate -i) and its analysis.json (analyze); tables of runs (sweep.csv,
+# hopscope culprits) and culprits.json.
 #
 #   tests/fuzz/run.sh BUILD [short|long] [SEED]
 #
@@ -69,4 +70,9 @@ for f in tests/fuzz/corpus/smpi/*; do fuzz smpi "$f" 250; done
 for t in portcounters latencytests perfquery ibmap; do
     for f in tests/fuzz/corpus/$t/*; do fuzz $t "$f" 1000; done
 done
+for f in tests/fuzz/corpus/culprits/*; do fuzz culprits "$f" 400; done
+if "$H" culprits tests/fuzz/corpus/culprits/small.csv -o "$W/cul" --rounds 5 --folds 2 \
+       --exhaustive-max 3 -q 2>/dev/null; then
+    fuzz culprits_json "$W/cul/culprits.json" 300
+fi
 exit $failed
