@@ -513,6 +513,8 @@ static int run_file(const char *target, const char *path)
         if (!rc)
             hs_pc_free(&pc);
         hs_ibmap_free(map);
+        return rc;
+    }
     if (strcmp(target, "culprits") == 0) {
         hs_table *t;
         int rc = hs_table_read(path, &t, &e);
