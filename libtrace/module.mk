@@ -80,3 +80,25 @@ $(BUILD)/bench/mpi/$(1)/%: bench/mpi/%.c
 ALL_TARGETS += $(addprefix $(BUILD)/bench/mpi/$(1)/,$(BENCH_MPI_NAMES))
 endef
 $(foreach m,$(HS_MPIS_FOUND),$(eval $(call HS_MPI_BENCH,$(m))))
+
+# libhopscope-wire.so: the capture below MPI that `hopscope record --wire`
+# preloads beside libhopscope.so (docs/wire.md).  One build for both MPIs:
+# it includes no MPI header, learns the rank, clock and trace directory from
+# libhopscope.so (libtrace/wire_host.h), and finds the real UCP functions
+# with dlsym, so nothing is linked into the application.  Without UCX's
+# headers it is not built and `record --wire` says which package to install.
+WIRE_SRCS := $(wildcard libtrace/wire/*.c)
+WIRE_MAP := libtrace/wire/libhopscope-wire.map
+ifeq ($(HS_HAVE_UCX),1)
+WIRE_LIB := $(BUILD)/lib/libhopscope-wire.so
+ALL_TARGETS += $(WIRE_LIB)
+$(BUILD)/wire/%.o: libtrace/wire/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_REL) -MMD -MP -c $< -o $@
+$(WIRE_LIB): $(WIRE_SRCS:libtrace/wire/%.c=$(BUILD)/wire/%.o) $(BUILD)/lib/libhopscope-core.a \
+             $(WIRE_MAP)
+	@mkdir -p $(dir $@)
+	$(CC) -shared -o $@ $(filter %.o,$^) $(BUILD)/lib/libhopscope-core.a \
+	    -Wl,--version-script=$(WIRE_MAP) -Wl,-soname,libhopscope-wire.so -lz -ldl -lpthread
+INSTALL_EXTRA += install -m 755 $(WIRE_LIB) $(DESTDIR)$(PREFIX)/lib/;
+endif
