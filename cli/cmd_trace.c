@@ -17,7 +17,7 @@
 #include <string.h>
 
 const char hs__help_trace[] =
-    "usage: hopscope trace stats [--json] [--matrix N] DIR\n"
+    "usage: hopscope trace stats [--json] [--matrix N] [--wire] DIR\n"
     "       hopscope trace dump  [--json] [--wire] [--rank R] [--kind NAME] [--limit N] DIR\n"
     "       hopscope trace check [--max-lines N] DIR\n"
     "\n"
@@ -31,6 +31,13 @@ const char hs__help_trace[] =
     "          --json       machine-readable output (one JSON object)\n"
     "          --matrix N   print the matrix for up to N ranks, pairs beyond\n"
     "                       (default 32)\n"
+    "          --wire       compare with the wire level (record --wire): UCX\n"
+    "                       operations by kind; transfers by the MPI call in\n"
+    "                       progress when posted; per pair the MPI point-to-point\n"
+    "                       payload against the bytes below MPI; per collective\n"
+    "                       (call, bytes, ranks) the algorithm the transfers show\n"
+    "                       (ring, recursive doubling, binomial tree, ...), its\n"
+    "                       steps, MPI bytes against wire bytes (docs/wire.md)\n"
     "dump    one line per event in start-time order, rank by rank: time (s since\n"
     "        the end of MPI_Init), duration, call and its fields.\n"
     "          --json       one JSON object per line instead\n"
@@ -274,11 +281,40 @@ static int parse_u64_opt(const char *cmd, const char *opt, const char *v, uint64
     return 0;
 }
 
+static int do_wire_stats(const char *dir, int json)
+{
+    hs_error err;
+    hs_trace *t = open_trace(dir);
+    if (!t)
+        return HS_EXIT_FAIL;
+    hs_trace_wire_stats *s;
+    int rc = hs_trace_wire_stats_compute(t, &s, &err);
+    if (rc) {
+        fprintf(stderr, "hopscope trace: %s\n", hs_error_str(&err, rc));
+        hs_trace_close(t);
+        return HS_EXIT_FAIL;
+    }
+    if (json) {
+        hs_json w;
+        hs_json_init(&w, stdout, 1);
+        hs_trace_wire_stats_json(s, &w);
+        hs_json_finish(&w);
+        putchar('\n');
+    } else {
+        printf("trace %s: %u ranks\n", dir, s->nranks);
+        hs_trace_wire_stats_print(s, stdout);
+    }
+    hs_trace_wire_stats_free(s);
+    hs_trace_close(t);
+    return HS_EXIT_OK;
+}
+
 static int do_stats(int argc, char **argv)
 {
-    int json = 0;
+    int json = 0, wire = 0;
     uint64_t matrix = 32;
     static const struct option lo[] = { { "json", no_argument, 0, 'j' },
+                                         { "wire", no_argument, 0, 'w' },
                                          { "matrix", required_argument, 0, 'm' },
                                          { 0, 0, 0, 0 } };
     int c;
@@ -286,6 +322,8 @@ static int do_stats(int argc, char **argv)
     while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
         if (c == 'j')
             json = 1;
+        else if (c == 'w')
+            wire = 1;
         else if (c == 'm') {
             if (parse_u64_opt("trace", "--matrix", optarg, &matrix))
                 return HS_EXIT_USAGE;
@@ -294,6 +332,8 @@ static int do_stats(int argc, char **argv)
     }
     if (optind != argc - 1)
         return hs__usage_error("trace", "'stats' takes one trace directory");
+    if (wire)
+        return do_wire_stats(argv[optind], json);
     hs_error err;
     hs_trace *t = open_trace(argv[optind]);
     int rc;

@@ -414,6 +414,45 @@ void hs_trace_stats_free(hs_trace_stats *s);
 void hs_trace_stats_print(const hs_trace_stats *s, FILE *f, uint32_t max_matrix);
 void hs_trace_stats_json(const hs_trace_stats *s, hs_json *w);
 
+/* ---- wire-level summaries (trace stats --wire) --------------------------- */
+
+typedef struct hs_trace_wire_pair {   /* data from src to dst */
+    uint32_t src, dst;
+    int      intra;                    /* the two ran on one real host */
+    uint64_t mpi_messages, mpi_bytes;  /* MPI point-to-point payload */
+    uint64_t wire_ops, wire_bytes;     /* transfers below MPI (all calls) */
+} hs_trace_wire_pair;
+
+typedef struct hs_trace_wire_coll {   /* blocking collective calls alike */
+    uint16_t kind;                     /* the collective */
+    uint32_t ranks;                    /* communicator size */
+    uint64_t bytes;                    /* the largest contribution of a member */
+    char     algorithm[40];            /* "ring", "recursive doubling", "binomial tree" ... */
+    uint32_t steps;                    /* most transfers one member initiated in one call */
+    uint64_t calls;                    /* instances */
+    uint64_t mpi_bytes;                /* summed contributions of the members */
+    uint64_t wire_ops, wire_bytes;     /* transfers the members initiated in these calls */
+    uint64_t partial;                  /* instances not every member's trace holds */
+} hs_trace_wire_coll;
+
+typedef struct hs_trace_wire_stats {
+    uint32_t nranks;
+    uint64_t ops[HS_TRACE_WOP_MAX + 1], bytes[HS_TRACE_WOP_MAX + 1];
+    /* initiated transfers by the MPI call in progress when posted */
+    uint64_t p2p_bytes, coll_bytes, rma_bytes, other_bytes, outside_bytes;
+    uint64_t intra_bytes, inter_bytes, unknown_peer_ops;
+    uint64_t with_request, completions;
+    size_t npairs;  hs_trace_wire_pair *pairs;   /* sorted by (src, dst) */
+    size_t ncolls;  hs_trace_wire_coll *colls;   /* sorted by call, ranks, bytes */
+} hs_trace_wire_stats;
+
+/* Reads every rank file and wire file once (one rank at a time).  HS_ENOENT
+ * when the trace has no wire files. */
+int  hs_trace_wire_stats_compute(hs_trace *t, hs_trace_wire_stats **out, hs_error *err);
+void hs_trace_wire_stats_free(hs_trace_wire_stats *s);
+void hs_trace_wire_stats_print(const hs_trace_wire_stats *s, FILE *f);
+void hs_trace_wire_stats_json(const hs_trace_wire_stats *s, hs_json *w);
+
 /* Consistency check of a whole job: every message sent was received by its
  * destination with the same size (per source, destination, communicator and
  * tag), the members of every communicator agree on its membership and on
