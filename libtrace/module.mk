@@ -69,7 +69,7 @@ $(foreach m,$(HS_MPIS_FOUND),$(eval $(call HS_MPI_TESTS,$(m))))
 $(BUILD)/tests/helpers/%: tests/helpers/%.c $(BUILD)/lib/libhopscope-core.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_REL) -o $@ $< $(BUILD)/lib/libhopscope-core.a $(LDLIBS_CORE)
-TEST_EXTRA += $(BUILD)/tests/helpers/trace_sampling
+TEST_EXTRA += $(BUILD)/tests/helpers/trace_sampling $(BUILD)/tests/helpers/wire_check
 
 # MPI benchmark programs (bench/mpi/), per MPI, for bench/trace_overhead.sh.
 BENCH_MPI_NAMES := $(basename $(notdir $(wildcard bench/mpi/*.c)))

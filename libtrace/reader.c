@@ -607,7 +607,36 @@ int hs_trace_wire_open(hs_trace *t, uint32_t rank, hs_trace_cursor **out, hs_err
     int rc = wire_map(t, err);
     if (rc)
         return rc;
-    return cursor_open(t, rank, 1, out, err);
+    hs_trace_cursor *c;
+    if ((rc = cursor_open(t, rank, 1, &c, err)))
+        return rc;
+    /* Both files hold ticks of one clock of one process: convert the wire
+     * file's with the rank file's sync points and clock records, so that
+     * an operation posted inside an MPI call lies inside that call's
+     * interval in ns too (two interpolations of one clock differ by a few
+     * ns).  Without a readable rank file the wire file's own are used. */
+    hs_trace_cursor *m;
+    hs_error e2;
+    if (cursor_open(t, rank, 0, &m, &e2) == 0) {
+        if (m->fh.clock == c->fh.clock && m->fh.shift == c->fh.shift && m->fh.pid == c->fh.pid &&
+            m->nsync > 0) {
+            syncpt *tmp = c->sync;
+            c->sync = m->sync;
+            m->sync = tmp;
+            size_t n = c->nsync;
+            c->nsync = m->nsync;
+            m->nsync = n;
+            c->seg = 0;
+            c->fh.tick_hz = m->fh.tick_hz;
+            for (int k = 0; k < 2; k++) {
+                c->clk[k] = m->clk[k];
+                c->have_clk[k] = m->have_clk[k];
+            }
+        }
+        hs_trace_cursor_close(m);
+    }
+    *out = c;
+    return 0;
 }
 
 void hs_trace_cursor_info(const hs_trace_cursor *c, hs_trace_rank_info *info)

@@ -206,10 +206,13 @@ static const char *algorithm(const inst *x)
         return "direct";
     if (x->cls[C_RING] == m)
         return "ring";
-    if (x->cls[C_XOR] + x->cls[C_XOR_VAR] + none == m && none < m)
+    /* Members that send nothing: the leaves of a tree. */
+    if (x->cls[C_POW2] + x->cls[C_XOR] + x->cls[C_RING] + x->cls[C_XOR_VAR] + none == m && none)
+        return "binomial tree";
+    if (x->cls[C_XOR] + x->cls[C_XOR_VAR] == m)
         return x->cls[C_XOR_VAR] ? "recursive halving+doubling" : "recursive doubling";
-    if (x->cls[C_POW2] + x->cls[C_XOR] + x->cls[C_RING] + x->cls[C_XOR_VAR] + none == m)
-        return none ? "binomial tree" : "dissemination (Bruck)";
+    if (x->cls[C_POW2] + x->cls[C_XOR] + x->cls[C_RING] + x->cls[C_XOR_VAR] == m)
+        return "dissemination (Bruck)";
     if (x->cls[C_ALL] == m)
         return "pairwise exchange";
     if (x->cls[C_ALL] == 1 && none == m - 1)

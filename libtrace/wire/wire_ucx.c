@@ -91,17 +91,7 @@ static uint64_t addr_uuid(const void *addr, size_t len)
 
 /* ---- sizes -------------------------------------------------------------------- */
 
-/* Generic datatypes: their ops as given to ucp_dt_create_generic. */
-#define GEN_MAX 256
-typedef struct gendt {
-    _Atomic ucp_datatype_t dt;
-    ucp_generic_dt_ops_t ops;
-    void *context;
-} gendt;
-static gendt gens[GEN_MAX];
-static _Atomic unsigned ngens;
-
-static uint64_t dt_bytes(const void *buffer, size_t count, ucp_datatype_t dt, int pack)
+static uint64_t dt_bytes(const void *buffer, size_t count, ucp_datatype_t dt)
 {
     switch (dt & UCP_DATATYPE_CLASS_MASK) {
     case UCP_DATATYPE_CONTIG:
@@ -113,35 +103,22 @@ static uint64_t dt_bytes(const void *buffer, size_t count, ucp_datatype_t dt, in
             s += iov[i].length;
         return s;
     }
-    case UCP_DATATYPE_GENERIC: {
-        /* The packed size, asked the way UCP asks it (start, size, finish);
-         * receives learn their size at completion instead. */
-        if (!pack)
-            return 0;
-        unsigned n = atomic_load(&ngens);
-        for (unsigned i = 0; i < n && i < GEN_MAX; i++)
-            if (atomic_load(&gens[i].dt) == dt) {
-                const ucp_generic_dt_ops_t *o = &gens[i].ops;
-                if (!o->start_pack || !o->packed_size || !o->finish)
-                    return 0;
-                void *st = o->start_pack(gens[i].context, buffer, count);
-                uint64_t s = st ? o->packed_size(st) : 0;
-                if (st)
-                    o->finish(st);
-                return s;
-            }
+    case UCP_DATATYPE_GENERIC:
+        /* Non-contiguous MPI datatypes (MPICH): the packed size is known
+         * only to the datatype's own pack state, and starting one outside
+         * UCP corrupts MPICH's (yaksa) state, so it is not asked: 0 here;
+         * the receiver's completion has the length. */
         return 0;
-    }
     default:
         return 0;
     }
 }
 
 static inline uint64_t nbx_bytes(const void *buffer, size_t count,
-                                 const ucp_request_param_t *p, int pack)
+                                 const ucp_request_param_t *p)
 {
     if (p && (p->op_attr_mask & UCP_OP_ATTR_FIELD_DATATYPE))
-        return dt_bytes(buffer, count, p->datatype, pack);
+        return dt_bytes(buffer, count, p->datatype);
     return count;
 }
 
@@ -286,7 +263,7 @@ static ucs_status_ptr_t send_nbx(int op, ucs_status_ptr_t (*real)(ucp_ep_h, cons
 {
     if (!hs__wenter())
         return real(ep, buffer, count, tag, param);
-    uint64_t bytes = nbx_bytes(buffer, count, param, 1);
+    uint64_t bytes = nbx_bytes(buffer, count, param);
     ucp_request_param_t copy;
     const ucp_request_param_t *p = wrap_param(param, &copy, 0);
     uint64_t t0 = hs__wnow();
@@ -318,7 +295,7 @@ static ucs_status_ptr_t send_nb(int op, ucs_status_ptr_t (*real)(ucp_ep_h, const
 {
     if (!hs__wenter())
         return real(ep, buffer, count, dt, tag, cb);
-    uint64_t bytes = dt_bytes(buffer, count, dt, 1);
+    uint64_t bytes = dt_bytes(buffer, count, dt);
     ucp_send_callback_t wcb = snb_wrap(cb);
     uint64_t t0 = hs__wnow();
     ucs_status_ptr_t sp = real(ep, buffer, count, dt, tag, wcb);
@@ -348,7 +325,7 @@ ucs_status_t ucp_tag_send_nbr(ucp_ep_h ep, const void *buffer, size_t count,
 {
     if (!hs__wenter())
         return REAL(ucp_tag_send_nbr)(ep, buffer, count, datatype, tag, req);
-    uint64_t bytes = dt_bytes(buffer, count, datatype, 1);
+    uint64_t bytes = dt_bytes(buffer, count, datatype);
     uint64_t t0 = hs__wnow();
     ucs_status_t st = REAL(ucp_tag_send_nbr)(ep, buffer, count, datatype, tag, req);
     uint32_t fl = st == UCS_OK ? HS_TRACE_F_WIRE_IMM
@@ -365,7 +342,7 @@ ucs_status_ptr_t ucp_tag_recv_nbx(ucp_worker_h worker, void *buffer, size_t coun
 {
     if (!hs__wenter())
         return REAL(ucp_tag_recv_nbx)(worker, buffer, count, tag, tag_mask, param);
-    uint64_t cap = nbx_bytes(buffer, count, param, 0);
+    uint64_t cap = nbx_bytes(buffer, count, param);
     ucp_request_param_t copy;
     const ucp_request_param_t *p = wrap_param(param, &copy, 1);
     uint64_t t0 = hs__wnow();
@@ -388,7 +365,7 @@ ucs_status_ptr_t ucp_tag_recv_nb(ucp_worker_h worker, void *buffer, size_t count
 {
     if (!hs__wenter())
         return REAL(ucp_tag_recv_nb)(worker, buffer, count, datatype, tag, tag_mask, cb);
-    uint64_t cap = dt_bytes(buffer, count, datatype, 0);
+    uint64_t cap = dt_bytes(buffer, count, datatype);
     ucp_tag_recv_callback_t wcb = rnb_wrap(cb);
     uint64_t t0 = hs__wnow();
     ucs_status_ptr_t sp = REAL(ucp_tag_recv_nb)(worker, buffer, count, datatype, tag, tag_mask,
@@ -406,7 +383,7 @@ ucs_status_t ucp_tag_recv_nbr(ucp_worker_h worker, void *buffer, size_t count,
 {
     if (!hs__wenter())
         return REAL(ucp_tag_recv_nbr)(worker, buffer, count, datatype, tag, tag_mask, req);
-    uint64_t cap = dt_bytes(buffer, count, datatype, 0);
+    uint64_t cap = dt_bytes(buffer, count, datatype);
     uint64_t t0 = hs__wnow();
     ucs_status_t st = REAL(ucp_tag_recv_nbr)(worker, buffer, count, datatype, tag, tag_mask, req);
     uint32_t fl = HS_TRACE_F_WIRE_IN |
@@ -423,7 +400,7 @@ ucs_status_ptr_t ucp_tag_msg_recv_nbx(ucp_worker_h worker, void *buffer, size_t 
 {
     if (!hs__wenter())
         return REAL(ucp_tag_msg_recv_nbx)(worker, buffer, count, message, param);
-    uint64_t cap = nbx_bytes(buffer, count, param, 0);
+    uint64_t cap = nbx_bytes(buffer, count, param);
     ucp_request_param_t copy;
     const ucp_request_param_t *p = wrap_param(param, &copy, 1);
     uint64_t t0 = hs__wnow();
@@ -441,7 +418,7 @@ ucs_status_ptr_t ucp_tag_msg_recv_nb(ucp_worker_h worker, void *buffer, size_t c
 {
     if (!hs__wenter())
         return REAL(ucp_tag_msg_recv_nb)(worker, buffer, count, datatype, message, cb);
-    uint64_t cap = dt_bytes(buffer, count, datatype, 0);
+    uint64_t cap = dt_bytes(buffer, count, datatype);
     ucp_tag_recv_callback_t wcb = rnb_wrap(cb);
     uint64_t t0 = hs__wnow();
     ucs_status_ptr_t sp = REAL(ucp_tag_msg_recv_nb)(worker, buffer, count, datatype, message,
@@ -466,7 +443,7 @@ static ucs_status_ptr_t rma_nbx(int op, int put, ucp_ep_h ep, void *buffer, size
     if (!hs__wenter())
         return put ? real_put(ep, buffer, count, remote_addr, rkey, param)
                    : real_get(ep, buffer, count, remote_addr, rkey, param);
-    uint64_t bytes = nbx_bytes(buffer, count, param, put);
+    uint64_t bytes = nbx_bytes(buffer, count, param);
     ucp_request_param_t copy;
     const ucp_request_param_t *p = wrap_param(param, &copy, 0);
     uint64_t t0 = hs__wnow();
@@ -625,7 +602,7 @@ ucs_status_ptr_t ucp_atomic_op_nbx(ucp_ep_h ep, ucp_atomic_op_t opcode, const vo
     if (!hs__wenter())
         return REAL(ucp_atomic_op_nbx)(ep, opcode, buffer, count, remote_addr, rkey, param);
     int fetch = param && (param->op_attr_mask & UCP_OP_ATTR_FIELD_REPLY_BUFFER);
-    uint64_t bytes = nbx_bytes(buffer, count, param, 1);
+    uint64_t bytes = nbx_bytes(buffer, count, param);
     ucp_request_param_t copy;
     const ucp_request_param_t *p = wrap_param(param, &copy, 0);
     uint64_t t0 = hs__wnow();
@@ -645,7 +622,7 @@ ucs_status_ptr_t ucp_am_send_nb(ucp_ep_h ep, uint16_t id, const void *buffer, si
 {
     if (!hs__wenter())
         return REAL(ucp_am_send_nb)(ep, id, buffer, count, datatype, cb, flags);
-    uint64_t bytes = dt_bytes(buffer, count, datatype, 1);
+    uint64_t bytes = dt_bytes(buffer, count, datatype);
     ucp_send_callback_t wcb = snb_wrap(cb);
     uint64_t t0 = hs__wnow();
     ucs_status_ptr_t sp = REAL(ucp_am_send_nb)(ep, id, buffer, count, datatype, wcb,
@@ -663,7 +640,7 @@ ucs_status_ptr_t ucp_am_send_nbx(ucp_ep_h ep, unsigned id, const void *header,
 {
     if (!hs__wenter())
         return REAL(ucp_am_send_nbx)(ep, id, header, header_length, buffer, count, param);
-    uint64_t bytes = header_length + nbx_bytes(buffer, count, param, 1);
+    uint64_t bytes = header_length + nbx_bytes(buffer, count, param);
     ucp_request_param_t copy;
     const ucp_request_param_t *p = wrap_param(param, &copy, 0);
     uint64_t t0 = hs__wnow();
@@ -709,7 +686,7 @@ ucs_status_ptr_t ucp_stream_send_nbx(ucp_ep_h ep, const void *buffer, size_t cou
 {
     if (!hs__wenter())
         return REAL(ucp_stream_send_nbx)(ep, buffer, count, param);
-    uint64_t bytes = nbx_bytes(buffer, count, param, 1);
+    uint64_t bytes = nbx_bytes(buffer, count, param);
     ucp_request_param_t copy;
     const ucp_request_param_t *p = wrap_param(param, &copy, 0);
     uint64_t t0 = hs__wnow();
@@ -727,7 +704,7 @@ ucs_status_ptr_t ucp_stream_send_nb(ucp_ep_h ep, const void *buffer, size_t coun
 {
     if (!hs__wenter())
         return REAL(ucp_stream_send_nb)(ep, buffer, count, datatype, cb, flags);
-    uint64_t bytes = dt_bytes(buffer, count, datatype, 1);
+    uint64_t bytes = dt_bytes(buffer, count, datatype);
     ucp_send_callback_t wcb = snb_wrap(cb);
     uint64_t t0 = hs__wnow();
     ucs_status_ptr_t sp = REAL(ucp_stream_send_nb)(ep, buffer, count, datatype, wcb,
@@ -747,7 +724,7 @@ ucs_status_ptr_t ucp_stream_recv_nbx(ucp_ep_h ep, void *buffer, size_t count, si
     /* The stream callback has another signature: completion untimed. */
     uint64_t t0 = hs__wnow();
     ucs_status_ptr_t sp = REAL(ucp_stream_recv_nbx)(ep, buffer, count, length, param);
-    uint64_t got = sp == NULL && length ? *length : nbx_bytes(buffer, count, param, 0);
+    uint64_t got = sp == NULL && length ? *length : nbx_bytes(buffer, count, param);
     hs__wire_op(HS_TRACE_WOP_STREAM_RECV, t0, hs__wnow(), post_flags(sp) | HS_TRACE_F_WIRE_IN,
                 got, 0, ep_uuid(ep));
     hs__wleave();
@@ -919,44 +896,6 @@ ucs_status_t ucp_ep_create(ucp_worker_h worker, const ucp_ep_params_t *params, u
     ep_set(*ep_p, uuid);
     hs__wire_ep(t0, hs__wnow(), uuid);
     return st;
-}
-
-static atomic_flag gen_lock = ATOMIC_FLAG_INIT;
-
-ucs_status_t ucp_dt_create_generic(const ucp_generic_dt_ops_t *ops, void *context,
-                                   ucp_datatype_t *datatype_p)
-{
-    ucs_status_t st = REAL(ucp_dt_create_generic)(ops, context, datatype_p);
-    if (st != UCS_OK || !ops || !datatype_p)
-        return st;
-    while (atomic_flag_test_and_set(&gen_lock))
-        ;
-    unsigned n = atomic_load(&ngens), i = 0;
-    while (i < n && atomic_load(&gens[i].dt) != 0)
-        i++;
-    if (i < GEN_MAX) {
-        gens[i].ops = *ops;
-        gens[i].context = context;
-        atomic_store(&gens[i].dt, *datatype_p);
-        if (i == n)
-            atomic_store(&ngens, n + 1);
-    }
-    atomic_flag_clear(&gen_lock);
-    return st;
-}
-
-void ucp_dt_destroy(ucp_datatype_t datatype)
-{
-    if ((datatype & UCP_DATATYPE_CLASS_MASK) == UCP_DATATYPE_GENERIC) {
-        while (atomic_flag_test_and_set(&gen_lock))
-            ;
-        unsigned n = atomic_load(&ngens);
-        for (unsigned i = 0; i < n && i < GEN_MAX; i++)
-            if (atomic_load(&gens[i].dt) == datatype)
-                atomic_store(&gens[i].dt, 0);
-        atomic_flag_clear(&gen_lock);
-    }
-    REAL(ucp_dt_destroy)(datatype);
 }
 
 #endif /* HS_HAVE_UCX */
