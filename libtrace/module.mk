@@ -5,7 +5,7 @@
 CORE_SRCS += libtrace/format.c libtrace/manifest.c libtrace/writer.c \
              libtrace/reader.c libtrace/stats.c libtrace/wirestats.c
 INSTALL_HEADERS += include/hopscope/trace.h
-UNIT_TESTS += tests/unit/test_trace_format.c
+UNIT_TESTS += tests/unit/test_trace_format.c tests/unit/test_trace_wire.c
 
 HS_MPIS := openmpi mpich
 MPI_PC_openmpi := ompi-c
