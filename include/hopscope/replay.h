@@ -140,6 +140,10 @@ typedef struct hs_replay_params {
     uint32_t bg_eager_credits; /* background jobs: eager messages a sender may have
                                   unmatched at one receiver; beyond, rendezvous
                                   (64; bounds their memory) */
+    int      wire;             /* 1: replay the transfers recorded below MPI (the
+                                  trace's wire files, record --wire) instead of
+                                  modelling the MPI calls; no background, no
+                                  app.json (docs/replay.md, "Wire-level replay") */
 } hs_replay_params;
 
 void hs_replay_params_default(hs_replay_params *p);
