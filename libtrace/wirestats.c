@@ -46,17 +46,19 @@ typedef struct tarr {
     size_t n, cap;
 } tarr;
 
+#define C_NCLS_MAX 8
 typedef struct inst {       /* one collective instance */
     uint64_t comm, seq;
     uint16_t kind;
     uint32_t size, members;
     uint64_t bytes, mpi_bytes, wire_ops, wire_bytes;
     uint32_t steps;
-    uint32_t cls[8];        /* members per local class */
+    uint32_t cls[C_NCLS_MAX]; /* members per local class */
     int used;
 } inst;
 
-enum { C_NONE, C_RING, C_XOR, C_XOR_VAR, C_POW2, C_ALL, C_OTHER, C_NCLS };
+enum { C_NONE, C_RING, C_XOR, C_XOR_VAR, C_POW2, C_ALL, C_OTHER, C_TREE_RING, C_NCLS };
+_Static_assert(C_NCLS <= C_NCLS_MAX, "inst.cls too small");
 
 typedef struct commrec {
     uint64_t id;
@@ -176,6 +178,19 @@ static int classify(const int32_t *dst, const uint64_t *sz, size_t n, int32_t me
     }
     if (ring)
         return C_RING;
+    /* a tree first (power-of-two distances), then P - 2 or more steps
+     * around the ring: MPICH's scatter + ring allgather */
+    size_t tail = 0;
+    while (tail < n && (uint32_t)(((int64_t)dst[n - 1 - tail] - me + P) % P) == 1)
+        tail++;
+    if (tail + 2 >= P && tail < n) {
+        int tree = 1;
+        for (size_t i = 0; i < n - tail; i++)
+            tree &= is_pow2((uint64_t)(((int64_t)dst[i] - me + P) % P)) ||
+                    is_pow2((uint64_t)(dst[i] ^ me));
+        if (tree)
+            return C_TREE_RING;
+    }
     if (xr)
         return same ? C_XOR : C_XOR_VAR;
     if (p2)
@@ -206,6 +221,8 @@ static const char *algorithm(const inst *x)
         return "direct";
     if (x->cls[C_RING] == m)
         return "ring";
+    if (x->cls[C_TREE_RING] && x->cls[C_TREE_RING] + x->cls[C_RING] == m)
+        return "binomial scatter + ring allgather";
     /* Members that send nothing: the leaves of a tree. */
     if (x->cls[C_POW2] + x->cls[C_XOR] + x->cls[C_RING] + x->cls[C_XOR_VAR] + none == m && none)
         return "binomial tree";
