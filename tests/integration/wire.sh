@@ -100,6 +100,17 @@ for m in $(lt_mpis); do
         "$T_TMP/$n.wtxt"
     t_grep "$n: alltoall 64 KiB on 4 ranks: pairwise exchange, 3 steps" \
         "alltoall 64 KiB on 4 ranks: pairwise exchange, 3 steps" "$T_TMP/$n.wtxt"
+    # simulate --wire replays it to the end, every peer known, and puts at
+    # least the MPI point-to-point payload between distinct ranks on the network
+    "$HOPSCOPE" simulate --topo fattree:k=4 --ppn 1 -i "$T_TMP/$n" --wire -o "$T_TMP/$n.run" \
+        >"$T_TMP/$n.sim" 2>&1
+    t_eq "$n: simulate --wire exits 0" 0 $?
+    t_grep "$n: simulate --wire: no peer unknown" "not replayed: 0 with an unknown peer" \
+        "$T_TMP/$n.sim"
+    mb=$(sed -n 's/^messages *[0-9]* (\([0-9]*\)\.[0-9]* MB).*/\1/p' "$T_TMP/$n.sim")
+    if [ "${mb:-0}" -ge 16 ]; then t_ok "$n: simulate --wire moves >= the 16.9 MB of MPI payload"
+    else t_fail "$n: simulate --wire moves >= the 16.9 MB of MPI payload" "$mb MB"; fi
+    t_check "$n: its run directory analyses" "$HOPSCOPE" analyze "$T_TMP/$n.run" -o "$T_TMP/$n.an"
 done
 
 # Open MPI's osc ucx: 4 puts of 4096 B, 4 gets of 8192 B, one accumulate each
