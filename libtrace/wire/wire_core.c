@@ -307,12 +307,11 @@ static hs__rec *reserve(void)
             return NULL;
         }
     }
+    /* Only what the encoder reads for wire kinds (their fields, lists,
+     * repeat) is set: the other fields of a raw record are never looked at. */
     hs__rec *r = (hs__rec *)(b->raw + b->used);
-    memset(r, 0, sizeof *r);
     r->repeat = 1;
-    r->comm = r->comm2 = r->win = HS__NOIDX;
-    r->peer = r->peer2 = HS_TRACE_RANK_NONE;
-    r->tag = r->tag2 = HS_TRACE_TAG_NONE;
+    r->na = r->nb = 0;
     return r;
 }
 
@@ -401,6 +400,7 @@ void hs__wire_worker(uint64_t t, uint64_t hash, uint64_t len)
     if (!r)
         return;
     r->kind = HS_TRACE_WIRE_WORKER;
+    r->flags = 0;
     r->t0 = r->t1 = t;
     r->aux = hash;
     r->bytes = len;
@@ -415,6 +415,7 @@ void hs__wire_ep(uint64_t t0, uint64_t t1, uint64_t hash)
     if (!r)
         return;
     r->kind = HS_TRACE_WIRE_EP;
+    r->flags = 0;
     r->t0 = t0;
     r->t1 = t1;
     r->aux = hash;
