@@ -35,8 +35,8 @@ static void write_manifest(const char *dir, uint32_t nranks, uint32_t nhosts)
     char *names[8], *hosts[16];
     uint32_t node[16], pid[16];
     for (uint32_t n = 0; n < nhosts; n++) {
-        names[n] = malloc(8);
-        snprintf(names[n], 8, "h%u", n);
+        names[n] = malloc(16);
+        snprintf(names[n], 16, "h%u", n);
     }
     for (uint32_t r = 0; r < nranks; r++) {
         node[r] = r % nhosts;
@@ -171,6 +171,7 @@ static void test_wire_mapping(void **state)
     assert_int_equal(kinds[6], HS_TRACE_WIRE_DONE);
     hs_trace_close(t);
     rm_rf(dir);
+    free(dir);
 }
 
 /* ---- refusals ---------------------------------------------------------------- */
@@ -241,6 +242,7 @@ static void test_wire_rejects(void **state)
     assert_non_null(strstr(e.msg, "--wire"));
     hs_trace_close(t);
     rm_rf(dir);
+    free(dir);
     assert_string_equal(hs_trace_wop_name(HS_TRACE_WOP_GET), "get");
     assert_null(hs_trace_wop_name(0));
     assert_null(hs_trace_wop_name(HS_TRACE_WOP_MAX + 1));
@@ -390,6 +392,7 @@ static void test_wire_stats(void **state)
     hs_trace_wire_stats_free(s);
     hs_trace_close(t);
     rm_rf(dir);
+    free(dir);
 }
 
 int main(void)
