@@ -86,7 +86,8 @@ $(foreach m,$(HS_MPIS_FOUND),$(eval $(call HS_MPI_BENCH,$(m))))
 # it includes no MPI header, learns the rank, clock and trace directory from
 # libhopscope.so (libtrace/wire_host.h), and finds the real UCP functions
 # with dlsym, so nothing is linked into the application.  Without UCX's
-# headers it is not built and `record --wire` says which package to install.
+# headers it is not built and `record --wire` says which package to install;
+# libfabric's part (wire_ofi.c) is compiled in when its headers are present.
 WIRE_SRCS := $(wildcard libtrace/wire/*.c)
 WIRE_MAP := libtrace/wire/libhopscope-wire.map
 ifeq ($(HS_HAVE_UCX),1)

@@ -631,7 +631,7 @@ static void human(char *b, size_t n, uint64_t v)
 
 void hs_trace_wire_stats_print(const hs_trace_wire_stats *s, FILE *f)
 {
-    fprintf(f, "wire level (UCX operations below MPI):\n");
+    fprintf(f, "wire level (UCX / libfabric operations below MPI):\n");
     fprintf(f, "  %-14s %12s %16s\n", "operation", "count", "bytes");
     for (int op = 1; op <= HS_TRACE_WOP_MAX; op++)
         if (s->ops[op])

@@ -235,14 +235,25 @@ static int is_tag_send(const wop *o)
     return o->wop == HS_TRACE_WOP_TAG_SEND || o->wop == HS_TRACE_WOP_TAG_SSEND;
 }
 
+static int cmp_u32_by_done_post(const void *a, const void *b, void *ctx)
+{
+    const wsim *S = ctx;
+    const wop *x = &S->op[*(const uint32_t *)a], *y = &S->op[*(const uint32_t *)b];
+    if (x->t_done != y->t_done)
+        return x->t_done < y->t_done ? -1 : 1;
+    return cmp_u32_by_post(a, b, ctx);
+}
+
 static int match(wsim *S)
 {
     /* tag sends bucketed by destination */
     uint32_t *cnt = calloc(S->nranks + 1u, sizeof *cnt);
     uint32_t *idx = malloc((S->nop ? S->nop : 1) * sizeof *idx);
-    if (!cnt || !idx) {
+    uint32_t *rv_idx = malloc((S->nop ? S->nop : 1) * sizeof *rv_idx);
+    if (!cnt || !idx || !rv_idx) {
         free(cnt);
         free(idx);
+        free(rv_idx);
         return HS_ENOMEM;
     }
     for (size_t i = 0; i < S->nop; i++)
@@ -254,6 +265,7 @@ static int match(wsim *S)
     if (!pos) {
         free(cnt);
         free(idx);
+        free(rv_idx);
         return HS_ENOMEM;
     }
     memcpy(pos, cnt, (S->nranks + 1u) * sizeof *pos);
@@ -266,20 +278,31 @@ static int match(wsim *S)
         size_t ns = cnt[d + 1] - cnt[d];
         qsort_r(snd, ns, sizeof *snd, cmp_u32_by_post, S);
         wrank *R = &S->rk[d];
+        /* receives in the order they completed (the unfinished last, in
+         * post order): with several senders sharing a tag (libfabric puts
+         * the source in the completion data, not the tag), the receive
+         * that completed first took the message that arrived first */
+        size_t nr = 0;
+        for (uint32_t k = 0; k < R->n; k++)
+            if (S->op[R->first + k].kind == WK_RECV)
+                rv_idx[nr++] = R->first + k;
+        qsort_r(rv_idx, nr, sizeof *rv_idx, cmp_u32_by_done_post, S);
         size_t first = 0;   /* sends before it are all matched */
         for (int pass = 0; pass < 2; pass++)
-            for (uint32_t k = 0; k < R->n; k++) {
-                wop *rv = &S->op[R->first + k];
-                if (rv->kind != WK_RECV || rv->match != RP_NIL)
+            for (size_t k = 0; k < nr; k++) {
+                wop *rv = &S->op[rv_idx[k]];
+                if (rv->match != RP_NIL)
                     continue;
                 while (pass == 0 && first < ns && S->op[snd[first]].match != RP_NIL)
                     first++;
                 for (size_t i = pass == 0 ? first : 0; i < ns; i++) {
                     wop *sd = &S->op[snd[i]];
+                    if (sd->t_post > rv->t_done)
+                        break;          /* posted after the receive completed */
                     if (sd->match != RP_NIL || sd->bytes != rv->bytes ||
                         (pass == 0 && sd->tag != rv->tag))
                         continue;
-                    sd->match = R->first + k;
+                    sd->match = rv_idx[k];
                     rv->match = snd[i];
                     break;
                 }
@@ -290,6 +313,7 @@ static int match(wsim *S)
     }
     free(cnt);
     free(idx);
+    free(rv_idx);
     return 0;
 }
 

@@ -1,7 +1,9 @@
 /* libtrace/wire/wire.h — private to libhopscope-wire.so, the capture below
  * MPI (hopscope record --wire).
  *
- * The library interposes UCX's UCP entry points (wire_ucx.c) and, when the
+ * The library interposes UCX's UCP entry points (wire_ucx.c) and
+ * libfabric's fi_fabric with the ops tables of what it opens (wire_ofi.c),
+ * and, when the
  * MPI-level interposer libhopscope.so is loaded too, writes one
  * WIRE_* event per operation into the rank's wire file (wire_core.c), with
  * the thread index and clock of the rank file.  It changes nothing the
@@ -108,7 +110,9 @@ HS__WHIDDEN void hs__wreq_add(void *req, uint64_t id, int cb);
 HS__WHIDDEN void hs__wreq_done(void *req, const hs__wdone *d);
 HS__WHIDDEN void hs__wreq_forget(void *req);
 
-/* dlsym(RTLD_NEXT, name), or NULL. */
-HS__WHIDDEN void *hs__wresolve(const char *name);
+/* The real function: dlsym(RTLD_NEXT, name), else from lib (already
+ * loaded in a local scope); aborts with a message when neither has it. */
+HS__WHIDDEN void *hs__wresolve_in(const char *name, const char *lib);
+HS__WHIDDEN void *hs__wresolve(const char *name);   /* in libucp.so.0 */
 
 #endif

@@ -72,23 +72,28 @@ static void wwarn(const char *msg);
  * RTLD_LOCAL, which RTLD_NEXT does not search), libucp's own.  Never NULL:
  * a wrapper runs only when its caller links UCP, so a miss means a broken
  * installation, and aborting says so instead of jumping to address 0. */
-void *hs__wresolve(const char *name)
+void *hs__wresolve_in(const char *name, const char *lib)
 {
     void *p = dlsym(RTLD_NEXT, name);
     if (!p) {
-        void *h = dlopen("libucp.so.0", RTLD_LAZY | RTLD_NOLOAD);
+        void *h = dlopen(lib, RTLD_LAZY | RTLD_NOLOAD);
         if (!h)
-            h = dlopen("libucp.so.0", RTLD_LAZY);
+            h = dlopen(lib, RTLD_LAZY);
         if (h)
             p = dlsym(h, name);
     }
     if (!p) {
         char m[200];
-        snprintf(m, sizeof m, "cannot find the real %s (libucp.so.0); aborting", name);
+        snprintf(m, sizeof m, "cannot find the real %s (%s); aborting", name, lib);
         wwarn(m);
         abort();
     }
     return p;
+}
+
+void *hs__wresolve(const char *name)
+{
+    return hs__wresolve_in(name, "libucp.so.0");
 }
 
 static void wwarn(const char *msg)

@@ -41,10 +41,10 @@ wlib=$BUILD/lib/libhopscope-wire.so
 if [ -f "$wlib" ]; then
     t_check "wire: preloading into a non-MPI program with immediate binding is harmless" \
         env LD_BIND_NOW=1 LD_PRELOAD="$wlib" /bin/true
-    nm -D --defined-only "$wlib" | awk '$2 == "T" {print $3}' | grep -v '^ucp_' >"$T_TMP/x"
-    lt_eq wire "exports only ucp_*" "" "$(cat "$T_TMP/x")"
-    nm -D --undefined-only "$wlib" | awk '$1 == "U" {print $2}' | grep -E '^(uc[pts]_|P?MPI)' >"$T_TMP/u"
-    lt_eq wire "no strong reference to UCX or MPI" "" "$(cat "$T_TMP/u")"
+    nm -D --defined-only "$wlib" | awk '$2 == "T" {print $3}' | grep -vE '^(ucp_|fi_fabric$)' >"$T_TMP/x"
+    lt_eq wire "exports only ucp_* and fi_fabric" "" "$(cat "$T_TMP/x")"
+    nm -D --undefined-only "$wlib" | awk '$1 == "U" {print $2}' | grep -E '^(uc[pts]_|fi_|P?MPI)' >"$T_TMP/u"
+    lt_eq wire "no strong reference to UCX, libfabric or MPI" "" "$(cat "$T_TMP/u")"
 fi
 for m in $(lt_mpis); do
     lib=$BUILD/lib/$m/libhopscope.so

@@ -27,11 +27,13 @@ if [ ! -f "$BUILD/lib/libhopscope-wire.so" ]; then
     exit $t_failed
 fi
 UCX_OMPI="--mca pml ucx --mca osc ucx --mca pml_ucx_tls any --mca pml_ucx_devices any"
+OFI_OMPI="--mca pml cm --mca mtl ofi --mca mtl_ofi_provider_include tcp"
 CHECK=$BUILD/tests/helpers/wire_check
 
 launch() {
     case $1 in
         openmpi) echo "$MPIRUN_OMPI $UCX_OMPI" ;;
+        openmpi-ofi) echo "$MPIRUN_OMPI $OFI_OMPI" ;;
         mpich) echo "$MPIRUN_MPICH" ;;
     esac
 }
@@ -75,9 +77,15 @@ wrun() {
 # Sum of the p2p sizes of tests/mpi/wire.c.
 SUM=$((0 + 1 + 64 + 1000 + 4096 + 8192 + 16384 + 65536 + 262144 + 1048576))
 P=4
-for m in $(lt_mpis); do
+# openmpi-ofi: Open MPI's mtl ofi over libfabric's tcp provider (ofi_rxm),
+# captured through the ops tables of the objects fi_fabric opens.
+OFI=
+[ -n "$(nm -D "$BUILD/lib/libhopscope-wire.so" | awk '$2 == "T" && $3 == "fi_fabric"')" ] &&
+    [ -x "$BUILD/tests/mpi/openmpi/wire" ] && OFI=openmpi-ofi
+for m in $(lt_mpis) $OFI; do
     n=wire-$m
-    wrun $n $m $P "$BUILD/tests/mpi/$m/wire" || continue
+    exe=$BUILD/tests/mpi/${m%-ofi}/wire
+    wrun $n $m $P "$exe" || continue
     "$CHECK" "$T_TMP/$n" >"$T_TMP/$n.wcheck" 2>&1
     t_eq "$n: wire_check passes" 0 $?
     v() { awk -v k="$1" '$1 == k { print $2 }' "$T_TMP/$n.wcheck"; }
