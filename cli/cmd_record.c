@@ -77,6 +77,7 @@ const char hs__help_record[] =
     "  HOPSCOPE_VERBOSE      1: rank 0 says where it records\n"
     "  HOPSCOPE_MPI          same as --mpi\n"
     "  HOPSCOPE_LIB          path of the libhopscope.so to preload\n"
+    "  HOPSCOPE_WIRE_LIB     path of the libhopscope-wire.so --wire preloads\n"
     "Without 'hopscope record', preload the library yourself and set HOPSCOPE_DIR:\n"
     "  mpirun.openmpi -x LD_PRELOAD=$PREFIX/lib/openmpi/libhopscope.so \\\n"
     "                 -x HOPSCOPE_DIR=trace -np 4 ./app\n"
