@@ -130,6 +130,19 @@ if [ -f "$T_TMP/wire-openmpi.wtxt" ]; then
     t_eq "$n: osc ucx gets: 4 x 8192 B plus 4 x 8 B of accumulate" "8 32800" "$(op get)"
 fi
 
+# MPI_THREAD_MULTIPLE: 4 threads per rank each exchange 200 messages with
+# a neighbour (tests/mpi/threads.c); each thread's UCX sends carry that
+# thread's index in the rank file, so every send still finds its own.
+for m in $(lt_mpis); do
+    n=threads-wire-$m
+    wrun $n $m 3 "$BUILD/tests/mpi/$m/threads" 4 200 64 || continue
+    "$CHECK" "$T_TMP/$n" >"$T_TMP/$n.wcheck" 2>&1
+    t_eq "$n: wire_check passes" 0 $?
+    t_eq "$n: 2400 sends, each with its tag send on its thread" "sends 2400 exact 2400" \
+        "$(awk '$1 == "sends" || $1 == "exact" { printf "%s%s %s", sep, $1, $2; sep = " " }' \
+            "$T_TMP/$n.wcheck")"
+done
+
 # Real applications: same results with --wire.
 for m in $(lt_mpis); do
     wrun halo3d-wire-$m $m 8 "$BUILD/tests/mpi/$m/halo3d" 4 6
