@@ -19,3 +19,12 @@ $(BUILD)/bench/wire/ucpcost: bench/wire/ucpcost.c
 ALL_TARGETS += $(BUILD)/bench/wire/ucpcost
 endif
 endif
+# bench/wire/oficost.c: the same for libfabric's tagged calls (shm provider).
+ifeq ($(HS_HAVE_FABRIC),1)
+ifneq ($(filter mpich,$(HS_MPIS_FOUND)),)
+$(BUILD)/bench/wire/oficost: bench/wire/oficost.c
+	@mkdir -p $(dir $@)
+	mpicc.mpich -std=gnu11 -O2 -g -Wall -Wextra -Werror -o $@ $< -lfabric
+ALL_TARGETS += $(BUILD)/bench/wire/oficost
+endif
+endif

@@ -8,6 +8,8 @@
 #      that takes it, 30 passes of 10^5, the fastest pass; without any
 #      library, with libhopscope.so alone (it does not touch UCP: a control)
 #      and with both (every call recorded, flushes amortised);
+#   1b. the same for libfabric (bench/wire/oficost.c, shm provider):
+#      fi_tinject of 0 bytes to itself + fi_trecv + fi_cq_read, per call;
 #   2. 0-byte ping-pong (bench/mpi/pingpong.c, two ranks bound to two
 #      cores) under MPICH ch4:ucx and Open MPI with pml ucx: without, with
 #      libhopscope.so, with libhopscope.so + libhopscope-wire.so.
@@ -72,6 +74,18 @@ for op in put tag; do
     name=$([ $op = put ] && echo "ucp_put_nbi 8 B" || echo "ucp_tag_send_nbx/recv_nbx 0 B")
     echo "| $name | $a ns | $b ns | $w ns | $(awk -v a="$a" -v w="$w" 'BEGIN { printf "%.1f ns", w - a }') |"
 done
+if [ -x "$BUILD/bench/wire/oficost" ]; then
+    : >"$TMP/0"; : >"$TMP/1"; : >"$TMP/2"
+    i=0
+    while [ $i -lt "$RUNS" ]; do
+        for c in 0 1 2; do
+            run mpich $c 0 1 "$BUILD/bench/wire/oficost" 20000 >>"$TMP/$c"
+        done
+        i=$((i + 1))
+    done
+    a=$(median <"$TMP/0"); b=$(median <"$TMP/1"); w=$(median <"$TMP/2")
+    echo "| libfabric shm: fi_tinject 0 B + fi_trecv + fi_cq_read | $a ns | $b ns | $w ns | $(awk -v a="$a" -v w="$w" 'BEGIN { printf "%.1f ns", w - a }') |"
+fi
 echo
 echo "### 0-byte ping-pong"
 echo
