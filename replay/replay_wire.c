@@ -40,6 +40,8 @@ typedef struct wop {
     int32_t  peer;
     uint8_t  kind, nbi, wop;
     uint8_t  pre;             /* posted before the epoch: done before the replay starts */
+    uint8_t  imm;             /* completed within its posting call (an eager send:
+                                 complete locally at issue, arrival apart) */
     uint32_t match;           /* WK_RECV: index of the matched send; WK_OUT: of the recv */
     uint32_t dep_lo, dep_hi;  /* dependencies: ops [dep_lo, dep_hi) of deps[] */
     hs_time  issue, done;     /* simulated; done = HS_TIME_NEVER until complete */
@@ -146,6 +148,7 @@ static int load_rank(wsim *S, hs_trace *t, uint32_t r, hs_error *err)
                     .nbi = (ev.flags & HS_TRACE_F_WIRE_NBI) != 0, .done = HS_TIME_NEVER,
                     .arrived = HS_TIME_NEVER };
         o->t_done = (ev.flags & HS_TRACE_F_WIRE_IMM) ? ev.t_end : INT64_MAX;
+        o->imm = (ev.flags & HS_TRACE_F_WIRE_IMM) != 0;
         if (ev.t_start < 0) {   /* inside MPI_Init: kept for the matching only */
             o->pre = 1;
             o->issued = 1;
@@ -163,7 +166,7 @@ static int load_rank(wsim *S, hs_trace *t, uint32_t r, hs_error *err)
 }
 
 /* Dependencies: the rank's ops whose recorded completion lies in
- * (previous post, this post]; a flush also depends on the implicit (nbi)
+ * [previous post, this post); a flush also depends on the implicit (nbi)
  * operations since the previous flush.  By recorded completion order, so
  * the work is n log n per rank. */
 static int cmp_u32_by_done(const void *a, const void *b, void *ctx)
@@ -200,10 +203,14 @@ static int build_deps(wsim *S, uint32_t r)
         uint32_t i = R->first + k;
         wop *o = &S->op[i];
         o->dep_lo = (uint32_t)S->ndeps;
+        /* [previous post, this post): an operation completed within its
+         * posting call is stamped with that post, and completions UCP
+         * reported inside this op's own call carry its stamp: caused by it,
+         * not waited for */
         int64_t lo = k ? S->op[i - 1].t_post : INT64_MIN;
-        while (d < nd && S->op[byd[d]].t_done <= lo)
+        while (d < nd && S->op[byd[d]].t_done < lo)
             d++;
-        for (uint32_t e = d; e < nd && S->op[byd[e]].t_done <= o->t_post && !rc; e++)
+        for (uint32_t e = d; e < nd && S->op[byd[e]].t_done < o->t_post && !rc; e++)
             if (byd[e] < i)
                 rc = add_dep(S, byd[e]);
         if (o->kind == WK_FLUSH) {
@@ -381,6 +388,8 @@ static void issue(wsim *S, uint32_t i, hs_time t)
             arrived(S, i, t + shm_time(S, o->bytes));
         else
             transfer(S, r, (uint32_t)o->peer, o->bytes, (uint64_t)CK_ARRIVE << 60 | i, t);
+        if (o->imm)
+            complete(S, i, t);   /* buffered: the sender goes on at once */
         break;
     case WK_GET:
         if (o->peer == (int32_t)r)

@@ -44,6 +44,7 @@ typedef struct hs__wdone {
 typedef struct hs__wtls {
     int depth;            /* > 0 inside a wire wrapper */
     int ndefer;
+    uint64_t last_t;      /* time of this thread's last operation */
     hs__wbuf *buf;
     uint64_t defer_id[HS__WDEFER];
     hs__wdone defer[HS__WDEFER];
@@ -73,6 +74,15 @@ static inline uint64_t hs__wnow(void)
 #endif
     return hs__wmono();
 }
+
+/* An operation is stamped once, when its posting call returned (t_start =
+ * t_end): on this machine's virtualised TSC a clock read is the largest
+ * part of a wrapper, and the post's duration says nothing the replay or
+ * the statistics use.  A wrapper passes HS__WPOST as t0; hs__wire_op takes
+ * its one reading.  Completions UCP reports inside the posting call are
+ * written with that same time (hs__wire_deferred), so the thread's events
+ * stay in order. */
+#define HS__WPOST 0
 
 /* Enter a wrapper: 1 when this call is to be recorded. */
 static inline int hs__wenter(void)

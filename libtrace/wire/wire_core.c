@@ -340,6 +340,9 @@ uint64_t hs__wire_op(int op, uint64_t t0, uint64_t t1, uint32_t flags, uint64_t 
 {
     if (!recording())
         return 0;
+    if (t0 == HS__WPOST)
+        t0 = t1;
+    hs__wt.last_t = t1;
     hs__rec *r = reserve();
     if (!r)
         return 0;
@@ -393,8 +396,12 @@ void hs__wire_deferred(void)
     int n = hs__wt.ndefer;
     hs__wt.ndefer = 0;
     if (recording())
-        for (int i = 0; i < n; i++)
+        for (int i = 0; i < n; i++) {
+            /* inside the posting call: not before that operation's stamp */
+            if (hs__wt.defer[i].t < hs__wt.last_t)
+                hs__wt.defer[i].t = hs__wt.last_t;
             write_done(hs__wt.defer_id[i], &hs__wt.defer[i]);
+        }
 }
 
 void hs__wire_worker(uint64_t t, uint64_t hash, uint64_t len)

@@ -143,7 +143,7 @@ static size_t iov_len(const struct iovec *iov, size_t n)
     TYPE *w_ = WRAP_OF(TYPE, (ep)->FIELD);                                         \
     if (!hs__wenter())                                                             \
         return w_->orig->call;                                                     \
-    uint64_t t0_ = hs__wnow();                                                     \
+    uint64_t t0_ = HS__WPOST;                                                      \
     ssize_t rc_ = w_->orig->call;                                                  \
     post(op, t0_, rc_, bytes, tag, peer, ctx, imm, in);                            \
     hs__wleave();                                                                  \

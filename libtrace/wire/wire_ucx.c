@@ -266,7 +266,7 @@ static ucs_status_ptr_t send_nbx(int op, ucs_status_ptr_t (*real)(ucp_ep_h, cons
     uint64_t bytes = nbx_bytes(buffer, count, param);
     ucp_request_param_t copy;
     const ucp_request_param_t *p = wrap_param(param, &copy, 0);
-    uint64_t t0 = hs__wnow();
+    uint64_t t0 = HS__WPOST;
     ucs_status_ptr_t sp = real(ep, buffer, count, tag, p);
     uint64_t id = hs__wire_op(op, t0, hs__wnow(), post_flags(sp), bytes, tag, ep_uuid(ep));
     track(sp, id, p != param);
@@ -297,7 +297,7 @@ static ucs_status_ptr_t send_nb(int op, ucs_status_ptr_t (*real)(ucp_ep_h, const
         return real(ep, buffer, count, dt, tag, cb);
     uint64_t bytes = dt_bytes(buffer, count, dt);
     ucp_send_callback_t wcb = snb_wrap(cb);
-    uint64_t t0 = hs__wnow();
+    uint64_t t0 = HS__WPOST;
     ucs_status_ptr_t sp = real(ep, buffer, count, dt, tag, wcb);
     uint64_t id = hs__wire_op(op, t0, hs__wnow(), post_flags(sp), bytes, tag, ep_uuid(ep));
     track(sp, id, wcb != cb);
@@ -326,7 +326,7 @@ ucs_status_t ucp_tag_send_nbr(ucp_ep_h ep, const void *buffer, size_t count,
     if (!hs__wenter())
         return REAL(ucp_tag_send_nbr)(ep, buffer, count, datatype, tag, req);
     uint64_t bytes = dt_bytes(buffer, count, datatype);
-    uint64_t t0 = hs__wnow();
+    uint64_t t0 = HS__WPOST;
     ucs_status_t st = REAL(ucp_tag_send_nbr)(ep, buffer, count, datatype, tag, req);
     uint32_t fl = st == UCS_OK ? HS_TRACE_F_WIRE_IMM
                   : st == UCS_INPROGRESS ? 0 : HS_TRACE_F_WIRE_IMM | HS_TRACE_F_ERROR;
@@ -345,7 +345,7 @@ ucs_status_ptr_t ucp_tag_recv_nbx(ucp_worker_h worker, void *buffer, size_t coun
     uint64_t cap = nbx_bytes(buffer, count, param);
     ucp_request_param_t copy;
     const ucp_request_param_t *p = wrap_param(param, &copy, 1);
-    uint64_t t0 = hs__wnow();
+    uint64_t t0 = HS__WPOST;
     ucs_status_ptr_t sp = REAL(ucp_tag_recv_nbx)(worker, buffer, count, tag, tag_mask, p);
     uint64_t t1 = hs__wnow();
     uint32_t fl = post_flags(sp) | HS_TRACE_F_WIRE_IN;
@@ -367,7 +367,7 @@ ucs_status_ptr_t ucp_tag_recv_nb(ucp_worker_h worker, void *buffer, size_t count
         return REAL(ucp_tag_recv_nb)(worker, buffer, count, datatype, tag, tag_mask, cb);
     uint64_t cap = dt_bytes(buffer, count, datatype);
     ucp_tag_recv_callback_t wcb = rnb_wrap(cb);
-    uint64_t t0 = hs__wnow();
+    uint64_t t0 = HS__WPOST;
     ucs_status_ptr_t sp = REAL(ucp_tag_recv_nb)(worker, buffer, count, datatype, tag, tag_mask,
                                                 wcb);
     uint64_t id = hs__wire_op(HS_TRACE_WOP_TAG_RECV, t0, hs__wnow(),
@@ -384,7 +384,7 @@ ucs_status_t ucp_tag_recv_nbr(ucp_worker_h worker, void *buffer, size_t count,
     if (!hs__wenter())
         return REAL(ucp_tag_recv_nbr)(worker, buffer, count, datatype, tag, tag_mask, req);
     uint64_t cap = dt_bytes(buffer, count, datatype);
-    uint64_t t0 = hs__wnow();
+    uint64_t t0 = HS__WPOST;
     ucs_status_t st = REAL(ucp_tag_recv_nbr)(worker, buffer, count, datatype, tag, tag_mask, req);
     uint32_t fl = HS_TRACE_F_WIRE_IN |
                   (st == UCS_INPROGRESS || st == UCS_OK ? 0 : HS_TRACE_F_WIRE_IMM | HS_TRACE_F_ERROR);
@@ -403,7 +403,7 @@ ucs_status_ptr_t ucp_tag_msg_recv_nbx(ucp_worker_h worker, void *buffer, size_t 
     uint64_t cap = nbx_bytes(buffer, count, param);
     ucp_request_param_t copy;
     const ucp_request_param_t *p = wrap_param(param, &copy, 1);
-    uint64_t t0 = hs__wnow();
+    uint64_t t0 = HS__WPOST;
     ucs_status_ptr_t sp = REAL(ucp_tag_msg_recv_nbx)(worker, buffer, count, message, p);
     uint64_t id = hs__wire_op(HS_TRACE_WOP_TAG_RECV, t0, hs__wnow(),
                               post_flags(sp) | HS_TRACE_F_WIRE_IN, cap, 0, 0);
@@ -420,7 +420,7 @@ ucs_status_ptr_t ucp_tag_msg_recv_nb(ucp_worker_h worker, void *buffer, size_t c
         return REAL(ucp_tag_msg_recv_nb)(worker, buffer, count, datatype, message, cb);
     uint64_t cap = dt_bytes(buffer, count, datatype);
     ucp_tag_recv_callback_t wcb = rnb_wrap(cb);
-    uint64_t t0 = hs__wnow();
+    uint64_t t0 = HS__WPOST;
     ucs_status_ptr_t sp = REAL(ucp_tag_msg_recv_nb)(worker, buffer, count, datatype, message,
                                                     wcb);
     uint64_t id = hs__wire_op(HS_TRACE_WOP_TAG_RECV, t0, hs__wnow(),
@@ -446,7 +446,7 @@ static ucs_status_ptr_t rma_nbx(int op, int put, ucp_ep_h ep, void *buffer, size
     uint64_t bytes = nbx_bytes(buffer, count, param);
     ucp_request_param_t copy;
     const ucp_request_param_t *p = wrap_param(param, &copy, 0);
-    uint64_t t0 = hs__wnow();
+    uint64_t t0 = HS__WPOST;
     ucs_status_ptr_t sp = put ? real_put(ep, buffer, count, remote_addr, rkey, p)
                               : real_get(ep, buffer, count, remote_addr, rkey, p);
     uint64_t id = hs__wire_op(op, t0, hs__wnow(),
@@ -475,7 +475,7 @@ ucs_status_t ucp_put_nbi(ucp_ep_h ep, const void *buffer, size_t length, uint64_
 {
     if (!hs__wenter())
         return REAL(ucp_put_nbi)(ep, buffer, length, remote_addr, rkey);
-    uint64_t t0 = hs__wnow();
+    uint64_t t0 = HS__WPOST;
     ucs_status_t st = REAL(ucp_put_nbi)(ep, buffer, length, remote_addr, rkey);
     hs__wire_op(HS_TRACE_WOP_PUT, t0, hs__wnow(),
                 st == UCS_OK ? HS_TRACE_F_WIRE_IMM
@@ -491,7 +491,7 @@ ucs_status_t ucp_get_nbi(ucp_ep_h ep, void *buffer, size_t length, uint64_t remo
 {
     if (!hs__wenter())
         return REAL(ucp_get_nbi)(ep, buffer, length, remote_addr, rkey);
-    uint64_t t0 = hs__wnow();
+    uint64_t t0 = HS__WPOST;
     ucs_status_t st = REAL(ucp_get_nbi)(ep, buffer, length, remote_addr, rkey);
     hs__wire_op(HS_TRACE_WOP_GET, t0, hs__wnow(),
                 HS_TRACE_F_WIRE_IN | (st == UCS_OK ? HS_TRACE_F_WIRE_IMM
@@ -508,7 +508,7 @@ ucs_status_ptr_t ucp_put_nb(ucp_ep_h ep, const void *buffer, size_t length, uint
     if (!hs__wenter())
         return REAL(ucp_put_nb)(ep, buffer, length, remote_addr, rkey, cb);
     ucp_send_callback_t wcb = snb_wrap(cb);
-    uint64_t t0 = hs__wnow();
+    uint64_t t0 = HS__WPOST;
     ucs_status_ptr_t sp = REAL(ucp_put_nb)(ep, buffer, length, remote_addr, rkey, wcb);
     uint64_t id = hs__wire_op(HS_TRACE_WOP_PUT, t0, hs__wnow(), post_flags(sp), length, 0,
                               ep_uuid(ep));
@@ -523,7 +523,7 @@ ucs_status_ptr_t ucp_get_nb(ucp_ep_h ep, void *buffer, size_t length, uint64_t r
     if (!hs__wenter())
         return REAL(ucp_get_nb)(ep, buffer, length, remote_addr, rkey, cb);
     ucp_send_callback_t wcb = snb_wrap(cb);
-    uint64_t t0 = hs__wnow();
+    uint64_t t0 = HS__WPOST;
     ucs_status_ptr_t sp = REAL(ucp_get_nb)(ep, buffer, length, remote_addr, rkey, wcb);
     uint64_t id = hs__wire_op(HS_TRACE_WOP_GET, t0, hs__wnow(),
                               post_flags(sp) | HS_TRACE_F_WIRE_IN, length, 0, ep_uuid(ep));
@@ -537,7 +537,7 @@ ucs_status_t ucp_put(ucp_ep_h ep, const void *buffer, size_t length, uint64_t re
 {
     if (!hs__wenter())
         return REAL(ucp_put)(ep, buffer, length, remote_addr, rkey);
-    uint64_t t0 = hs__wnow();
+    uint64_t t0 = HS__WPOST;
     ucs_status_t st = REAL(ucp_put)(ep, buffer, length, remote_addr, rkey);
     hs__wire_op(HS_TRACE_WOP_PUT, t0, hs__wnow(),
                 HS_TRACE_F_WIRE_IMM | (st == UCS_OK ? 0 : HS_TRACE_F_ERROR), length, 0,
@@ -551,7 +551,7 @@ ucs_status_t ucp_get(ucp_ep_h ep, void *buffer, size_t length, uint64_t remote_a
 {
     if (!hs__wenter())
         return REAL(ucp_get)(ep, buffer, length, remote_addr, rkey);
-    uint64_t t0 = hs__wnow();
+    uint64_t t0 = HS__WPOST;
     ucs_status_t st = REAL(ucp_get)(ep, buffer, length, remote_addr, rkey);
     hs__wire_op(HS_TRACE_WOP_GET, t0, hs__wnow(),
                 HS_TRACE_F_WIRE_IN | HS_TRACE_F_WIRE_IMM | (st == UCS_OK ? 0 : HS_TRACE_F_ERROR),
@@ -565,7 +565,7 @@ ucs_status_t ucp_atomic_post(ucp_ep_h ep, ucp_atomic_post_op_t opcode, uint64_t 
 {
     if (!hs__wenter())
         return REAL(ucp_atomic_post)(ep, opcode, value, op_size, remote_addr, rkey);
-    uint64_t t0 = hs__wnow();
+    uint64_t t0 = HS__WPOST;
     ucs_status_t st = REAL(ucp_atomic_post)(ep, opcode, value, op_size, remote_addr, rkey);
     hs__wire_op(HS_TRACE_WOP_ATOMIC, t0, hs__wnow(),
                 st == UCS_OK ? HS_TRACE_F_WIRE_IMM
@@ -584,7 +584,7 @@ ucs_status_ptr_t ucp_atomic_fetch_nb(ucp_ep_h ep, ucp_atomic_fetch_op_t opcode, 
         return REAL(ucp_atomic_fetch_nb)(ep, opcode, value, result, op_size, remote_addr, rkey,
                                          cb);
     ucp_send_callback_t wcb = snb_wrap(cb);
-    uint64_t t0 = hs__wnow();
+    uint64_t t0 = HS__WPOST;
     ucs_status_ptr_t sp = REAL(ucp_atomic_fetch_nb)(ep, opcode, value, result, op_size,
                                                     remote_addr, rkey, wcb);
     uint64_t id = hs__wire_op(HS_TRACE_WOP_ATOMIC_FETCH, t0, hs__wnow(),
@@ -605,7 +605,7 @@ ucs_status_ptr_t ucp_atomic_op_nbx(ucp_ep_h ep, ucp_atomic_op_t opcode, const vo
     uint64_t bytes = nbx_bytes(buffer, count, param);
     ucp_request_param_t copy;
     const ucp_request_param_t *p = wrap_param(param, &copy, 0);
-    uint64_t t0 = hs__wnow();
+    uint64_t t0 = HS__WPOST;
     ucs_status_ptr_t sp = REAL(ucp_atomic_op_nbx)(ep, opcode, buffer, count, remote_addr, rkey, p);
     uint64_t id = hs__wire_op(fetch ? HS_TRACE_WOP_ATOMIC_FETCH : HS_TRACE_WOP_ATOMIC, t0,
                               hs__wnow(), post_flags(sp) | (fetch ? HS_TRACE_F_WIRE_IN : 0),
@@ -624,7 +624,7 @@ ucs_status_ptr_t ucp_am_send_nb(ucp_ep_h ep, uint16_t id, const void *buffer, si
         return REAL(ucp_am_send_nb)(ep, id, buffer, count, datatype, cb, flags);
     uint64_t bytes = dt_bytes(buffer, count, datatype);
     ucp_send_callback_t wcb = snb_wrap(cb);
-    uint64_t t0 = hs__wnow();
+    uint64_t t0 = HS__WPOST;
     ucs_status_ptr_t sp = REAL(ucp_am_send_nb)(ep, id, buffer, count, datatype, wcb,
                                                flags);
     uint64_t oid = hs__wire_op(HS_TRACE_WOP_AM_SEND, t0, hs__wnow(), post_flags(sp), bytes, id,
@@ -643,7 +643,7 @@ ucs_status_ptr_t ucp_am_send_nbx(ucp_ep_h ep, unsigned id, const void *header,
     uint64_t bytes = header_length + nbx_bytes(buffer, count, param);
     ucp_request_param_t copy;
     const ucp_request_param_t *p = wrap_param(param, &copy, 0);
-    uint64_t t0 = hs__wnow();
+    uint64_t t0 = HS__WPOST;
     ucs_status_ptr_t sp = REAL(ucp_am_send_nbx)(ep, id, header, header_length, buffer, count, p);
     uint64_t oid = hs__wire_op(HS_TRACE_WOP_AM_SEND, t0, hs__wnow(), post_flags(sp), bytes, id,
                                ep_uuid(ep));
@@ -689,7 +689,7 @@ ucs_status_ptr_t ucp_stream_send_nbx(ucp_ep_h ep, const void *buffer, size_t cou
     uint64_t bytes = nbx_bytes(buffer, count, param);
     ucp_request_param_t copy;
     const ucp_request_param_t *p = wrap_param(param, &copy, 0);
-    uint64_t t0 = hs__wnow();
+    uint64_t t0 = HS__WPOST;
     ucs_status_ptr_t sp = REAL(ucp_stream_send_nbx)(ep, buffer, count, p);
     uint64_t id = hs__wire_op(HS_TRACE_WOP_STREAM_SEND, t0, hs__wnow(), post_flags(sp), bytes, 0,
                               ep_uuid(ep));
@@ -706,7 +706,7 @@ ucs_status_ptr_t ucp_stream_send_nb(ucp_ep_h ep, const void *buffer, size_t coun
         return REAL(ucp_stream_send_nb)(ep, buffer, count, datatype, cb, flags);
     uint64_t bytes = dt_bytes(buffer, count, datatype);
     ucp_send_callback_t wcb = snb_wrap(cb);
-    uint64_t t0 = hs__wnow();
+    uint64_t t0 = HS__WPOST;
     ucs_status_ptr_t sp = REAL(ucp_stream_send_nb)(ep, buffer, count, datatype, wcb,
                                                    flags);
     uint64_t id = hs__wire_op(HS_TRACE_WOP_STREAM_SEND, t0, hs__wnow(), post_flags(sp), bytes, 0,
@@ -722,7 +722,7 @@ ucs_status_ptr_t ucp_stream_recv_nbx(ucp_ep_h ep, void *buffer, size_t count, si
     if (!hs__wenter())
         return REAL(ucp_stream_recv_nbx)(ep, buffer, count, length, param);
     /* The stream callback has another signature: completion untimed. */
-    uint64_t t0 = hs__wnow();
+    uint64_t t0 = HS__WPOST;
     ucs_status_ptr_t sp = REAL(ucp_stream_recv_nbx)(ep, buffer, count, length, param);
     uint64_t got = sp == NULL && length ? *length : nbx_bytes(buffer, count, param);
     hs__wire_op(HS_TRACE_WOP_STREAM_RECV, t0, hs__wnow(), post_flags(sp) | HS_TRACE_F_WIRE_IN,
@@ -743,7 +743,7 @@ ucs_status_t ucp_ep_flush(ucp_ep_h ep)
 {
     if (!hs__wenter())
         return REAL(ucp_ep_flush)(ep);
-    uint64_t t0 = hs__wnow();
+    uint64_t t0 = HS__WPOST;
     ucs_status_t st = REAL(ucp_ep_flush)(ep);
     flush_done(st == UCS_OK ? NULL : UCS_STATUS_PTR(st), t0, ep_uuid(ep), 0);
     hs__wleave();
@@ -754,7 +754,7 @@ ucs_status_ptr_t ucp_ep_flush_nb(ucp_ep_h ep, unsigned flags, ucp_send_callback_
 {
     if (!hs__wenter())
         return REAL(ucp_ep_flush_nb)(ep, flags, cb);
-    uint64_t t0 = hs__wnow();
+    uint64_t t0 = HS__WPOST;
     ucp_send_callback_t wcb = snb_wrap(cb);
     ucs_status_ptr_t sp = REAL(ucp_ep_flush_nb)(ep, flags, wcb);
     flush_done(sp, t0, ep_uuid(ep), wcb != cb);
@@ -768,7 +768,7 @@ ucs_status_ptr_t ucp_ep_flush_nbx(ucp_ep_h ep, const ucp_request_param_t *param)
         return REAL(ucp_ep_flush_nbx)(ep, param);
     ucp_request_param_t copy;
     const ucp_request_param_t *p = wrap_param(param, &copy, 0);
-    uint64_t t0 = hs__wnow();
+    uint64_t t0 = HS__WPOST;
     ucs_status_ptr_t sp = REAL(ucp_ep_flush_nbx)(ep, p);
     flush_done(sp, t0, ep_uuid(ep), p != param);
     hs__wleave();
@@ -779,7 +779,7 @@ ucs_status_t ucp_worker_flush(ucp_worker_h worker)
 {
     if (!hs__wenter())
         return REAL(ucp_worker_flush)(worker);
-    uint64_t t0 = hs__wnow();
+    uint64_t t0 = HS__WPOST;
     ucs_status_t st = REAL(ucp_worker_flush)(worker);
     flush_done(st == UCS_OK ? NULL : UCS_STATUS_PTR(st), t0, 0, 0);
     hs__wleave();
@@ -790,7 +790,7 @@ ucs_status_ptr_t ucp_worker_flush_nb(ucp_worker_h worker, unsigned flags, ucp_se
 {
     if (!hs__wenter())
         return REAL(ucp_worker_flush_nb)(worker, flags, cb);
-    uint64_t t0 = hs__wnow();
+    uint64_t t0 = HS__WPOST;
     ucp_send_callback_t wcb = snb_wrap(cb);
     ucs_status_ptr_t sp = REAL(ucp_worker_flush_nb)(worker, flags, wcb);
     flush_done(sp, t0, 0, wcb != cb);
@@ -804,7 +804,7 @@ ucs_status_ptr_t ucp_worker_flush_nbx(ucp_worker_h worker, const ucp_request_par
         return REAL(ucp_worker_flush_nbx)(worker, param);
     ucp_request_param_t copy;
     const ucp_request_param_t *p = wrap_param(param, &copy, 0);
-    uint64_t t0 = hs__wnow();
+    uint64_t t0 = HS__WPOST;
     ucs_status_ptr_t sp = REAL(ucp_worker_flush_nbx)(worker, p);
     flush_done(sp, t0, 0, p != param);
     hs__wleave();
@@ -815,7 +815,7 @@ ucs_status_t ucp_worker_fence(ucp_worker_h worker)
 {
     if (!hs__wenter())
         return REAL(ucp_worker_fence)(worker);
-    uint64_t t0 = hs__wnow();
+    uint64_t t0 = HS__WPOST;
     ucs_status_t st = REAL(ucp_worker_fence)(worker);
     flush_done(st == UCS_OK ? NULL : UCS_STATUS_PTR(st), t0, 0, 0);
     hs__wleave();
