@@ -112,6 +112,8 @@ typedef struct hs__run {
     uint32_t max_route_links;       /* scheme.max_route_links, 0 = unknown */
     int      have_run_monitored;    /* run.packets_monitored/_overflowed present */
     uint64_t run_monitored, run_overflowed;
+    int      have_max_injq;             /* run.max_injection_queue present (later addition) */
+    uint64_t max_injq;
     /* tables */
     hs__link   *lk;                     /* lk[1..L]; lk[0] unused */
     hs__node   *nd;
@@ -255,6 +257,8 @@ typedef struct hs__app {
      * "incomplete", ...); NULL when app.json does not say */
     char    *replay_status;
     uint64_t unmatched_sends, unmatched_recvs;
+    int      have_nicq;                 /* replay.nic_queue_max present */
+    uint64_t nicq;                      /* the longest injection queue of its NICs */
     /* kept to re-emit as-is */
     hs_jdoc *doc;
     const hs_jv *latency, *congestion_impact;

@@ -301,6 +301,10 @@ static void read_replay(actx *c, hs__app *a, const hs_jv *root)
     a->replay_status = get_str(c, r, "status", 0);
     a->unmatched_sends = get_u64(c, r, "unmatched_sends", 0, UINT64_MAX);
     a->unmatched_recvs = get_u64(c, r, "unmatched_recvs", 0, UINT64_MAX);
+    if (hs_jv_get(c->d, r, "nic_queue_max")) {   /* a later addition: optional */
+        a->have_nicq = 1;
+        a->nicq = get_u64(c, r, "nic_queue_max", 0, UINT32_MAX);
+    }
 }
 
 int hs__an_app_read(const char *dir, uint32_t nodes, hs__app **out, hs_error *err)

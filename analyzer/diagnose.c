@@ -935,6 +935,37 @@ int hs__an_incast_present(const hs_analysis *a, uint8_t **ok)
     return 0;
 }
 
+/* Whether node x is lopsided in the application's communication matrix:
+ * it receives more than it sends (dir 1: a funnel into it), or sends more
+ * than it receives (dir 2).  Under deterministic routing an incast's
+ * senders often join on the last switch-to-switch hop before the target,
+ * which then carries the incast alone at its full rate and leaves the
+ * target's own link clear; that is still the pattern, whatever the
+ * placement: the target takes in more than it gives out.  A node that
+ * sends exactly as much as it receives (halo, ping-pong, all-to-all) is a
+ * peer in an exchange; where its partners' routes join is the placement's
+ * doing.  From app.json's communication matrix (exact bytes); without it,
+ * every node counts as lopsided (the pattern is kept, as before). */
+static int lopsided(const hs_analysis *a, uint32_t x, int dir)
+{
+    if (!a->app || !a->app->ncomm || !a->app->node_of_rank)
+        return 1;
+    uint64_t in = 0, out = 0;
+    for (size_t i = 0; i < a->app->ncomm; i++) {
+        const hs__app_comm *c = &a->app->comm[i];
+        if (c->src >= a->app->ranks || c->dst >= a->app->ranks)
+            continue;
+        uint32_t s = a->app->node_of_rank[c->src], d = a->app->node_of_rank[c->dst];
+        if (s == d)
+            continue;
+        if (d == x)
+            in += c->bytes;
+        if (s == x)
+            out += c->bytes;
+    }
+    return dir == 1 ? in > out : out > in;
+}
+
 int hs__an_diagnose(hs_analysis *a, hs_error *err)
 {
     const hs__run *r = a->r;
@@ -973,6 +1004,19 @@ int hs__an_diagnose(hs_analysis *a, hs_error *err)
          * sender) is back-pressure from the network: a mapping matter */
         int pattern = R->endpoint && (R->endpoint != 1 || R->node == HS__NIL || !incast_ok ||
                                       incast_ok[R->node]);
+        /* a root inside the network that funnels into (or out of) one node
+         * is that node's pattern only if the node's own link could not
+         * carry the traffic either, or the node is lopsided (below).  The
+         * node's ejection (injection) link carries the same packets;
+         * judged clear, they pass it freely, so what congests them is
+         * where the routes from several senders join: an interior link,
+         * which the placement chooses (mapping) */
+        if (pattern && R->node != HS__NIL && !lopsided(a, R->node, R->endpoint)) {
+            uint32_t own_link = R->endpoint == 1 ? r->nd[R->node].ej : r->nd[R->node].inj;
+            if (own_link != R->links[0] && own_link >= 1 && own_link <= r->L &&
+                a->verdict[own_link] == HS__V_CLEAR)
+                pattern = 0;
+        }
         if (own) {
             /* one pattern finding for all endpoints: a halo exchange
              * saturates every node's ejection link at once, and that is one

@@ -82,6 +82,33 @@ double hs__an_judge_se(const hs_estimate *e, double threshold, double hbar, doub
     return se;
 }
 
+/* When the traffic estimate is noisy (CV above max_traffic_cv) the delta
+ * method's SE of the ratio C / T does not hold, and the test is on the
+ * contrast D = C - threshold T instead. D is a linear combination of two
+ * estimates with known standard errors, so its SE needs no delta method and
+ * holds however noisy T is: Var(D) = Var(C) + threshold^2 Var(T) - 2
+ * threshold Cov(C, T), and CF >= threshold exactly when D >= 0 (Fieller's
+ * test of a ratio). The covariance is the estimator's own (hs_estimate.cov:
+ * a flagged record counts in both sums, docs/inband.md), 0 when unknown,
+ * which only widens the test. Divided by T, D's SE is the ratio's delta-
+ * method SE with the threshold in place of CF: the same when T is exact. The
+ * one validity condition left is Fieller's: T itself must be significantly
+ * positive (T > t SE(T)), otherwise no ratio is bounded and the link is
+ * undecided. The score test's floor applies to D / T as it did to the ratio. */
+static double contrast_se(const hs_estimate *e, double threshold, double hbar, double p)
+{
+    double t = e->traffic, vc = e->congested_se * e->congested_se;
+    double vt = e->traffic_se * e->traffic_se;
+    double vd = vc + threshold * threshold * vt - 2 * threshold * (e->cov > 0 ? e->cov : 0);
+    double se = t > 0 ? sqrt(vd > 0 ? vd : 0) / t : INFINITY;
+    /* estimates built from a ratio only (cf_se without the sums' SEs) */
+    if (!(e->congested_se > 0) && !(e->traffic_se > 0))
+        se = e->cf_se;
+    hs_estimate f = *e;
+    f.cf_se = se;
+    return hs__an_judge_se(&f, threshold, hbar, p);
+}
+
 int hs__an_judge_one(const hs_estimate *e, double threshold, double z, double max_cv,
                      double hbar, double p, double *need)
 {
@@ -90,15 +117,19 @@ int hs__an_judge_one(const hs_estimate *e, double threshold, double z, double ma
             *need = INFINITY;
         return HS__V_NODATA;
     }
+    /* the ratio's delta-method SE where its condition holds (traffic CV at
+     * most max_cv: T well known), Fieller's contrast where it does not; the
+     * choice depends on T's precision only, never on the outcome */
+    double cv = e->traffic_se / e->traffic;
     hs_estimate ej = *e;
-    ej.cf_se = hs__an_judge_se(e, threshold, hbar, p);
+    ej.cf_se = cv <= max_cv ? hs__an_judge_se(e, threshold, hbar, p)
+                            : contrast_se(e, threshold, hbar, p);
     e = &ej;
     double zn = hs__an_z_small(z, e->traffic);
-    double cv = e->traffic_se / e->traffic;
-    int cv_ok = cv <= max_cv && isfinite(zn);
-    if (cv_ok && e->cf - zn * e->cf_se >= threshold)
+    int t_ok = isfinite(zn) && zn * cv < 1;
+    if (t_ok && e->cf - zn * e->cf_se >= threshold)
         return HS__V_CONGESTED;
-    if (cv_ok && e->cf + zn * e->cf_se < threshold)
+    if (t_ok && e->cf + zn * e->cf_se < threshold)
         return HS__V_CLEAR;
     if (need) {
         /* with k times the packets the SE is SE / sqrt(k) and the critical
@@ -123,7 +154,8 @@ int hs__an_judge_one(const hs_estimate *e, double threshold, double z, double ma
             }
             kc = exp(hi);
         }
-        double kv = cv <= max_cv ? 1 : (cv / max_cv) * (cv / max_cv);
+        /* Fieller's condition: t CV / sqrt(k) < 1 */
+        double kv = isfinite(zn) && zn * cv >= 1 ? (zn * cv) * (zn * cv) * 1.0000001 : 1;
         *need = kc > kv ? kc : kv;
     }
     return HS__V_UNDECIDED;
@@ -131,8 +163,9 @@ int hs__an_judge_one(const hs_estimate *e, double threshold, double z, double ma
 
 void hs__an_pool_estimate(const hs_estimate *const *v, uint32_t n, hs_estimate *out)
 {
-    double t = 0, c = 0, vt = 0, vc = 0;
+    double t = 0, c = 0, vt = 0, vc = 0, cov = 0;
     for (uint32_t i = 0; i < n; i++) {
+        cov += v[i]->cov;   /* disjoint packets: covariances add */
         t += v[i]->traffic;
         c += v[i]->congested;
         vt += v[i]->traffic_se * v[i]->traffic_se;
@@ -143,6 +176,7 @@ void hs__an_pool_estimate(const hs_estimate *const *v, uint32_t n, hs_estimate *
     out->traffic_se = sqrt(vt);
     out->congested = c;
     out->congested_se = sqrt(vc);
+    out->cov = cov;
     if (t > 0) {
         out->cf_valid = 1;
         out->cf = c / t;

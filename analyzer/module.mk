@@ -4,8 +4,10 @@
 # topology API to recompute the routes of the regular families.
 CORE_SRCS += analyzer/rundir_read.c analyzer/appjson.c analyzer/phases.c analyzer/route.c \
              analyzer/analyze.c analyzer/trees.c analyzer/judge.c analyzer/diagnose.c \
-             analyzer/mapping.c \
-             analyzer/output.c
+             analyzer/mapping.c analyzer/features.c \
+             analyzer/output.c analyzer/portcounters.c analyzer/latmodel.c \
+             analyzer/latmodel_report.c
 INSTALL_HEADERS += include/hopscope/analyzer.h
 CFLAGS_analyzer_ := -O3
-UNIT_TESTS += tests/unit/test_judge.c tests/unit/test_diagnosis.c tests/unit/test_analyze_rundir.c
+UNIT_TESTS += tests/unit/test_judge.c tests/unit/test_diagnosis.c tests/unit/test_analyze_rundir.c tests/unit/test_features.c
+UNIT_TESTS += tests/unit/test_latmodel.c

@@ -377,6 +377,10 @@ static int read_manifest(hs__run *r, files *fl, hs_error *err)
         r->run_monitored = need_u64(&j, run, "run", "packets_monitored", UINT64_MAX, &rc);
         r->run_overflowed = need_u64(&j, run, "run", "packets_overflowed", UINT64_MAX, &rc);
     }
+    if (!rc && run && hs_jv_get(d, run, "max_injection_queue")) {
+        r->have_max_injq = 1;
+        r->max_injq = need_u64(&j, run, "run", "max_injection_queue", UINT64_MAX, &rc);
+    }
     hs_jdoc_free(d);
     return rc;
 }

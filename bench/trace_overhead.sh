@@ -191,9 +191,10 @@ done
 echo
 echo "Target: under 50 ms added to MPI_Init.  Ranks on one host share"
 echo "CLOCK_MONOTONIC and take no clock-synchronisation exchanges; one rank per"
-echo "other host is measured (5 ping-pongs).  What remains are hopscope's few"
-echo "collectives (settings, host names, directory, epoch), each a scheduler slice"
-echo "or more when ranks outnumber cores."
+echo "other host is measured (5 ping-pongs).  What remains is one collective, an"
+echo "MPI_Allgather on MPI_COMM_WORLD (host names, rank 0's settings, time zero,"
+echo "readiness; a broadcast of the directory only when ranks name different"
+echo "ones), a scheduler slice or more when ranks outnumber cores; it had seven."
 echo
 fi
 if part size; then

@@ -158,6 +158,17 @@ int hs__cmd_render(int argc, char **argv)
         }
         out = dir;
     }
+    /* `hopscope latmodel report`'s file beside the analysis: a section */
+    char lmr[4300];
+    {
+        struct stat st;
+        char tmp[4200];
+        snprintf(tmp, sizeof tmp, "%s", run);
+        snprintf(lmr, sizeof lmr, "%s/latmodel_report.json",
+                 stat(run, &st) == 0 && S_ISDIR(st.st_mode) ? run : dirname(tmp));
+        if (stat(lmr, &st) == 0)
+            o.latmodel_report = lmr;
+    }
     hs_error err;
     hs_error_clear(&err);
     hs_viz_doc *docs = NULL;

@@ -649,6 +649,15 @@ static int sim_main(const char *cmd, int argc, char **argv)
             print_inband(sc->field_bits, sc->c, hs_fabric_max_route_links(F), o.tc.monitor,
                          st.packets_monitored, st.packets_overflowed);
         }
+        {
+            hs_routing rt = hs_topo_routing(hs_fabric_topo(F));
+            if (rt == HS_ROUTE_UGAL || rt == HS_ROUTE_UGAL_G)
+                printf("routing     %s: %llu of %llu packets (%.2f%%) sent the Valiant way\n",
+                       hs_routing_name(rt), (unsigned long long)st.nonminimal,
+                       (unsigned long long)st.packets_injected,
+                       st.packets_injected ? 100.0 * (double)st.nonminimal /
+                                             (double)st.packets_injected : 0.0);
+        }
         printf("memory      %.1f MB of model state, at most %llu packets in flight\n",
                (double)st.mem_bytes / 1e6, (unsigned long long)st.packets_peak);
         if (r.status == HS_EDEADLOCK)

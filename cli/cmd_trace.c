@@ -20,6 +20,7 @@ const char hs__help_trace[] =
     "usage: hopscope trace stats [--json] [--matrix N] [--wire] DIR\n"
     "       hopscope trace dump  [--json] [--wire] [--rank R] [--kind NAME] [--limit N] DIR\n"
     "       hopscope trace check [--max-lines N] DIR\n"
+    "       hopscope trace import smpi [options] IN -o DIR\n"
     "\n"
     "Reads a trace directory written by 'hopscope record' (or libhopscope.so).\n"
     "\n"
@@ -55,6 +56,8 @@ const char hs__help_trace[] =
     "        +-2^56 ns of the epoch, end not before start, each rank's starts in\n"
     "        order).  Exit status 0 when clean, 1 otherwise.\n"
     "          --max-lines N  print at most N problems (default 50)\n"
+    "\n"
+    HS__HELP_TRACE_IMPORT_SMPI
     "\n"
     "A damaged file is reported with its name, block, byte offset and reason;\n"
     "a file cut short (killed job) is read up to its last complete block and\n"
@@ -479,6 +482,20 @@ static int do_check(int argc, char **argv)
     return HS_EXIT_OK;
 }
 
+/* import FORMAT ...: one row per format, each in its own file. */
+static int do_import(int argc, char **argv)
+{
+    static const struct { const char *fmt; int (*run)(int, char **); } fmts[] = {
+        { "smpi", hs__trace_import_smpi },
+    };
+    if (argc < 2)
+        return hs__usage_error("trace", "'import' needs a format (smpi)");
+    for (size_t i = 0; i < sizeof fmts / sizeof fmts[0]; i++)
+        if (strcmp(argv[1], fmts[i].fmt) == 0)
+            return fmts[i].run(argc - 1, argv + 1);
+    return hs__usage_error("trace", "unknown import format '%s' (smpi)", argv[1]);
+}
+
 int hs__cmd_trace(int argc, char **argv)
 {
     if (argc < 2)
@@ -490,5 +507,7 @@ int hs__cmd_trace(int argc, char **argv)
         return do_dump(argc - 1, argv + 1);
     if (strcmp(act, "check") == 0)
         return do_check(argc - 1, argv + 1);
-    return hs__usage_error("trace", "unknown action '%s' (stats, dump or check)", act);
+    if (strcmp(act, "import") == 0)
+        return do_import(argc - 1, argv + 1);
+    return hs__usage_error("trace", "unknown action '%s' (stats, dump, check or import)", act);
 }

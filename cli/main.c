@@ -136,7 +136,8 @@ static const hs__cmd commands[] = {
       "  --route-delay T    switch routing/pipeline delay (100ns)\n"
       "  --rx-rate RATE     NIC receive processing rate (default: link rate)\n"
       "  --nic-queues N     injection queues per NIC, served round-robin (8)\n"
-      "  --ugal-threshold B dragonfly UGAL-L bias towards minimal paths (0)\n"
+      "  --ugal-threshold B dragonfly UGAL bias towards minimal paths, bytes x hops\n"
+      "                     (default 4 full packets; 0 = no bias)\n"
       "\n"
       "in-band scheme (docs/inband.md):\n"
       "  --hop-bits C       hop counter (default 4, or wider when the network's\n"
@@ -208,8 +209,9 @@ static const hs__cmd commands[] = {
       "                      CF + t*SE < X, else it cannot be judged (0.25); t:\n"
       "                      Student's t at confidence z for the link's packets\n"
       "  --z Z               one-sided confidence multiplier (2)\n"
-      "  --max-traffic-cv X  a link cannot be judged when its traffic estimate's\n"
-      "                      standard error is above X times the estimate (0.1)\n"
+      "  --max-traffic-cv X  above this traffic CV (SE / estimate) a link's verdict\n"
+      "                      tests C - threshold*T (Fieller) instead of the CF's\n"
+      "                      delta-method SE (0.1)\n"
       "  --min-packets N     the quiet-packets test (load between --load-low and\n"
       "                      --load-high) needs N of them (100); not a cutoff for links\n"
       "  --max-cf-se X       obsolete (links are judged by their SE): accepted, ignored\n"
@@ -230,6 +232,8 @@ static const hs__cmd commands[] = {
       "  hopscope simulate --topo fattree:k=8,n=2 --traffic incast:target=0,senders=16 \\\n"
       "                    --load 0.5 -o RUN && hopscope analyze RUN\n"
       "  hopscope analyze RUN --phases phases.txt --cf-threshold 0.3\n" },
+    { "latmodel", hs__cmd_latmodel, "latency model from link counters (Patke et al.): fit, predict",
+      hs__help_latmodel },
     { "render", hs__cmd_render, "SVG pictures and an HTML report of the congestion (report.html)",
       hs__help_render },
     { "whatif", hs__cmd_whatif, "re-simulate a replayed run with another mapping or without background",
@@ -258,6 +262,9 @@ static const hs__cmd commands[] = {
       "  hopscope gen pf3d --ranks 256 -o T && hopscope simulate \\\n"
       "      --topo fattree:k=16,n=2,taper=4 -i T --map roundrobin -o RUN\n"
       "  hopscope analyze RUN && hopscope whatif RUN --map suggested\n" },
+    { "sweep", hs__cmd_sweep,
+      "replay one trace under many mappings (and backgrounds, routings, widths): sweep.csv",
+      hs__help_sweep },
     { "gen", hs__cmd_gen, "write a synthetic trace of a standard pattern (halo3d, pf3d, canary, incast, pingpong)",
       hs__help_gen },
     { "trace", hs__cmd_trace, "summarise, list or check a recorded trace (stats|dump|check)",
@@ -280,13 +287,20 @@ static const hs__cmd commands[] = {
       "      routing=dmodk|adaptive  D-mod-K (default) or least-loaded up port\n"
       "  dragonfly:a=A,p=P,h=H,g=G   G groups of A routers, P nodes and H global\n"
       "                              links per router (default a=4,p=2,h=2,g=9)\n"
-      "      routing=min|valiant|ugal  (default min); gbw=, glat= for global links\n"
+      "      routing=min|valiant|ugal|ugal-g  (default min; ugal is UGAL-L, ugal-g\n"
+      "                              the global-knowledge reference); gbw=, glat= for\n"
+      "                              global links\n"
       "                              (default: bw, 200ns)\n"
       "  torus:K1xK2x..[,p=P]        torus, P nodes per switch (default 1);\n"
       "  mesh:K1xK2x..[,p=P]         the same without wrap-around links;\n"
       "                              dimension-order routing with dateline VCs\n"
       "  file:PATH                   a topology file (format in docs/topology.md)\n"
-      "Common options: bw=RATE (default 25GB/s = 200Gb/s), lat=TIME (100ns).\n"
+      "Common options: bw=RATE (default 25GB/s = 200Gb/s), lat=TIME (100ns) of the\n"
+      "switch-to-switch links; nbw=RATE (default: bw), nlat=TIME (100ns) of the node\n"
+      "links; vcs=N VCs (a multiple of the VC classes the routing needs, at most 8)\n"
+      "and vcsel=dest|rr|sl, the VC a packet takes within its class: by destination\n"
+      "(default), round-robin per packet, or by service level (the message's phase).\n"
+      "Topology files set node links per link and take no options.\n"
       "RATE: 25GB/s, 200Gb/s, 200Gbps; TIME: 100ns, 1.5us, 250ps.\n"
       "\n"
       "  --links          print the link table (id, kind, ends, bandwidth, latency)\n"

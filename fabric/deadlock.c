@@ -61,7 +61,7 @@ static void pending_credit(hs_fabric *F, int64_t *pend, int with_events)
 /* The buffer the head of buffer b waits for in vain, or HS_NIL. */
 static uint32_t blocked_on(const hs_fabric *F, uint32_t b, const int64_t *pend)
 {
-    uint32_t h = F->qhead[b];
+    uint32_t h = hs__fifo(F, b / F->nvc, b % F->nvc)->head;
     if (h == HS_NIL)
         return HS_NIL;
     const hs__pkt *p = &F->pk[h];
@@ -110,11 +110,12 @@ static int find_cycle(hs_fabric *F, const int64_t *pend, hs_fabric_deadlock *d)
                 hp->link = x / nvc;
                 hp->vc = (uint8_t)(x % nvc);
                 hp->sw = F->lk[hp->link].to;
-                for (uint32_t p = F->qhead[x]; p != HS_NIL; p = F->pk[p].next) {
+                uint32_t h = hs__fifo(F, x / nvc, x % nvc)->head;
+                for (uint32_t p = h; p != HS_NIL; p = F->pk[p].next) {
                     hp->packets++;
                     hp->bytes += F->pk[p].bytes;
                 }
-                hp->need = F->pk[F->qhead[x]].bytes;
+                hp->need = F->pk[h].bytes;
                 hp->wait_link = nxt[x] / nvc;
                 hp->wait_vc = (uint8_t)(nxt[x] % nvc);
                 hp->credit = F->credits[nxt[x]];

@@ -153,8 +153,8 @@ int hs__ev_init_lanes(hs_fabric *F)
         return HS_ENOMEM;
     for (uint32_t l = 1; l <= F->L; l++) {
         const hs_link_info *li = &F->lk[l];
-        hs_time d[4] = { F->ser_full[l], li->lat + F->prm.route_delay,
-                         li->lat + F->ser_full[l], li->lat };
+        hs_time d[4] = { F->op[l].ser_full, li->lat + F->prm.route_delay,
+                         li->lat + F->op[l].ser_full, li->lat };
         for (int k = 0; k < 4; k++) {
             if (k == 1 && li->to_kind != HS_DEV_SWITCH)
                 continue;
@@ -253,6 +253,85 @@ void hs__pkt_free(hs_fabric *F, uint32_t p)
 
 /* ---- run loop ---------------------------------------------------------------- */
 
+/* Prefetching.  On a large network the state an event touches (its
+ * packet, its link's transmitter and credits, the input FIFO it joins, the
+ * link's ground truth) is out of cache: the run is bound by memory
+ * latency, one miss after another.  But a lane's future events are known
+ * in advance, so when an event leaves a lane, the event PF_FAR places
+ * behind it has its first line fetched (packet or transmitter), the one
+ * PF_MID behind what that line points to, and the one PF_NEAR behind the
+ * next step.  Prefetches change no result, only when memory is read. */
+#define PF_FAR 15
+#define PF_MID 10
+#define PF_NEAR 5
+
+static inline void prefetch_far(const hs_fabric *F, uint64_t d)
+{
+    uint64_t arg = d & EV_ARG_MASK;
+    switch (d >> EV_SHIFT) {
+    case EV_ARRIVE:
+    case EV_DELIVER:
+        __builtin_prefetch(&F->pk[arg], 1);
+        break;
+    case EV_TX_END:
+    case EV_NIC_TX_END:
+        __builtin_prefetch(&F->op[arg], 1);
+        break;
+    }
+}
+
+static inline void prefetch_mid(const hs_fabric *F, uint64_t d)
+{
+    uint64_t arg = d & EV_ARG_MASK;
+    switch (d >> EV_SHIFT) {
+    case EV_ARRIVE: {
+        const hs__pkt *p = &F->pk[arg];
+        __builtin_prefetch(&F->op[p->in], 0);
+        __builtin_prefetch(&F->lk[p->in], 0);
+        break;
+    }
+    case EV_TX_END: {
+        const hs__oport *op = &F->op[arg];
+        if (op->cur_in != HS_NIL)
+            __builtin_prefetch(&F->op[op->cur_in], 1);
+        __builtin_prefetch(F->req + op->req_off, 1);
+        __builtin_prefetch(&F->cring[arg], 1);
+        __builtin_prefetch(&F->credits[(size_t)arg * F->nvc], 1);
+        if (F->twin_blk)
+            __builtin_prefetch(&F->twin_blk[arg], 1);
+        break;
+    }
+    case EV_NIC_TX_END:
+        __builtin_prefetch(&F->cring[arg], 1);
+        __builtin_prefetch(&F->credits[(size_t)arg * F->nvc], 1);
+        if (F->twin_blk)
+            __builtin_prefetch(&F->twin_blk[arg], 1);
+        break;
+    }
+}
+
+static inline void prefetch_near(const hs_fabric *F, uint64_t d)
+{
+    uint64_t arg = d & EV_ARG_MASK;
+    switch (d >> EV_SHIFT) {
+    case EV_ARRIVE: {
+        const hs__pkt *p = &F->pk[arg];
+        __builtin_prefetch(&F->rq[(size_t)F->op[p->in].gp_in * F->nvc + p->vc], 1);
+        break;
+    }
+    case EV_TX_END: {
+        uint32_t i = F->op[arg].cur_in;
+        if (i != HS_NIL) {
+            uint32_t gp = F->op[i].gp_in;
+            __builtin_prefetch(&F->rq[(size_t)gp * F->nvc], 0);
+            __builtin_prefetch(&F->ip[gp], 1);
+            __builtin_prefetch(&F->cring[i], 1);
+        }
+        break;
+    }
+    }
+}
+
 static void on_timer(hs_fabric *F, uint32_t slot)
 {
     uint64_t cookie = F->tm[slot];
@@ -288,6 +367,13 @@ int hs_fabric_run(hs_fabric *F, hs_time until)
             hs__lane *L = &F->lanes[src];
             L->head = (L->head + 1) & (L->cap - 1);
             L->n--;
+            uint32_t m = L->cap - 1;
+            if (L->n > PF_FAR)
+                prefetch_far(F, L->e[(L->head + PF_FAR) & m].d);
+            if (L->n > PF_MID)
+                prefetch_mid(F, L->e[(L->head + PF_MID) & m].d);
+            if (L->n > PF_NEAR)
+                prefetch_near(F, L->e[(L->head + PF_NEAR) & m].d);
         }
         F->nev--;
         F->now = e.t;

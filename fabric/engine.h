@@ -101,7 +101,8 @@ typedef struct hs__pkt {
     uint16_t pidx;       /* dense phase index */
     uint8_t  vc;         /* VC of the buffer it occupies */
     uint8_t  out_vc;     /* VC on the chosen output */
-    uint8_t  monitored;
+    uint8_t  monitored : 1;
+    uint8_t  lane : 3;   /* VC within its class on every link (vcsel=) */
     uint8_t  nsw;        /* switch-to-switch hops taken */
     uint8_t  ng;         /* dragonfly global hops taken */
     hs_field field;
@@ -142,21 +143,30 @@ typedef struct hs__cring {
     uint8_t  head, n;
 } hs__cring;
 
+/* One link's transmitter and the constants its events read, in one
+ * 64-byte line: on a large network each event's state is a cache miss,
+ * so what one event touches lives together.  (The round-robin pointers
+ * per output VC live with the request bitsets in req[].) */
 typedef struct hs__oport {
     hs_time  stall_since;  /* HS_TIME_NEVER unless idle with a credit-starved request */
     uint64_t queued;       /* bytes of head packets requesting this output */
+    hs_time  ser_full;     /* serialisation of a full packet */
+    hs_time  tau;          /* congestion threshold (DESIGN.md) */
     uint32_t cur_in;       /* input link being read (switch outputs) */
     uint32_t cur_bytes;
     uint32_t cur_msg;      /* NIC: message whose last packet is on the wire */
-    uint32_t rrv[HS_FABRIC_MAX_VCS]; /* per output VC: requester at its turn */
+    uint32_t gp_in;        /* global port where this link arrives (switches) */
+    uint32_t sw;           /* switch it leaves (switch outputs) */
     uint8_t  rrvc;         /* VC to serve first */
     uint16_t stall_pidx;   /* phase the stall is charged to */
     uint8_t  busy;
     uint8_t  cur_vc;
     uint8_t  waiting;      /* blocked on credit: wants an EV_WAKE */
     uint8_t  wake;         /* an EV_WAKE is scheduled */
-    uint32_t req_off;      /* this output's request bitset in req[] */
-} hs__oport;
+    uint32_t req_off;      /* this output's request bitsets in req[]: VC v's
+                              at req_off + v * words(switch), then the
+                              round-robin pointers (uint32 per VC) */
+} __attribute__((aligned(64))) hs__oport;
 
 /* Switch input ports are numbered globally, gp = port_off[switch] + port,
  * and a switch's requesters r = port * nvc + vc are contiguous from
@@ -166,10 +176,15 @@ typedef struct hs__iport {
     uint8_t rrvc;          /* VC to offer first when it frees */
 } hs__iport;
 
-/* What the head packet of an input FIFO asks of its output. */
+/* A switch input FIFO (one per port and VC, [global port * nvc + vc]):
+ * its packets, and what its head asks of its output (out = HS_NIL: the
+ * FIFO is empty), so that arbitration and a freed input find the heads,
+ * their sizes and outputs in one small block per port instead of reading
+ * each head packet. */
 typedef struct hs__req {
-    uint32_t need;         /* bytes (credits) */
-    uint8_t  ovc;          /* VC on the output */
+    uint32_t head, tail;   /* packets, linked by next (HS_NIL: none) */
+    uint32_t need;         /* bytes (credits) of the head */
+    uint32_t out;          /* output link the head requested, or HS_NIL */
 } hs__req;
 
 typedef struct hs__nic {
@@ -179,6 +194,8 @@ typedef struct hs__nic {
     uint64_t seq;          /* next packet sequence number */
     uint32_t qoff;         /* first of its injection queues in qhead/qtail */
     uint32_t nactive;      /* messages in its queues */
+    uint32_t qmax;         /* the most of them at once (hs_fabric_nic_queue_max) */
+    uint32_t rr_lane;      /* vcsel=rr: the next packet's lane */
 } hs__nic;
 
 /* Ground truth of one link (one phase, one window, or the total). */
@@ -206,22 +223,23 @@ struct hs_fabric {
     uint32_t max_route;     /* hs_topo_max_route_links */
     double   monitor_p;     /* probability a message is monitored (manifest) */
     unsigned nvc;
+    unsigned vc_lanes;      /* VCs per class (topology's vcs= / classes) */
+    uint64_t ugal_t;        /* UGAL bias, bytes x hops, resolved */
     uint32_t N, S, L;
 
     /* per link (index = link id, [0] unused) */
     const hs_link_info *lk;
-    hs_time  *ser_full;     /* serialisation of a full packet */
-    hs_time  *tau;
     hs__oport *op;
     hs__iport *ip;          /* [global port] */
-    uint32_t  *gp_in;       /* [l]: global port where link l arrives (switches) */
-    hs__req   *rq;          /* [global port * nvc + vc] */
+    hs__req   *rq;          /* input FIFOs [global port * nvc + vc] */
     int64_t  *credits;      /* [l * nvc + v], absorbed so far */
     hs__cring *cring;       /* [l]: credits on their way back */
     int64_t   cap_vc;       /* initial credits of a switch VC buffer */
-    uint32_t *qhead, *qtail;/* switch input FIFOs [l * nvc + v] */
-    uint64_t *req;          /* request bitsets */
+    uint64_t *req;          /* request bitsets: per output, one per output VC */
+    uint64_t *ibusy;        /* per switch: requesters whose input port is busy */
+    uint32_t *sw_boff;      /* per switch: its words in ibusy */
     uint32_t *sw_nreq;      /* per switch: requesters = ports * nvc */
+    uint32_t  full_need;    /* bytes of the largest packet */
 
     /* NICs */
     hs__nic  *nic;
@@ -302,7 +320,7 @@ void hs__pkt_free(hs_fabric *F, uint32_t p);
 static inline hs_time hs__ser(const hs_fabric *F, uint32_t link, uint32_t bytes)
 {
     if (bytes == F->prm.mtu + F->prm.header)
-        return F->ser_full[link];
+        return F->op[link].ser_full;
     uint64_t r = F->lk[link].bw;
     return (bytes * HS_PS_PER_S + r - 1) / r;
 }
@@ -338,6 +356,11 @@ void hs__credit_wait(hs_fabric *F, uint32_t o);
 void hs__credit_flush(hs_fabric *F);
 
 /* ---- switch.c --------------------------------------------------------------- */
+/* The FIFO of VC v of link l into a switch. */
+static inline hs__req *hs__fifo(const hs_fabric *F, uint32_t l, unsigned v)
+{
+    return &F->rq[(size_t)F->op[l].gp_in * F->nvc + v];
+}
 void hs__switch_arrive(hs_fabric *F, uint32_t p);
 void hs__switch_tx_end(hs_fabric *F, uint32_t o);
 void hs__switch_arbitrate(hs_fabric *F, uint32_t o);
@@ -350,6 +373,11 @@ void hs__nic_deliver(hs_fabric *F, uint32_t p);
 uint32_t hs__msg_alloc(hs_fabric *F);
 
 /* ---- route_*.c: choose p->out and p->out_vc at switch sw ------------------- */
+/* The VC of class c for packet p: c * lanes + its lane. */
+static inline uint8_t hs__vc(const hs_fabric *F, const hs__pkt *p, unsigned c)
+{
+    return (uint8_t)(c * F->vc_lanes + p->lane);
+}
 void hs__route(hs_fabric *F, uint32_t sw, hs__pkt *p);
 void hs__route_fattree(hs_fabric *F, uint32_t sw, hs__pkt *p);
 void hs__route_dragonfly(hs_fabric *F, uint32_t sw, hs__pkt *p);

@@ -25,7 +25,7 @@ void hs_fabric_params_default(hs_fabric_params *p)
     p->tau = 0;
     p->window = 10 * HS_PS_PER_US;
     p->max_windows = 256;
-    p->ugal_threshold = 0;
+    p->ugal_threshold = HS_UGAL_AUTO;
     p->seed = 1;
     hs_scheme_cfg_default(&p->scheme);
     p->scheme.hop_bits = 0; /* auto: fitted to the longest route */
@@ -73,17 +73,14 @@ void hs_fabric_destroy(hs_fabric *F)
     hs__truth_free(F);
     if (F->scheme_ok)
         hs_scheme_free(&F->scheme);
-    free(F->ser_full);
-    free(F->tau);
     free(F->op);
     free(F->ip);
-    free(F->gp_in);
     free(F->rq);
     free(F->credits);
     free(F->cring);
-    free(F->qhead);
-    free(F->qtail);
     free(F->req);
+    free(F->ibusy);
+    free(F->sw_boff);
     free(F->sw_nreq);
     free(F->nic);
     free(F->mq_head);
@@ -126,6 +123,7 @@ int hs_fabric_create_topo(hs_fabric **out, hs_topo *t, const hs_fabric_params *p
     F->S = t->nswitches;
     F->L = t->nlinks;
     F->nvc = t->nvc;
+    F->vc_lanes = t->lanes ? t->lanes : 1;
     F->lk = t->links;
     F->pk_free = F->ms_free = F->tm_free = HS_NIL;
     hs_scheme_cfg cfg = p->scheme;
@@ -153,30 +151,26 @@ int hs_fabric_create_topo(hs_fabric **out, hs_topo *t, const hs_fabric_params *p
     F->scheme_ok = 1;
     F->counters_ok = F->scheme.k <= HS_COUNTERS_KMAX;
     size_t L1 = (size_t)F->L + 1, nvc = F->nvc, Q = p->nic_queues;
-    F->ser_full = calloc(L1, sizeof *F->ser_full);
-    F->tau = calloc(L1, sizeof *F->tau);
-    F->op = calloc(L1, sizeof *F->op);
+    F->op = aligned_alloc(64, L1 * sizeof *F->op);
+    if (F->op)
+        memset(F->op, 0, L1 * sizeof *F->op);
     size_t GP = t->port_off[F->S];
     F->ip = calloc(GP ? GP : 1, sizeof *F->ip);
-    F->gp_in = calloc(L1, sizeof *F->gp_in);
     F->rq = calloc((GP ? GP : 1) * nvc, sizeof *F->rq);
     F->credits = calloc(L1 * nvc, sizeof *F->credits);
     F->cring = calloc(L1, sizeof *F->cring);
-    F->qhead = malloc(L1 * nvc * sizeof *F->qhead);
-    F->qtail = malloc(L1 * nvc * sizeof *F->qtail);
     F->sw_nreq = calloc(F->S ? F->S : 1, sizeof *F->sw_nreq);
+    F->sw_boff = calloc(F->S ? F->S : 1, sizeof *F->sw_boff);
     F->nic = calloc(F->N, sizeof *F->nic);
     F->mq_head = malloc((size_t)F->N * Q * sizeof *F->mq_head);
     F->mq_tail = malloc((size_t)F->N * Q * sizeof *F->mq_tail);
     F->rx_rate = calloc(F->N, sizeof *F->rx_rate);
-    if (!F->ser_full || !F->tau || !F->op || !F->ip || !F->gp_in || !F->rq || !F->credits || !F->cring || !F->qhead ||
-        !F->qtail || !F->sw_nreq || !F->nic || !F->mq_head || !F->mq_tail || !F->rx_rate ||
+    if (!F->op || !F->ip || !F->rq || !F->credits || !F->cring ||
+        !F->sw_nreq || !F->sw_boff || !F->nic || !F->mq_head || !F->mq_tail || !F->rx_rate ||
         hs__truth_init(F) != 0 || hs__ev_init(F) != 0) {
         hs_fabric_destroy(F);
         return hs_error_set(err, HS_ENOMEM, "out of memory building the network");
     }
-    memset(F->qhead, 0xff, L1 * nvc * sizeof *F->qhead);
-    memset(F->qtail, 0xff, L1 * nvc * sizeof *F->qtail);
     memset(F->mq_head, 0xff, (size_t)F->N * Q * sizeof *F->mq_head);
     memset(F->mq_tail, 0xff, (size_t)F->N * Q * sizeof *F->mq_tail);
     /* Unbounded buffers: credits that can never run out, yet keep
@@ -186,17 +180,22 @@ int hs_fabric_create_topo(hs_fabric **out, hs_topo *t, const hs_fabric_params *p
     uint32_t full = p->mtu + p->header;
     if (full < HS_FABRIC_MIN_PACKET)
         full = HS_FABRIC_MIN_PACKET;
+    if (F->prm.ugal_threshold == HS_UGAL_AUTO)
+        F->prm.ugal_threshold = (uint64_t)HS_UGAL_AUTO_PACKETS * full;
+    F->ugal_t = F->prm.ugal_threshold;
     for (uint32_t l = 1; l <= F->L; l++) {
         const hs_link_info *li = &F->lk[l];
-        F->ser_full[l] = hs_ser_time(full, li->bw);
+        hs__oport *op = &F->op[l];
+        op->ser_full = hs_ser_time(full, li->bw);
         if (p->tau)
-            F->tau[l] = p->tau;
+            op->tau = p->tau;
         else
-            F->tau[l] = (hs_time)((double)F->ser_full[l] * p->tau_factor + 0.5);
-        if (F->tau[l] == 0)
-            F->tau[l] = 1;
+            op->tau = (hs_time)((double)op->ser_full * p->tau_factor + 0.5);
+        if (op->tau == 0)
+            op->tau = 1;
         if (li->to_kind == HS_DEV_SWITCH)
-            F->gp_in[l] = t->port_off[li->to] + li->to_port;
+            op->gp_in = t->port_off[li->to] + li->to_port;
+        op->sw = li->from_kind == HS_DEV_SWITCH ? li->from : HS_NIL;
         F->op[l].stall_since = HS_TIME_NEVER;
         F->op[l].cur_msg = HS_NIL;
         F->op[l].cur_in = HS_NIL;
@@ -210,16 +209,23 @@ int hs_fabric_create_topo(hs_fabric **out, hs_topo *t, const hs_fabric_params *p
         hs_fabric_destroy(F);
         return hs_error_set(err, HS_ENOMEM, "out of memory building the network");
     }
-    /* request bitsets: one per switch output, sized for its switch's
-     * requesters (ports x VCs) */
-    size_t words = 0;
+    for (size_t j = 0; j < GP * nvc; j++)
+        F->rq[j].head = F->rq[j].tail = F->rq[j].out = HS_NIL;
+    F->full_need = full;
+    /* request bitsets: per switch output, one per output VC, each sized
+     * for its switch's requesters (ports x VCs); per switch, one bitset of
+     * the requesters whose input port is busy */
+    size_t words = 0, bwords = 0;
     for (uint32_t s = 0; s < F->S; s++) {
         uint32_t ports = t->port_off[s + 1] - t->port_off[s];
         F->sw_nreq[s] = ports * (uint32_t)nvc;
-        words += (size_t)ports * ((F->sw_nreq[s] + 63) / 64);
+        words += (size_t)ports * (nvc * ((F->sw_nreq[s] + 63) / 64) + (nvc + 1) / 2);
+        F->sw_boff[s] = (uint32_t)bwords;
+        bwords += (F->sw_nreq[s] + 63) / 64;
     }
     F->req = calloc(words ? words : 1, sizeof *F->req);
-    if (!F->req) {
+    F->ibusy = calloc(bwords ? bwords : 1, sizeof *F->ibusy);
+    if (!F->req || !F->ibusy) {
         hs_fabric_destroy(F);
         return hs_error_set(err, HS_ENOMEM, "out of memory building the network");
     }
@@ -230,7 +236,7 @@ int hs_fabric_create_topo(hs_fabric **out, hs_topo *t, const hs_fabric_params *p
             uint32_t o = t->port_out[j];
             if (o != HS_NO_LINK)
                 F->op[o].req_off = (uint32_t)words;
-            words += w;
+            words += w * nvc + (nvc + 1) / 2;
         }
     }
     for (uint32_t n = 0; n < F->N; n++) {
@@ -382,6 +388,11 @@ int hs_fabric_set_monitoring(hs_fabric *F, double p)
     return 0;
 }
 
+uint32_t hs_fabric_nic_queue_max(const hs_fabric *F, uint32_t node)
+{
+    return node < F->N ? F->nic[node].qmax : 0;
+}
+
 void hs_fabric_get_stats(const hs_fabric *F, hs_fabric_stats *s)
 {
     *s = F->st;
@@ -391,12 +402,13 @@ void hs_fabric_get_stats(const hs_fabric *F, hs_fabric_stats *s)
     s->packets_peak = F->pk_peak;
     size_t L1 = (size_t)F->L + 1;
     size_t m = sizeof *F;
-    m += L1 * (2 * sizeof(hs_time) + sizeof(hs__oport) + sizeof(uint32_t));
+    m += L1 * sizeof(hs__oport);
     m += (size_t)F->topo->port_off[F->S] * (sizeof(hs__iport) + F->nvc * sizeof(hs__req));
-    m += L1 * F->nvc * (sizeof(int64_t) + 2 * sizeof(uint32_t)) + L1 * sizeof(hs__cring);
+    m += L1 * F->nvc * sizeof(int64_t) + L1 * sizeof(hs__cring);
     for (uint32_t sw = 0; sw < F->S; sw++)
-        m += (size_t)(F->topo->port_off[sw + 1] - F->topo->port_off[sw]) *
-             ((F->sw_nreq[sw] + 63) / 64) * 8;
+        m += ((size_t)(F->topo->port_off[sw + 1] - F->topo->port_off[sw]) *
+              (F->nvc * ((F->sw_nreq[sw] + 63) / 64) + (F->nvc + 1) / 2) +
+              (F->sw_nreq[sw] + 63) / 64) * 8 + sizeof(uint32_t);
     m += (size_t)F->N * (sizeof(hs__nic) + 8 + 2 * 4 * F->prm.nic_queues);
     m += (size_t)F->pk_cap * (sizeof(hs__pkt) + sizeof(hs__pkc)) + (size_t)F->ms_cap * sizeof(hs__msg);
     m += (size_t)F->tm_cap * 8 + hs__ev_bytes(F);

@@ -16,7 +16,7 @@ void hs__link_transmit(hs_fabric *F, uint32_t o, uint32_t pi, hs_time t0)
     hs__pkt *p = &F->pk[pi];
     const hs_link_info *l = &F->lk[o];
     hs_time ser = hs__ser(F, o, p->bytes);
-    int congested = t0 - p->ready >= F->tau[o];
+    int congested = t0 - p->ready >= F->op[o].tau;
     if (p->monitored)
         hs_mark(&F->scheme, &p->field, p->key, o, congested);
     hs__truth_tx(F, o, p->pidx, t0, ser, p->bytes, congested);

@@ -59,6 +59,11 @@ void hs__nic_post(hs_fabric *F, uint32_t m)
         F->ms[F->mq_tail[q]].next = m;
     F->mq_tail[q] = m;
     n->nactive++;
+    if (n->nactive > n->qmax) {
+        n->qmax = n->nactive;
+        if (n->qmax > F->st.max_injection_queue)
+            F->st.max_injection_queue = n->qmax;
+    }
     F->st.messages_posted++;
     hs__nic_kick(F, msg->src);
 }
@@ -105,9 +110,19 @@ static uint32_t cut_packet(hs_fabric *F, uint32_t node)
     p->next = HS_NIL;
     p->inter = HS_NIL;
     p->pidx = msg->pidx;
+    /* the lane (VC within each class) it keeps to its destination */
+    unsigned lanes = F->vc_lanes, lane = 0;
+    if (lanes > 1) {
+        switch (F->topo->vcsel) {
+        case HS_VCSEL_RR: lane = n->rr_lane++ % lanes; break;
+        case HS_VCSEL_SL: lane = msg->phase % lanes; break;
+        default: lane = msg->dst % lanes; break;
+        }
+    }
+    p->lane = lane & 7u;
     p->vc = 0;
-    p->out_vc = 0;
-    p->monitored = msg->monitored;
+    p->out_vc = (uint8_t)lane;   /* class 0 on the injection link */
+    p->monitored = msg->monitored & 1u;
     p->nsw = 0;
     p->ng = 0;
     hs_field_init(&p->field);
@@ -136,7 +151,7 @@ void hs__nic_kick(hs_fabric *F, uint32_t node)
     uint32_t pi = n->hold;
     hs__pkt *p = &F->pk[pi];
     hs__credit_absorb(F, o);
-    int64_t *cr = &F->credits[(size_t)o * F->nvc];
+    int64_t *cr = &F->credits[(size_t)o * F->nvc + p->out_vc];
     if (*cr < (int64_t)p->bytes) {
         hs__stall_begin(F, o, p->pidx);
         return;

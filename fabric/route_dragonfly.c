@@ -5,16 +5,28 @@
  * links, as in the forwarding tables), the global hop, a local hop to the
  * destination router.  Valiant: minimal to a random intermediate group (not
  * the source's or the destination's), then minimal to the destination.
- * UGAL-L: at the source router, the minimal first hop unless
- *     q_min * H_min > q_val * H_val + threshold,
- * with q the occupancy of the first-hop output (bytes waiting here for it
- * plus bytes in the buffer at its far end) and H the switch-to-switch hop
- * counts of the two paths; the Valiant candidate is drawn at random.
+ * Both UGALs decide once, at the source router, between the minimal path
+ * and one Valiant candidate drawn at random, with a bias T towards minimal
+ * (hs_fabric_params.ugal_threshold, by default 4 full packets):
+ *   UGAL-L (Singh; Kim et al. 2008), local knowledge: minimal unless
+ *     q_min * H_min > q_val * H_val + T,
+ *     q the occupancy of the path's first-hop output here (bytes waiting
+ *     here for it plus bytes held in the buffer at its far end, all VCs),
+ *     H the switch-to-switch hop count of the path: the queue a packet
+ *     meets at each hop is estimated by the one it sees first;
+ *   UGAL-G, global knowledge (the upper reference no router can build):
+ *     minimal unless  sum over the minimal path's links of q
+ *                   > sum over the Valiant path's links of q + T.
+ * The bias is what keeps a lightly loaded network minimal: with T = 0 one
+ * packet in flight on the minimal first hop (q_min = a packet, q_val = 0)
+ * already sends the next one the long way, which at load 0.1 costs more
+ * latency than the queue it avoids (docs/topology.md has the numbers).
  *
- * VCs: the number of global hops taken so far, on local and global links
- * alike: 0 1 (minimal) or 0 1 2 (Valiant); the VC never decreases along a
- * path and each class has at most local-then-global dependencies, so there
- * is no cycle. */
+ * VCs: class = the number of global hops taken so far, on local and global
+ * links alike: 0 1 (minimal) or 0 1 2 (Valiant); the class never decreases
+ * along a path and each holds only local-then-global dependencies, so
+ * there is no cycle.  With vcs=N each class has N/classes VCs and a packet
+ * keeps its lane (vcsel=). */
 #include "engine.h"
 
 /* First-hop output from router (G, r) towards group X and the hop count to
@@ -34,6 +46,40 @@ static uint32_t towards(const hs_fabric *F, uint32_t G, uint32_t r, uint32_t X, 
     }
     *hops = 2;
     return t->port_out[t->port_off[G * d->a + r] + hs__df_local_port(d, r, owner)];
+}
+
+/* Appends to path[] the switch-to-switch links from router (G, r) into
+ * group X (a local hop to the owner of the global link, if not r, and the
+ * global link); returns the switch where it enters X. */
+static uint32_t segment(const hs_fabric *F, uint32_t G, uint32_t r, uint32_t X, uint32_t Rd,
+                        uint32_t key, uint32_t *path, unsigned *n)
+{
+    const hs_topo *t = F->topo;
+    const hs__dragonfly *d = &t->u.df;
+    uint32_t j = (uint32_t)hs__dragonfly_gport(d, G, r, X, Rd, key);
+    uint32_t owner = j / d->h;
+    if (owner != r)
+        path[(*n)++] = t->port_out[t->port_off[G * d->a + r] + hs__df_local_port(d, r, owner)];
+    uint32_t gl = t->port_out[t->port_off[G * d->a + owner] + hs__df_global_port(d, j)];
+    path[(*n)++] = gl;
+    return F->lk[gl].to;
+}
+
+/* The local hop from switch e to router Rd of the same group, if any. */
+static void last_hop(const hs_fabric *F, uint32_t e, uint32_t Rd, uint32_t *path, unsigned *n)
+{
+    const hs_topo *t = F->topo;
+    const hs__dragonfly *d = &t->u.df;
+    if (e != Rd)
+        path[(*n)++] = t->port_out[t->port_off[e] + hs__df_local_port(d, e % d->a, Rd % d->a)];
+}
+
+static uint64_t path_occupancy(hs_fabric *F, const uint32_t *path, unsigned n)
+{
+    uint64_t q = 0;
+    for (unsigned i = 0; i < n; i++)
+        q += hs__occupancy(F, path[i]);
+    return q;
 }
 
 static uint32_t pick_intermediate(hs_fabric *F, uint32_t G, uint32_t Gd)
@@ -69,14 +115,25 @@ void hs__route_dragonfly(hs_fabric *F, uint32_t sw, hs__pkt *p)
             towards(F, I, e2 % a, Gd, Rd, p->dst, &h3, &e3);
             uint64_t hval = h2 + h3 + (e3 != Rd);
             uint64_t qmin = hs__occupancy(F, omin), qval = hs__occupancy(F, oval);
-            if (qmin * hmin > qval * hval + F->prm.ugal_threshold)
+            if (qmin * hmin > qval * hval + F->ugal_t)
+                p->inter = I;
+        } else if (t->routing == HS_ROUTE_UGAL_G) {
+            uint32_t I = pick_intermediate(F, G, Gd);
+            uint32_t pm[3], pv[6];
+            unsigned nm = 0, nv = 0;
+            last_hop(F, segment(F, G, r, Gd, Rd, p->dst, pm, &nm), Rd, pm, &nm);
+            uint32_t e2 = segment(F, G, r, I, HS_NIL, p->dst, pv, &nv);
+            last_hop(F, segment(F, I, e2 % a, Gd, Rd, p->dst, pv, &nv), Rd, pv, &nv);
+            if (path_occupancy(F, pm, nm) > path_occupancy(F, pv, nv) + F->ugal_t)
                 p->inter = I;
         }
+        if (p->inter != HS_NIL)
+            F->st.nonminimal++;
     }
     if (p->inter == G)
         p->inter = HS_NIL;  /* reached the intermediate group */
     uint32_t T = p->inter != HS_NIL ? p->inter : Gd;
-    p->out_vc = p->ng;
+    p->out_vc = hs__vc(F, p, p->ng);
     if (G == T) {
         p->out = po[hs__df_local_port(d, r, rd)];
         return;

@@ -1,7 +1,8 @@
 /* Fat-tree routing in the engine: down by the destination's digit when it
  * lies below, else up by D-mod-K (static) or, with routing=adaptive, up the
  * least occupied up port (ties: the D-mod-K port, then the next ones in
- * order).  Up*-down* paths need one VC. */
+ * order).  Up*-down* paths need one VC class; with vcs=N each packet
+ * keeps its lane (vcsel=) on every link. */
 #include "engine.h"
 
 void hs__route_fattree(hs_fabric *F, uint32_t sw, hs__pkt *p)
@@ -10,7 +11,7 @@ void hs__route_fattree(hs_fabric *F, uint32_t sw, hs__pkt *p)
     const hs__fattree *ft = &t->u.ft;
     const uint32_t *po = t->port_out + t->port_off[sw];
     uint32_t port;
-    p->out_vc = 0;
+    p->out_vc = hs__vc(F, p, 0);
     if (hs__fattree_below(ft, sw, p->dst, &port)) {
         p->out = po[port];
         return;

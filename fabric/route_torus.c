@@ -10,10 +10,12 @@ void hs__route_torus(hs_fabric *F, uint32_t sw, hs__pkt *p)
     hs__torus_route_set(F->topo, sw, p->dst, &out, 1);
     p->out = out;
     const hs_link_info *l = &F->lk[out], *in = &F->lk[p->in];
+    unsigned c;
     if (l->wrap)
-        p->out_vc = 1;
+        c = 1;
     else if (in->kind == HS_LINK_SWITCH && in->dim == l->dim)
-        p->out_vc = p->vc;
+        c = p->vc / F->vc_lanes;   /* the class it came in on */
     else
-        p->out_vc = 0;
+        c = 0;
+    p->out_vc = hs__vc(F, p, c);
 }

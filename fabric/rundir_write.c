@@ -194,7 +194,7 @@ static int write_links(const hs_fabric *F, const char *dir, hs_error *err)
         fprintf(f, "\t%u\t%s\t%u\t", l->from_port, dev_str(l->to_kind), l->to);
         tsv_cell(f, dev_name(t, l->to_kind, l->to, b, sizeof b));
         fprintf(f, "\t%u\t%llu\t%llu\t%llu\n", l->to_port, (unsigned long long)l->bw,
-                (unsigned long long)l->lat, (unsigned long long)F->tau[id]);
+                (unsigned long long)l->lat, (unsigned long long)F->op[id].tau);
     }
     if (ferror(f) | (fclose(f) != 0))
         return hs_error_set(err, HS_EIO, "cannot write '%s'", path);
@@ -740,6 +740,8 @@ int hs_fabric_write_rundir(hs_fabric *F, const char *dir,
     hs_json_uint(&j, st.packets_monitored);
     hs_json_key(&j, "packets_overflowed");
     hs_json_uint(&j, st.packets_overflowed);
+    hs_json_key(&j, "max_injection_queue");
+    hs_json_uint(&j, st.max_injection_queue);
     hs_json_obj_end(&j);
 
     hs_json_key(&j, "counts");

@@ -93,6 +93,54 @@ int hs__spec_link(hs__spec *s, const char *kbw, const char *klat, uint64_t *bw,
     return 0;
 }
 
+static const char *const vcsel_names[] = { "dest", "rr", "sl" };
+
+int hs__spec_nodes_vcs(hs__spec *s, hs_topo *t, unsigned classes, const char *what,
+                       hs_error *err)
+{
+    t->nbw = t->bw;
+    t->nlat = HS_DEFAULT_LAT;
+    int rc = hs__spec_link(s, "nbw", "nlat", &t->nbw, &t->nlat, what, err);
+    if (rc)
+        return rc;
+    if (t->nbw == 0)
+        return hs_error_set(err, HS_EINVAL, "%s: nbw=0: node links need a positive rate", what);
+    uint32_t vcs = classes;
+    if ((rc = hs__spec_u32(s, "vcs", 1, HS_FABRIC_MAX_VCS, &vcs, what, err)))
+        return rc;
+    if (vcs % classes)
+        return hs_error_set(err, HS_EINVAL, "%s: vcs=%u: the routing needs %u VC class%s "
+                            "(deadlock freedom), so vcs must be a multiple of %u up to %u",
+                            what, vcs, classes, classes > 1 ? "es" : "", classes,
+                            HS_FABRIC_MAX_VCS);
+    t->vclasses = classes;
+    t->lanes = vcs / classes;
+    t->nvc = vcs;
+    t->vcsel = HS_VCSEL_DEST;
+    const char *x = hs__spec_get(s, "vcsel");
+    if (x) {
+        unsigned i;
+        for (i = 0; i < 3; i++)
+            if (strcmp(x, vcsel_names[i]) == 0)
+                break;
+        if (i == 3)
+            return hs_error_set(err, HS_EINVAL, "%s: vcsel=%s: expected dest, rr or sl",
+                                what, x);
+        t->vcsel = i;
+    }
+    return 0;
+}
+
+void hs__spec_nodes_vcs_fmt(const hs_topo *t, char *buf, size_t n)
+{
+    char bw[32], lat[32];
+    hs__fmt_rate_exact(t->nbw, bw, sizeof bw);
+    hs__fmt_time_exact(t->nlat, lat, sizeof lat);
+    int k = snprintf(buf, n, ",nbw=%s,nlat=%s,vcs=%u", bw, lat, t->nvc);
+    if (t->lanes > 1 && k > 0 && (size_t)k < n)
+        snprintf(buf + k, n - (size_t)k, ",vcsel=%s", vcsel_names[t->vcsel]);
+}
+
 int hs__spec_check_unused(hs__spec *s, const char *what, hs_error *err)
 {
     for (unsigned i = 0; i < s->n; i++)
@@ -237,6 +285,10 @@ static int create(const char *spec, int shallow, hs_topo **out, hs_error *err)
     t->shallow = shallow;
     t->bw = HS_DEFAULT_BW;
     t->lat = HS_DEFAULT_LAT;
+    t->nbw = HS_DEFAULT_BW;
+    t->nlat = HS_DEFAULT_LAT;
+    t->vclasses = 1;
+    t->lanes = 1;
     const char *colon = strchr(spec, ':');
     size_t tlen = colon ? (size_t)(colon - spec) : strlen(spec);
     const char *rest = colon ? colon + 1 : "";
@@ -304,8 +356,8 @@ int hs_topo_describe(const char *spec, hs_topo_desc *d, hs_error *err)
     d->routing = t->routing;
     d->deterministic = hs_topo_deterministic(t);
     d->vcs = t->nvc;
-    d->node_bw = t->kind == HS_TOPO_FILE ? t->links[1].bw : t->bw;
-    d->node_lat = t->kind == HS_TOPO_FILE ? t->links[1].lat : t->lat;
+    d->node_bw = t->kind == HS_TOPO_FILE ? t->links[1].bw : t->nbw;
+    d->node_lat = t->kind == HS_TOPO_FILE ? t->links[1].lat : t->nlat;
     hs_topo_free(t);
     return 0;
 }
@@ -343,6 +395,7 @@ const char *hs_routing_name(hs_routing r)
     case HS_ROUTE_MIN: return "min";
     case HS_ROUTE_VALIANT: return "valiant";
     case HS_ROUTE_UGAL: return "ugal";
+    case HS_ROUTE_UGAL_G: return "ugal-g";
     case HS_ROUTE_DOR: return "dor";
     case HS_ROUTE_TABLE: return "table";
     }
@@ -357,7 +410,8 @@ int hs_topo_deterministic(const hs_topo *t)
 
 int hs_topo_table_determined(const hs_topo *t)
 {
-    return t->routing != HS_ROUTE_VALIANT && t->routing != HS_ROUTE_UGAL;
+    return t->routing != HS_ROUTE_VALIANT && t->routing != HS_ROUTE_UGAL &&
+           t->routing != HS_ROUTE_UGAL_G;
 }
 
 /* The longest route any packet can take, from the routing rule of each

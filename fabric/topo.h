@@ -74,6 +74,12 @@ struct hs_topo {
                                          table (hs_topo_describe) */
     uint64_t bw;                      /* default link rate */
     hs_time  lat;                     /* default link latency */
+    uint64_t nbw;                     /* node (terminal) links' rate */
+    hs_time  nlat;                    /* node links' latency */
+    unsigned vclasses;                /* VC classes the routing needs for
+                                         deadlock freedom */
+    unsigned lanes;                   /* VCs per class: nvc = vclasses * lanes */
+    unsigned vcsel;                   /* hs__vcsel: a packet's lane */
     union {
         hs__fattree   ft;
         hs__dragonfly df;
@@ -129,6 +135,22 @@ int hs__spec_u32(hs__spec *s, const char *key, uint32_t lo, uint32_t hi,
 /* Common link options bw= and lat= (and routing=, returned raw). */
 int hs__spec_link(hs__spec *s, const char *kbw, const char *klat, uint64_t *bw,
                   hs_time *lat, const char *what, hs_error *err);
+/* VC selection within a class (vcsel=): the lane a packet keeps from its
+ * NIC to its destination; its VC on every link is class * lanes + lane. */
+enum hs__vcsel {
+    HS_VCSEL_DEST = 0,    /* destination node mod lanes (default) */
+    HS_VCSEL_RR = 1,      /* round-robin per packet at the source NIC */
+    HS_VCSEL_SL = 2,      /* service level: the message's phase id mod lanes */
+};
+/* Node-link and VC options every regular family takes: nbw= (default bw),
+ * nlat= (default 100 ns: node cables are their own, lat= does not set
+ * them), vcs= (a multiple of `classes`, at most HS_FABRIC_MAX_VCS; default
+ * `classes`), vcsel=dest|rr|sl.  Sets t->nbw, nlat, vclasses, lanes,
+ * vcsel and nvc.  Call after bw= is parsed. */
+int hs__spec_nodes_vcs(hs__spec *s, hs_topo *t, unsigned classes, const char *what,
+                       hs_error *err);
+/* The canonical form of those options: ",nbw=..,nlat=..,vcs=N[,vcsel=..]". */
+void hs__spec_nodes_vcs_fmt(const hs_topo *t, char *buf, size_t n);
 /* Fails naming the first entry no one consumed. */
 int hs__spec_check_unused(hs__spec *s, const char *what, hs_error *err);
 

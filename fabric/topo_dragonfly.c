@@ -91,13 +91,14 @@ static int partner(const hs__dragonfly *d, uint32_t G, uint32_t j, uint32_t *G2,
 static int dragonfly_spec(hs_topo *t)
 {
     const hs__dragonfly *d = &t->u.df;
-    char bw[32], lat[32], gbw[32], glat[32];
+    char bw[32], lat[32], gbw[32], glat[32], nv[160];
     hs__fmt_rate_exact(t->bw, bw, sizeof bw);
     hs__fmt_time_exact(t->lat, lat, sizeof lat);
     hs__fmt_rate_exact(d->gbw, gbw, sizeof gbw);
     hs__fmt_time_exact(d->glat, glat, sizeof glat);
-    return hs__topo_set_spec(t, "dragonfly:a=%u,p=%u,h=%u,g=%u,bw=%s,lat=%s,gbw=%s,glat=%s,"
-                             "routing=%s", d->a, d->p, d->h, d->g, bw, lat, gbw, glat,
+    hs__spec_nodes_vcs_fmt(t, nv, sizeof nv);
+    return hs__topo_set_spec(t, "dragonfly:a=%u,p=%u,h=%u,g=%u,bw=%s,lat=%s,gbw=%s,glat=%s%s,"
+                             "routing=%s", d->a, d->p, d->h, d->g, bw, lat, gbw, glat, nv,
                              hs_routing_name(t->routing));
 }
 
@@ -135,11 +136,13 @@ int hs__dragonfly_build(hs_topo *t, hs__spec *s, hs_error *err)
             t->routing = HS_ROUTE_MIN;
         else if (strcmp(r, "valiant") == 0 || strcmp(r, "val") == 0)
             t->routing = HS_ROUTE_VALIANT;
-        else if (strcmp(r, "ugal") == 0)
+        else if (strcmp(r, "ugal") == 0 || strcmp(r, "ugal-l") == 0)
             t->routing = HS_ROUTE_UGAL;
+        else if (strcmp(r, "ugal-g") == 0)
+            t->routing = HS_ROUTE_UGAL_G;
         else
-            return hs_error_set(err, HS_EINVAL, "%s: routing=%s: expected min, valiant or ugal",
-                                WHAT, r);
+            return hs_error_set(err, HS_EINVAL, "%s: routing=%s: expected min, valiant, ugal "
+                                "(UGAL-L) or ugal-g", WHAT, r);
     }
     if ((rc = hs__spec_link(s, "bw", "lat", &t->bw, &t->lat, WHAT, err)))
         return rc;
@@ -149,7 +152,8 @@ int hs__dragonfly_build(hs_topo *t, hs__spec *s, hs_error *err)
         return rc;
     /* VC = global hops taken so far: local-global-local needs 2 classes,
      * Valiant's local-global-local-global-local needs 3. */
-    t->nvc = t->routing == HS_ROUTE_MIN ? 2 : 3;
+    if ((rc = hs__spec_nodes_vcs(s, t, t->routing == HS_ROUTE_MIN ? 2 : 3, WHAT, err)))
+        return rc;
 
     uint32_t ah = d->a * d->h;
     d->gdst = malloc(((size_t)d->g * ah + 1) * sizeof *d->gdst);
@@ -211,7 +215,7 @@ int hs__dragonfly_build(hs_topo *t, hs__spec *s, hs_error *err)
     if (rc)
         return rc;
     for (uint32_t n = 0; n < N; n++)
-        hs__topo_attach_node(t, n, n / d->p, n % d->p, t->bw, t->lat);
+        hs__topo_attach_node(t, n, n / d->p, n % d->p, t->nbw, t->nlat);
     uint32_t next = 2 * (uint32_t)N + 1;
     hs_link_info fwd;
     memset(&fwd, 0, sizeof fwd);

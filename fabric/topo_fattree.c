@@ -88,18 +88,19 @@ uint32_t hs__fattree_dmodk_up(const hs__fattree *ft, unsigned level, uint32_t ds
 static int fattree_spec(hs_topo *t)
 {
     const hs__fattree *ft = &t->u.ft;
-    char bw[32], lat[32];
+    char bw[32], lat[32], nv[160];
     hs__fmt_rate_exact(t->bw, bw, sizeof bw);
     hs__fmt_time_exact(t->lat, lat, sizeof lat);
+    hs__spec_nodes_vcs_fmt(t, nv, sizeof nv);
     if (ft->kary_k)
-        return hs__topo_set_spec(t, "fattree:k=%u,n=%u,taper=%u,bw=%s,lat=%s,routing=%s",
-                                 ft->kary_k, ft->kary_n, ft->taper, bw, lat,
+        return hs__topo_set_spec(t, "fattree:k=%u,n=%u,taper=%u,bw=%s,lat=%s%s,routing=%s",
+                                 ft->kary_k, ft->kary_n, ft->taper, bw, lat, nv,
                                  hs_routing_name(t->routing));
     char dl[128], ul[128];
     fmt_list(ft->m, ft->h, dl, sizeof dl);
     fmt_list(ft->w, ft->h, ul, sizeof ul);
-    return hs__topo_set_spec(t, "fattree:down=%s,up=%s,bw=%s,lat=%s,routing=%s", dl, ul,
-                             bw, lat, hs_routing_name(t->routing));
+    return hs__topo_set_spec(t, "fattree:down=%s,up=%s,bw=%s,lat=%s%s,routing=%s", dl, ul,
+                             bw, lat, nv, hs_routing_name(t->routing));
 }
 
 int hs__fattree_build(hs_topo *t, hs__spec *s, hs_error *err)
@@ -208,7 +209,9 @@ int hs__fattree_build(hs_topo *t, hs__spec *s, hs_error *err)
     }
     if ((rc = hs__spec_link(s, "bw", "lat", &t->bw, &t->lat, WHAT, err)))
         return rc;
-    t->nvc = 1;  /* up*-down* paths have no cyclic channel dependency */
+    /* up*-down* paths have no cyclic channel dependency: one VC class */
+    if ((rc = hs__spec_nodes_vcs(s, t, 1, WHAT, err)))
+        return rc;
     if (t->shallow) {
         t->nnodes = (uint32_t)N;
         t->nswitches = (uint32_t)nsw;
@@ -228,7 +231,7 @@ int hs__fattree_build(hs_topo *t, hs__spec *s, hs_error *err)
         return rc;
     for (uint32_t node = 0; node < N; node++)
         hs__topo_attach_node(t, node, ft->first[1] + node / ft->m[1], node % ft->m[1],
-                             t->bw, t->lat);
+                             t->nbw, t->nlat);
     uint32_t next = 2 * (uint32_t)N + 1;
     hs_link_info fwd;
     memset(&fwd, 0, sizeof fwd);

@@ -544,6 +544,7 @@ int hs__tfile_build(hs_topo *t, const char *path, hs_error *err)
         /* VC = switch-to-switch hops before this link: 0..maxhops-1 */
         unsigned v = tf->maxhops ? tf->maxhops : 1;
         t->nvc = v > HS_FABRIC_MAX_VCS ? HS_FABRIC_MAX_VCS : v;
+        t->vclasses = t->nvc;   /* one lane per class: no vcs= on files */
         rc = hs__topo_set_spec(t, "file:%s", path);
     }
 out:

@@ -27,14 +27,15 @@
 static int torus_spec(hs_topo *t)
 {
     const hs__torus *tr = &t->u.tor;
-    char dl[160], bw[32], lat[32];
+    char dl[160], bw[32], lat[32], nv[160];
     size_t off = 0;
     for (unsigned i = 0; i < tr->n; i++)
         off += (size_t)snprintf(dl + off, sizeof dl - off, "%s%u", i ? "x" : "", tr->k[i]);
     hs__fmt_rate_exact(t->bw, bw, sizeof bw);
     hs__fmt_time_exact(t->lat, lat, sizeof lat);
-    return hs__topo_set_spec(t, "%s:%s,p=%u,bw=%s,lat=%s,routing=dor",
-                             tr->wrap ? "torus" : "mesh", dl, tr->p, bw, lat);
+    hs__spec_nodes_vcs_fmt(t, nv, sizeof nv);
+    return hs__topo_set_spec(t, "%s:%s,p=%u,bw=%s,lat=%s%s,routing=dor",
+                             tr->wrap ? "torus" : "mesh", dl, tr->p, bw, lat, nv);
 }
 
 int hs__torus_build(hs_topo *t, hs__spec *s, int wrap, hs_error *err)
@@ -103,13 +104,15 @@ int hs__torus_build(hs_topo *t, hs__spec *s, int wrap, hs_error *err)
         return hs_error_set(err, HS_ERANGE, "%s: %llu nodes (need 2..%u)", what,
                             (unsigned long long)N, MAX_SWITCHES);
     uint64_t nlinks = 2 * N;
-    t->nvc = 1;
+    unsigned classes = 1;
     for (unsigned i = 0; i < tr->n; i++) {
         uint64_t per_ring = tr->k[i] - 1 + (wrap && tr->k[i] > 2 ? 1 : 0);
         nlinks += 2 * (S / tr->k[i]) * per_ring;
         if (wrap && tr->k[i] > 2)
-            t->nvc = 2;
+            classes = 2;   /* the dateline */
     }
+    if ((rc = hs__spec_nodes_vcs(s, t, classes, what, err)))
+        return rc;
     if (t->shallow) {
         t->nnodes = (uint32_t)N;
         t->nswitches = (uint32_t)S;
@@ -126,7 +129,7 @@ int hs__torus_build(hs_topo *t, hs__spec *s, int wrap, hs_error *err)
     if (rc)
         return rc;
     for (uint32_t n = 0; n < N; n++)
-        hs__topo_attach_node(t, n, n / tr->p, n % tr->p, t->bw, t->lat);
+        hs__topo_attach_node(t, n, n / tr->p, n % tr->p, t->nbw, t->nlat);
     uint32_t next = 2 * (uint32_t)N + 1;
     hs_link_info fwd;
     memset(&fwd, 0, sizeof fwd);

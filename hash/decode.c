@@ -298,6 +298,7 @@ void hs_estimate_sampled(const hs_scheme *s, const hs_linksum *ls, int traffic_e
     e->traffic_se_decode = sqrt(varS_decode);
     e->congested = C;
     e->congested_se = sqrt(varC);
+    e->cov = cov;
     if (S > 0) {
         double cf = C / S;
         double v = (varC - 2 * cf * cov + cf * cf * varS) / (S * S);

@@ -746,7 +746,11 @@ int hs__deflate_init(z_stream *zs, z_stream *zt, int level, int tlevel)
      * and trailer itself, with a faster Adler-32 than zlib's. */
     if (deflateInit2(zs, level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK)
         return HS_ENOMEM;
-    if (deflateInit2(zt, tlevel, Z_DEFLATED, -15, 8, Z_RLE) != Z_OK) {
+    /* Level 0 (the default for times) is stored blocks, which
+     * hs__block_build writes itself: zlib would clear its 64 KiB hash table
+     * at every block for a hash it never uses (about 1 ns per recorded
+     * call).  zt then has no state. */
+    if (tlevel != 0 && deflateInit2(zt, tlevel, Z_DEFLATED, -15, 8, Z_RLE) != Z_OK) {
         deflateEnd(zs);
         return HS_ENOMEM;
     }
@@ -756,7 +760,8 @@ int hs__deflate_init(z_stream *zs, z_stream *zt, int level, int tlevel)
 void hs__deflate_end(z_stream *zs, z_stream *zt)
 {
     deflateEnd(zs);
-    deflateEnd(zt);
+    if (zt->state)
+        deflateEnd(zt);
 }
 
 /* ---- Adler-32 ------------------------------------------------------------
@@ -865,6 +870,42 @@ static size_t deflate_all(z_stream *z, const uint8_t *in, size_t n, uint8_t *out
     return len + 4;
 }
 
+/* in[0..n) as a zlib stream of stored deflate blocks (RFC 1951 3.2.4: a
+ * byte holding BFINAL and BTYPE 00, LEN and NLEN little-endian, the bytes);
+ * returns the length or 0 when cap is too small. */
+static size_t stored_all(const uint8_t *in, size_t n, uint8_t *out, size_t cap)
+{
+    size_t nblk = n ? (n + 65534) / 65535 : 1;
+    size_t len = 2 + 5 * nblk + n + 4;
+    if (cap < len)
+        return 0;
+    uint8_t *o = out;
+    *o++ = 0x78;
+    *o++ = 0x01;
+    size_t left = n;
+    const uint8_t *p = in;
+    do {
+        size_t k = left < 65535 ? left : 65535;
+        left -= k;
+        *o++ = left == 0;               /* BFINAL on the last; BTYPE 00 */
+        o[0] = (uint8_t)k;
+        o[1] = (uint8_t)(k >> 8);
+        o[2] = (uint8_t)~k;
+        o[3] = (uint8_t)(~k >> 8);
+        o += 4;
+        if (k)
+            memcpy(o, p, k);
+        o += k;
+        p += k;
+    } while (left);
+    uint32_t ad = hs__adler32(in, n);
+    o[0] = (uint8_t)(ad >> 24);
+    o[1] = (uint8_t)(ad >> 16);
+    o[2] = (uint8_t)(ad >> 8);
+    o[3] = (uint8_t)ad;
+    return len;
+}
+
 int hs__block_build(z_stream *zs, z_stream *zt, hs__blk_hdr *h, const uint8_t *s, size_t slen,
                     const uint8_t *t, size_t tlen, uint8_t *out, size_t cap, size_t *out_len)
 {
@@ -881,7 +922,9 @@ int hs__block_build(z_stream *zs, z_stream *zt, hs__blk_hdr *h, const uint8_t *s
     size_t pl = (size_t)(pe - pre);
     memmove(pay + pl, pay + gap, sc);
     memcpy(pay, pre, pl);
-    size_t tc = deflate_all(zt, t, tlen, pay + pl + sc, cap - HS__BLK_HDR_LEN - pl - sc);
+    size_t tcap = cap - HS__BLK_HDR_LEN - pl - sc;
+    size_t tc = zt->state ? deflate_all(zt, t, tlen, pay + pl + sc, tcap)
+                          : stored_all(t, tlen, pay + pl + sc, tcap);
     if (!tc)
         return HS_EINVAL;
     size_t comp = pl + sc + tc;

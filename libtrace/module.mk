@@ -3,9 +3,10 @@
 # types differ (MPI_Comm is an int in MPICH, a pointer in Open MPI):
 #   $(BUILD)/lib/openmpi/libhopscope.so   $(BUILD)/lib/mpich/libhopscope.so
 CORE_SRCS += libtrace/format.c libtrace/manifest.c libtrace/writer.c \
-             libtrace/reader.c libtrace/stats.c libtrace/wirestats.c
+             libtrace/reader.c libtrace/stats.c libtrace/wirestats.c libtrace/import_smpi.c
 INSTALL_HEADERS += include/hopscope/trace.h
-UNIT_TESTS += tests/unit/test_trace_format.c tests/unit/test_trace_wire.c
+UNIT_TESTS += tests/unit/test_trace_format.c tests/unit/test_trace_wire.c \
+              tests/unit/test_import_smpi.c
 
 HS_MPIS := openmpi mpich
 MPI_PC_openmpi := ompi-c

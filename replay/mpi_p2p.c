@@ -554,8 +554,19 @@ static void leg_lat(rp *R, uint32_t m)
 static void final_lat(rp *R, uint32_t m)
 {
     rp_msg *M = &R->msg[m];
-    if ((M->flags & (M_NET | M_APP | M_USER)) == (M_NET | M_APP | M_USER))
-        hs__rp_lat_add(R, M->lat, M->phase);
+    if ((M->flags & (M_NET | M_APP | M_USER)) != (M_NET | M_APP | M_USER))
+        return;
+    hs__rp_lat_add(R, M->lat, M->phase);
+    if (R->prm->on_message) {
+        hs_time now = hs_fabric_now(R->F);
+        hs_replay_msg o = {
+            .src_node = R->ranks[M->src].node, .dst_node = R->ranks[M->dst].node,
+            .src_rank = M->src, .dst_rank = M->dst, .bytes = M->bytes,
+            .t_leg = M->t_leg, .t_end = now, .lat = M->lat, .phase = M->phase,
+            .eager = M->lat == now - M->t_leg,
+        };
+        R->prm->on_message(R->prm->on_message_ctx, &o);
+    }
 }
 
 static void p2p_sent(rp *R, unsigned leg, uint32_t m)

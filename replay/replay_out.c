@@ -748,6 +748,17 @@ int hs__rp_write_app_json(rp *R, const char *dir, const hs_replay_result *res,
     hs_json_obj_begin(&j);
     hs_json_key(&j, "status");
     hs_json_str(&j, hs_replay_status_name(res));
+    {
+        /* the longest injection queue of the application's own NICs (the
+         * background's are in the manifest's run.max_injection_queue) */
+        uint32_t qmax = 0;
+        for (uint32_t r = 0; r < J->nranks; r++) {
+            uint32_t q = hs_fabric_nic_queue_max(R->F, R->ranks[J->rank0 + r].node);
+            qmax = q > qmax ? q : qmax;
+        }
+        hs_json_key(&j, "nic_queue_max");
+        hs_json_uint(&j, qmax);
+    }
     hs_json_key(&j, "watchdog_ps");
     hs_json_uint(&j, res->watchdog);
     hs_json_key(&j, "actors");

@@ -742,6 +742,67 @@ static void accuracy(hs__vz_buf *b, const hs_viz_model *m)
     }
 }
 
+/* The heaviest node pairs with the latency model's expected latency under
+ * the run's congestion and on an idle machine (docs/latmodel.md); a file
+ * that does not read is said so in the report, never fatal. */
+static void latmodel_section(hs__vz_buf *b, const char *path)
+{
+    hs_jdoc *d;
+    hs_error e;
+    hs__vz_puts(b, "<h2 id=\"latmodel\">Latency from link counters</h2>\n");
+    if (hs_jdoc_load(path, 64u << 20, &d, &e)) {
+        hs__vz_puts(b, "<p class=\"small\">");
+        hs__vz_esc(b, e.msg);
+        hs__vz_puts(b, "</p>\n");
+        return;
+    }
+    const hs_jv *root = hs_jdoc_root(d);
+    const char *fmt = hs_jv_str(d, hs_jv_get(d, root, "format"));
+    const hs_jv *pairs = hs_jv_get(d, root, "pairs");
+    if (!fmt || strcmp(fmt, "hopscope-latmodel-report") != 0 || hs_jv_kind(pairs) != HS_JV_ARR) {
+        hs__vz_puts(b, "<p class=\"small\">");
+        hs__vz_esc(b, path);
+        hs__vz_puts(b, ": not a latmodel report</p>\n");
+        hs_jdoc_free(d);
+        return;
+    }
+    const char *model = hs_jv_str(d, hs_jv_get(d, root, "model"));
+    const char *input = hs_jv_str(d, hs_jv_get(d, root, "input"));
+    hs__vz_puts(b, "<p class=\"small\">The application's heaviest node pairs and the expected "
+                   "latency of a message between them under this run's congestion (each link's "
+                   "average ");
+    hs__vz_esc(b, input && strcmp(input, "stall") ? "in-band congested fraction" : "stall");
+    hs__vz_puts(b, ") and on an idle machine, from the model of Patke et al. fitted by "
+                   "<code>hopscope latmodel fit</code> (model ");
+    hs__vz_esc(b, model ? model : "?");
+    hs__vz_puts(b, "); mean &plusmn; one standard deviation, ns.</p>\n<table><tr><th>nodes</th>"
+                   "<th>bytes</th><th>messages</th><th>congested</th><th>idle</th>"
+                   "<th>ratio</th></tr>\n");
+    size_t n = hs_jv_len(pairs);
+    for (size_t i = 0; i < n && i < 1000; i++) {
+        const hs_jv *p = hs_jv_at(d, pairs, i);
+        uint64_t src = 0, dst = 0, bytes = 0, msgs = 0;
+        double mu = NAN, sd = NAN, imu = NAN, isd = NAN;
+        int ex = 0;
+        hs_jv_u64(hs_jv_get(d, p, "src"), &src);
+        hs_jv_u64(hs_jv_get(d, p, "dst"), &dst);
+        hs_jv_u64(hs_jv_get(d, p, "bytes"), &bytes);
+        hs_jv_u64(hs_jv_get(d, p, "messages"), &msgs);
+        hs_jv_double(hs_jv_get(d, p, "expected_ns"), &mu);
+        hs_jv_double(hs_jv_get(d, p, "sd_ns"), &sd);
+        hs_jv_double(hs_jv_get(d, p, "idle_expected_ns"), &imu);
+        hs_jv_double(hs_jv_get(d, p, "idle_sd_ns"), &isd);
+        hs_jv_bool(hs_jv_get(d, p, "extrapolated"), &ex);
+        hs__vz_printf(b, "<tr><td>n%llu &rarr; n%llu%s</td><td>%llu</td><td>%llu</td>"
+                         "<td>%.0f &plusmn; %.0f</td><td>%.0f &plusmn; %.0f</td><td>%.2f</td>"
+                         "</tr>\n", (unsigned long long)src, (unsigned long long)dst,
+                      ex ? " (extrapolated)" : "", (unsigned long long)bytes,
+                      (unsigned long long)msgs, mu, sd, imu, isd, imu > 0 ? mu / imu : NAN);
+    }
+    hs__vz_puts(b, "</table>\n");
+    hs_jdoc_free(d);
+}
+
 static void compare_table(hs__vz_buf *b, const ctx *x)
 {
     const hs_viz_model *r[2] = { x->m, x->c };
@@ -931,6 +992,8 @@ static void report_html(ctx *x)
         hs__vz_puts(&b, "<h2 id=\"latency\">Message latency</h2>\n");
         inline_doc(&b, x, "latency.svg", "Latency of the application's messages");
     }
+    if (x->o->latmodel_report)
+        latmodel_section(&b, x->o->latmodel_report);
     if (x->c) {
         hs__vz_puts(&b, "<h2 id=\"compare\">Two runs compared</h2>\n");
         compare_table(&b, x);

@@ -36,14 +36,14 @@ for t in fattree:k=16,n=2 fattree:k=16,n=2,taper=2; do
 done
 echo "### Dragonfly under adversarial group-shift traffic"
 echo
-for r in min valiant ugal; do
+for r in min valiant ugal ugal-g; do
     t=dragonfly:a=4,p=2,h=2,g=9,routing=$r
     echo '`'"$S $t groupshift \"0.1 0.2 0.3 0.4 0.5 0.7 1.0\" $D"'`'
     echo
     $S $t groupshift "0.1 0.2 0.3 0.4 0.5 0.7 1.0" $D
     echo
 done
-for r in min valiant ugal; do
+for r in min valiant ugal ugal-g; do
     t=dragonfly:a=8,p=4,h=4,g=33,routing=$r
     echo '`'"$S $t groupshift \"0.2 0.4 1.0\" --duration 20us"'`'
     echo

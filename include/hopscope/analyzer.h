@@ -179,6 +179,231 @@ const uint32_t *hs_an_mapping(const hs_analysis *a, uint32_t *nranks);
 int hs_an_mapping_cost(const hs_analysis *a, const uint32_t *node_of_rank,
                              double *remote_bytes, double *byte_hops);
 
+/* ---- per-run features (hopscope sweep; docs/formats.md, "sweep.csv") ----- */
+
+/* Aggregates of n values (one per link of a class): avg = sum / n, max,
+ * ao = sum of the values above avg (the study's "average outliers"),
+ * nao = how many, to = sum of the ceil(5% of n) largest (at least one; the
+ * "top outliers").  All 0 for n = 0.  HS_ENOMEM. */
+typedef struct hs_an_agg {
+    double avg, max, ao, to;
+    uint32_t nao;
+} hs_an_agg;
+int hs_an_aggregate(const double *v, size_t n, hs_an_agg *out);
+
+typedef struct hs_an_feature {
+    char   name[64];         /* f_truth_... or f_inband_...; no commas */
+    double value;
+} hs_an_feature;
+/* The run's features, in an order and with names fixed by its topology's
+ * link classes: *out (malloc'ed, caller frees) with *n entries.
+ * HS_ENOTSUP when the run has no truth.bin; HS_ENOMEM. */
+int hs_an_features(const hs_analysis *a, hs_an_feature **out, size_t *n, hs_error *err);
+struct hs_topo;
+struct hs_link_info;
+
+/* ---- latency model from link counters (docs/latmodel.md) -----------------
+ * Port counters as switches report them, per link and time window, in one
+ * CSV (docs/formats.md, "Port counters CSV") that the replay's ground truth,
+ * InfiniBand `perfquery -x` snapshots or in-band estimates fill; the
+ * per-link delay model of Patke et al. fitted to latency tests by maximum
+ * likelihood, and its predictions for node pairs from counters alone. */
+
+typedef struct hs_pc_row {
+    uint32_t link;            /* link id 1..L */
+    uint64_t t0_ps, t1_ps;    /* the window [t0, t1), t1 > t0 */
+    uint64_t xmit_bytes;      /* bytes sent (UINT64_MAX: not reported) */
+    uint64_t xmit_pkts;       /* packets sent (UINT64_MAX: not reported) */
+    uint64_t xmit_wait_ps;    /* time the port had data and no credit (UINT64_MAX:
+                                 not reported) */
+    double   stall_pct;       /* percent of the window stalled, 0..100 */
+} hs_pc_row;
+
+typedef struct hs_portcounters {
+    hs_pc_row *row;           /* sorted by (link, t0) after hs_pc_sort */
+    size_t     n, cap;
+    char       source[32];    /* "replay", "perfquery", "inband", "csv" */
+} hs_portcounters;
+
+void hs_pc_free(hs_portcounters *pc);
+/* Appends a row; HS_ENOMEM. */
+int  hs_pc_add(hs_portcounters *pc, const hs_pc_row *r);
+/* Sorts by (link, t0) and rejects overlapping windows of one link
+ * (HS_EFORMAT naming the link). */
+int  hs_pc_sort(hs_portcounters *pc, hs_error *err);
+/* From a run directory's truth.bin: one row per link and window present,
+ * stall = the time the link's transmitter waited for credit with a packet
+ * ready (PortXmitWait).  HS_ENOENT without truth.bin; errors of the run
+ * reader. */
+int  hs_pc_from_run(const char *run, hs_portcounters *pc, hs_error *err);
+/* From the in-band estimates of `hopscope analyze`: stall_pct = 100 x CF
+ * (the congested fraction of the link's monitored packets), counts not
+ * reported.  per_window: one row per link and per-window view of the
+ * analysis, the window's CF where it has enough data, else the run's;
+ * otherwise one row per link over [t0, t1) with the run's CF.  Links
+ * with insufficient data count as 0. */
+int  hs_pc_from_analysis(const hs_analysis *a, uint32_t links, uint64_t t0_ps,
+                         uint64_t t1_ps, int per_window, hs_portcounters *pc, hs_error *err);
+int  hs_pc_write_csv(const hs_portcounters *pc, const char *path, hs_error *err);
+int  hs_pc_write(const hs_portcounters *pc, FILE *f);
+/* Parses text[0..len) (NAME in messages) / reads a file.  HS_EFORMAT
+ * with the line and the reason; rows are sorted and checked. */
+int  hs_pc_parse_csv(const char *text, size_t len, const char *name, hs_portcounters *pc,
+                     hs_error *err);
+int  hs_pc_read_csv(const char *path, hs_portcounters *pc, hs_error *err);
+/* The row of link l holding time t, or NULL (sorted counters). */
+const hs_pc_row *hs_pc_find(const hs_portcounters *pc, uint32_t l, uint64_t t);
+
+/* InfiniBand: (LID or GUID, port) -> link id, from a map file
+ * (docs/formats.md, "InfiniBand port map"). */
+typedef struct hs_ibmap hs_ibmap;
+int  hs_ibmap_parse(const char *text, size_t len, const char *name, hs_ibmap **out,
+                    hs_error *err);
+void hs_ibmap_free(hs_ibmap *m);
+
+typedef struct hs_pq_opts {
+    double   tick_ps;         /* duration of one PortXmitWait tick */
+    uint64_t interval_ps;     /* snapshot spacing when they carry no timestamp */
+    uint32_t links;           /* link ids must be <= this (0: any) */
+} hs_pq_opts;
+/* Consecutive snapshots of `perfquery -x` output (each the text of one
+ * sampling of every mapped port) -> one window per pair of consecutive
+ * snapshots and mapped port: the differences of PortXmitData (x 4 bytes),
+ * PortXmitPkts and PortXmitWait (x tick).  Snapshot times from a
+ * "timestamp SECONDS" line, else i x interval.  HS_EFORMAT naming the
+ * snapshot and line (malformed text, a counter that went backwards, a port
+ * missing from a snapshot it was in before), HS_EINVAL (fewer than two
+ * snapshots, no tick). */
+int  hs_pc_import_perfquery(const char *const *text, const size_t *len,
+                            const char *const *name, size_t nsnap, const hs_ibmap *map,
+                            const hs_pq_opts *o, hs_portcounters *pc, hs_error *err);
+
+/* Latency tests: one measured message each (docs/formats.md, "Latency
+ * tests CSV"). */
+typedef struct hs_lt {
+    uint32_t src, dst;        /* nodes */
+    uint64_t bytes;
+    uint64_t t_ps;            /* posted */
+    uint64_t lat_ps;          /* measured latency */
+} hs_lt;
+typedef struct hs_lts {
+    hs_lt *t;
+    size_t n, cap;
+} hs_lts;
+void hs_lts_free(hs_lts *l);
+int  hs_lts_add(hs_lts *l, const hs_lt *t);
+int  hs_lts_write_csv(const hs_lts *l, const char *path, hs_error *err);
+int  hs_lts_parse_csv(const char *text, size_t len, const char *name, hs_lts *l,
+                      hs_error *err);
+int  hs_lts_read_csv(const char *path, hs_lts *l, hs_error *err);
+
+/* The model: per link class k, D_l ~ N(c1 + m1/B_eff, c2 + m2/B_eff) with
+ * B_eff = B_max (1 - P_Ts/100) in GB/s (P_Ts capped at HS_LM_PTS_MAX),
+ * latency in ns, delays independent: a path's latency is normal with the
+ * sums of the means and variances over its links. */
+#define HS_LM_MAXCLASS 8
+#define HS_LM_PTS_MAX  99.0
+enum { HS_LM_FITTED = 0, HS_LM_UNIDENTIFIED = 1, HS_LM_AT_BOUND = 2 };
+typedef struct hs_lm_class {
+    char     name[16];
+    double   p[4], se[4];     /* c1 (ns), m1 (ns GB/s), c2 (ns^2), m2 (ns^2 GB/s) */
+    double   n_min, n_max;    /* the class's links per path over the fitted tests
+                                 (predictions outside are extrapolated) */
+    unsigned char state[4];   /* HS_LM_FITTED; HS_LM_UNIDENTIFIED: the tests cannot
+                                 tell its term from the others' (collinear; e.g. m1
+                                 of links that never stalled): fixed at 0;
+                                 HS_LM_AT_BOUND: a variance term at its bound 0.
+                                 se is NaN unless fitted */
+} hs_lm_class;
+
+typedef enum hs_lm_classes {
+    HS_LM_POOLED = 0,         /* one class for every link */
+    HS_LM_BYCLASS = 1,        /* endpoint links, and per switch-link class of the family */
+    HS_LM_AUTO = 2,           /* by class when identifiable and better (AIC) */
+} hs_lm_classes;
+
+typedef struct hs_latmodel {
+    int      topo_kind;       /* hs_topo_kind the class names refer to */
+    unsigned ncls;
+    hs_lm_class cls[HS_LM_MAXCLASS];
+    size_t   tests;
+    double   loglik, aic;     /* aic counts the identified parameters */
+    double   pooled_aic;      /* the pooled fit's, for comparison */
+    int      by_class;        /* 1: classes used; 0: pooled */
+    char     note[256];       /* why classes were not used, or "" */
+    char     input[32];       /* congestion input the fit used */
+    double   res_ns;          /* resolution of the latency measurements: every test's
+                                 variance gains res^2/12 (quantisation), so that
+                                 repeated identical latencies (a deterministic
+                                 model, an idle path) cannot make the likelihood
+                                 unbounded; HS_LM_RES_NS unless set */
+} hs_latmodel;
+#define HS_LM_RES_NS 10.0
+
+/* A node pair's path as link weights: the expected number of times a
+ * packet crosses each link when every allowed output at every switch is
+ * equally likely (one path, weights 1, for deterministic routing; minimal
+ * paths only: Valiant and UGAL detours are not modelled). */
+typedef struct hs_lm_path {
+#define HS_LM_PATH_MAX 512
+    uint32_t link[HS_LM_PATH_MAX];
+    double   w[HS_LM_PATH_MAX];
+    unsigned n;
+} hs_lm_path;
+int  hs_lm_path_get(const struct hs_topo *t, uint32_t src, uint32_t dst, hs_lm_path *p);
+/* The same where adaptive routing (several allowed outputs) is taken to
+ * pick the least stalled output at time t_ps (ties share the weight): the
+ * path hs_lm_join uses. */
+int  hs_lm_path_at(const struct hs_topo *t, const hs_portcounters *pc, uint64_t t_ps,
+                   uint32_t src, uint32_t dst, hs_lm_path *p);
+/* The class index of a link under model m. */
+unsigned hs_lm_link_class(const hs_latmodel *m, const struct hs_link_info *li);
+
+/* One test joined with its path's counters (hs_lm_path_at): per class, the summed link
+ * weight n and the summed weight / B_eff (1/(GB/s)). */
+typedef struct hs_lm_obs {
+    double y;                 /* measured latency, ns */
+    double n[HS_LM_MAXCLASS], s[HS_LM_MAXCLASS];
+} hs_lm_obs;
+/* Fills o from the path of t's pair and the counters at t's time (links
+ * without a row count as not stalled; *missing counts them). */
+int  hs_lm_join(const hs_latmodel *m, const struct hs_topo *topo, const hs_portcounters *pc,
+                const hs_lt *t, hs_lm_obs *o, size_t *missing, hs_error *err);
+/* Sets up m's classes for a topology (kind from hs_topo_type). */
+void hs_lm_init(hs_latmodel *m, const struct hs_topo *t, int by_class);
+/* Maximum likelihood fit of m's parameters to obs[n] (GSL: HS_ENOTSUP
+ * naming libgsl-dev without it).  HS_EINVAL when the data cannot identify
+ * the parameters (m->note says why). */
+int  hs_lm_fit(hs_latmodel *m, const hs_lm_obs *obs, size_t n, hs_error *err);
+/* 1 when an observation's links per class lie outside what the fit saw
+ * (its constants may then not apply: a class whose count never varied
+ * has its constant merged into another's). */
+int  hs_lm_extrapolated(const hs_latmodel *m, const hs_lm_obs *o);
+/* Mean and variance (ns, ns^2) of an observation's latency under m. */
+void hs_lm_predict_obs(const hs_latmodel *m, const hs_lm_obs *o, double *mean, double *var);
+int  hs_lm_write_json(const hs_latmodel *m, FILE *f);
+int  hs_lm_read_json(const char *path, hs_latmodel *m, hs_error *err);
+void hs_lm_print(const hs_latmodel *m, FILE *f);
+
+/* One row per link: its duration-weighted average stall over the rows of
+ * pc (the window [0, UINT64_MAX), counts not reported).  HS_ENOMEM. */
+int  hs_pc_average(const hs_portcounters *in, hs_portcounters *out);
+
+/* The application's heaviest node pairs with the model's latency. */
+typedef struct hs_lm_pair {
+    uint32_t src, dst;            /* nodes */
+    uint64_t bytes, messages;     /* app.json comm, summed over the ranks on them */
+    double   mean_ns, sd_ns;      /* under the run's congestion (average stall) */
+    double   idle_mean_ns, idle_sd_ns;  /* with no stall anywhere */
+    int      extrapolated;        /* hs_lm_extrapolated */
+} hs_lm_pair;
+/* The top node pairs by bytes of RUN's application (app.json "comm",
+ * pairs on different nodes) with their expected latency under pc's
+ * average stall and on an idle machine; *out malloc'ed (caller frees).
+ * HS_ENOTSUP without app.json or its matrix; the run reader's errors. */
+int  hs_lm_heavy_pairs(const hs_latmodel *m, const char *run, const hs_portcounters *pc,
+                       size_t top, hs_lm_pair **out, size_t *n, hs_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -81,6 +81,9 @@ typedef enum hs_routing {
     HS_ROUTE_UGAL = 5,      /* dragonfly: UGAL-L (min or Valiant at the source router) */
     HS_ROUTE_DOR = 6,       /* torus/mesh: dimension order, dateline VCs */
     HS_ROUTE_TABLE = 7,     /* file: given tables or shortest paths */
+    HS_ROUTE_UGAL_G = 8,    /* dragonfly: UGAL-G (min or Valiant by the queues
+                               of every link of both paths: global knowledge,
+                               an upper reference for UGAL-L) */
 } hs_routing;
 
 typedef enum hs_dev_kind { HS_DEV_NODE = 0, HS_DEV_SWITCH = 1 } hs_dev_kind;
@@ -211,6 +214,8 @@ typedef enum hs_arbiter { HS_ARB_RR = 1 } hs_arbiter;
 #define HS_FABRIC_MIN_PACKET 64   /* bytes on the wire, for 0-byte messages */
 #define HS_FABRIC_MAX_MTU    (1u << 20)
 #define HS_FABRIC_MAX_VCS    8
+#define HS_UGAL_AUTO         UINT64_MAX  /* ugal_threshold: 4 full packets */
+#define HS_UGAL_AUTO_PACKETS 4
 
 typedef struct hs_fabric_params {
     uint32_t mtu;            /* payload bytes per packet (default 4096) */
@@ -231,7 +236,8 @@ typedef struct hs_fabric_params {
     uint32_t max_windows;    /* at most this many windows (256): a longer
                                 run doubles the width and merges pairs of
                                 windows, exactly (all are sums); 0 = no limit */
-    uint64_t ugal_threshold; /* UGAL-L bias towards minimal, bytes (0) */
+    uint64_t ugal_threshold; /* UGAL bias towards minimal, bytes x hops
+                                (HS_UGAL_AUTO: 4 full packets; docs/topology.md) */
     uint64_t seed;           /* routing randomness (Valiant, UGAL) */
     hs_scheme_cfg scheme;    /* k (0 = auto), c (0 = auto: 4, or more when
                                 the longest route needs it), b, exact, salt */
@@ -371,9 +377,17 @@ typedef struct hs_fabric_stats {
                                     excluded from counters and estimates */
     uint64_t records, records_dropped;
     uint64_t packets_in_flight, packets_peak;
+    uint64_t max_injection_queue; /* most messages waiting at one NIC at once (posted,
+                                    not yet cut into packets to the end), over all
+                                    NICs and the whole run: the study's "max
+                                    injection FIFO length" (hopscope sweep) */
+    uint64_t nonminimal;      /* dragonfly: packets sent the Valiant way */
     size_t   mem_bytes;       /* model state now (pools, tables, truth) */
 } hs_fabric_stats;
 void hs_fabric_get_stats(const hs_fabric *f, hs_fabric_stats *s);
+/* The most messages that waited at once at node's NIC so far (posted, not
+ * yet cut into packets to the end); 0 for a node outside the machine. */
+uint32_t hs_fabric_nic_queue_max(const hs_fabric *f, uint32_t node);
 /* hs_topo_max_route_links of the fabric's topology. */
 uint32_t hs_fabric_max_route_links(const hs_fabric *f);
 /* Records in the run directory the probability p with which a message of

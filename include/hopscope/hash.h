@@ -290,6 +290,8 @@ typedef struct hs_estimate {
     double traffic_se_decode; /* the part of traffic_se from decoding the
                                  in-band bits, without the sampling term of
                                  hs_estimate_sampled (= traffic_se at p = 1) */
+    double cov;         /* Cov(traffic, congested) of the estimates (0 when
+                           unknown: conservative for tests of C - t*T) */
 } hs_estimate;
 
 /* traffic_exact: the sums come from hs_decode_route with paths_exact. */

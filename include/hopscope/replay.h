@@ -92,6 +92,8 @@ uint32_t hs_replay_default_ppn(const hs_trace_manifest *m);
  * app.json replay.status "deadlock", "network_deadlock", "stalled". */
 enum { HS_REPLAY_DEADLOCK = 1, HS_REPLAY_NET_DEADLOCK = 2, HS_REPLAY_STALLED = 3 };
 
+struct hs_replay_msg;
+
 typedef struct hs_replay_params {
     const char *trace;         /* trace directory (required) */
     const char *topo;          /* topology spec (required; hs_topo_create) */
@@ -144,7 +146,27 @@ typedef struct hs_replay_params {
                                   trace's wire files, record --wire) instead of
                                   modelling the MPI calls; no background, no
                                   app.json (docs/replay.md, "Wire-level replay") */
+    /* Called for every point-to-point message of the application that
+     * crossed the network, when its latency is final (the messages counted in
+     * hs_replay_result.lat; latency tests of `hopscope latmodel`).  NULL:
+     * none.  Runs inside the simulation: it must not call the replay.  With
+     * congestion_impact it is called in both runs (isolated first). */
+    void   (*on_message)(void *ctx, const struct hs_replay_msg *m);
+    void    *on_message_ctx;
 } hs_replay_params;
+
+/* One application message, as on_message sees it. */
+typedef struct hs_replay_msg {
+    uint32_t src_node, dst_node;   /* fabric nodes */
+    uint32_t src_rank, dst_rank;
+    uint64_t bytes;                /* payload */
+    hs_time  t_leg;                /* its last protocol leg was posted at the
+                                      source NIC (the whole message for eager) */
+    hs_time  t_end;                /* delivered */
+    hs_time  lat;                  /* network latency, summed over its legs */
+    uint16_t phase;
+    uint8_t  eager;                /* one leg: lat == t_end - t_leg */
+} hs_replay_msg;
 
 void hs_replay_params_default(hs_replay_params *p);
 /* Checks what the parameters say without reading the trace, so that a

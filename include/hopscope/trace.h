@@ -462,6 +462,45 @@ void hs_trace_wire_stats_json(const hs_trace_wire_stats *s, hs_json *w);
 int hs_trace_check(hs_trace *t, FILE *report, size_t max_lines, uint64_t *problems,
                    hs_error *err);
 
+/* ---- import of SimGrid SMPI time-independent traces ---------------------
+ * (`hopscope trace import smpi`, libtrace/import_smpi.c; the input format
+ * and what it cannot say are in docs/formats.md.) */
+
+/* SMPI's default smpi/host-speed (SimGrid 3.32): the rate at which it turns
+ * measured computation into the flops it writes, so with this rate the
+ * imported computation is the time measured on the recording host. */
+#define HS_SMPI_DEFAULT_FLOPS 20000.0
+
+typedef struct hs_smpi_import_opts {
+    double   flops;         /* flop/s that turn "compute N" into time */
+    uint32_t ppn;           /* ranks per node of the manifest (block placement) */
+    int      monitor;       /* mark every message monitored (sample rate 1) */
+    int      skip_unknown;  /* skip actions this reader does not know (else an error) */
+    uint64_t derived_size;  /* bytes per element of a derived datatype (SMPI writes -1) */
+} hs_smpi_import_opts;
+void hs_smpi_import_opts_default(hs_smpi_import_opts *o);
+
+typedef struct hs_smpi_import_report {
+    uint32_t ranks;
+    uint64_t actions;       /* lines read (one pass) */
+    uint64_t events;        /* hopscope events written */
+    uint64_t wildcards;     /* MPI_ANY_SOURCE/ANY_TAG receives matched to a send */
+    uint64_t unmatched;     /* receives with no send to match */
+    uint64_t unreceived;    /* sends no receive matched */
+    uint64_t dropped_waits; /* waits/tests naming no request of the trace */
+    uint64_t open_requests; /* requests never completed */
+    uint64_t derived;       /* counts in a derived datatype (size assumed) */
+    uint64_t unknown;       /* lines skipped with skip_unknown */
+    uint32_t unfinished;    /* ranks whose file does not end with finalize */
+} hs_smpi_import_report;
+
+/* Reads the SMPI trace IN (the index file smpirun writes, or the directory
+ * of the *_rank-N.txt files) and writes the trace directory OUT.  A damaged
+ * input gives HS_EFORMAT/HS_ERANGE/HS_ETRUNC/HS_ENOENT with "file:line:
+ * reason" in err; OUT may then hold a partial trace. */
+int hs_trace_import_smpi(const char *in, const char *out, const hs_smpi_import_opts *o,
+                         hs_smpi_import_report *rep, hs_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -51,6 +51,9 @@ typedef struct hs_viz_options {
     unsigned zoom;            /* groups or planes shown in detail beside an aggregate (3) */
     const char *label;        /* caption of the run (default: its path) */
     const char *compare_label;/* caption of the second run (default: its path) */
+    const char *latmodel_report; /* `hopscope latmodel report`'s JSON: report.html
+                                 gains its heaviest pairs, congested vs idle
+                                 (NULL: none) */
 } hs_viz_options;
 
 void hs_viz_options_default(hs_viz_options *o);

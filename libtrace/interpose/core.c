@@ -36,8 +36,9 @@ HS__HIDDEN __thread hs__tls hs__t HS__TLS;
 #define DEF_TIME_ZLEVEL   0             /* times stored: see hs__deflate_init */
 #define ENC_CHUNK         (128u << 10)  /* encoded bytes per block, at least */
 #define SYNC_ROUNDS       5             /* ping-pongs per rank for the clock offset */
-#define SYNC_TAG          0x4853        /* on the private communicator */
+#define SYNC_TAG          0x4853        /* clock_sync's messages */
 #define HOST_LEN          64
+#define START_STATIC_RANKS 256          /* start-up table without malloc, up to this */
 #define FILE_LOCK_SPINS   (1u << 22)    /* give up a contended lock in a signal handler */
 
 static pthread_key_t tls_key;
@@ -516,8 +517,11 @@ MPI_Request *hs__reqcopy(int n)
 
 /* ---- clock synchronisation ----------------------------------------------------- */
 
-/* Cristian's method against rank 0, best of SYNC_ROUNDS exchanges, on the
- * private communicator.  Sets offset (add to local CLOCK_MONOTONIC to get
+static uint64_t job_epoch_ns;   /* rank 0's CLOCK_MONOTONIC at start-up: time zero */
+
+/* Cristian's method against rank 0, best of SYNC_ROUNDS exchanges, on comm:
+ * MPI_COMM_WORLD inside MPI_Init, where no message of the application can
+ * exist yet, and a private duplicate in MPI_Finalize.  Sets offset (add to local CLOCK_MONOTONIC to get
  * rank 0's) and, at MPI_Init, the job epoch.
  *
  * CLOCK_MONOTONIC is one clock per host (one kernel), so ranks on rank 0's
@@ -526,9 +530,8 @@ MPI_Request *hs__reqcopy(int n)
  * ranks.  Ping-pongs between ranks time-sharing a core cost a scheduler
  * slice each (tens of ms under MPICH's busy polling): measuring every rank
  * made an 8-rank job on one host start a second later. */
-static void clock_sync(hs__clock_rec *out, int which)
+static void clock_sync(hs__clock_rec *out, int which, MPI_Comm comm)
 {
-    MPI_Comm comm = hs__g.priv;
     memset(out, 0, sizeof *out);
     out->which = (uint32_t)which;
     const uint32_t *lead = hs__g.sync_leader;
@@ -577,19 +580,35 @@ static void clock_sync(hs__clock_rec *out, int which)
         out->rtt_ns = res[1];
         out->local_ns = res[2];
     }
-    uint64_t epoch = which == 0 ? hs__mono_ns() : hs__g.clk0.epoch_ns;
-    HS_PMPI(Bcast)(&epoch, 8, MPI_BYTE, 0, comm);
-    out->epoch_ns = epoch;
+    /* rank 0 took the epoch before the start-up gather (hostinfo), so it
+     * precedes every rank's first record; no collective is needed here */
+    out->epoch_ns = job_epoch_ns;
 }
 
 
 /* ---- nodes ---------------------------------------------------------------------- */
 
+/* What each rank tells all at start-up (hs__start), in one MPI_Allgather.
+ * Rank 0's settings, placement and time zero rule the job. */
 typedef struct hostinfo {
     char host[HOST_LEN];
     uint32_t pid;
-    uint32_t cores;       /* online there: the replay undoes oversubscription */
+    uint32_t cores;                   /* online there: the replay undoes oversubscription */
+    uint64_t fail;                    /* 1: this rank cannot record */
+    uint64_t rate_bits, flush_bits;   /* doubles, bit for bit */
+    uint64_t seed, buffer, zlevel, tzlevel;
+    uint64_t dir_hash;                /* of the trace directory's name; 0 none */
+    uint64_t vkind, vnodes;           /* virtual placement (VNODE_*), rank 0's */
+    uint64_t epoch_ns;                /* time zero: rank 0's CLOCK_MONOTONIC */
 } hostinfo;
+
+static uint64_t fnv1a(const char *s, size_t max)
+{
+    uint64_t x = 1469598103934665603ull;
+    for (size_t i = 0; i < max && s[i]; i++)
+        x = (x ^ (unsigned char)s[i]) * 1099511628211ull;
+    return x ? x : 1;
+}
 
 /* leader[r] = the lowest rank on rank r's host, the same on every rank (from
  * the same gathered names).  Linear time through an open-addressing table of
@@ -612,9 +631,7 @@ static void host_leaders(const hostinfo *hi, int n, uint32_t *leader)
         }
         if (r == 0)
             memset(tab, 0xff, cap * sizeof *tab);
-        uint64_t x = 1469598103934665603ull;              /* FNV-1a */
-        for (size_t i = 0; i < HOST_LEN && h[i]; i++)
-            x = (x ^ (unsigned char)h[i]) * 1099511628211ull;
+        uint64_t x = fnv1a(h, HOST_LEN);
         size_t i = (size_t)x & (cap - 1);
         while (tab[i] >= 0 && strncmp(hi[tab[i]].host, h, HOST_LEN) != 0)
             i = (i + 1) & (cap - 1);
@@ -625,23 +642,32 @@ static void host_leaders(const hostinfo *hi, int n, uint32_t *leader)
     free(tab);
 }
 
-/* Virtual placement from HOPSCOPE_NODES / HOPSCOPE_NODE_MAP, decided by
- * rank 0 and broadcast.  Returns the number of nodes, or 0 to fall back to
- * real hosts (the reason was printed). */
-static int virtual_nodes(const settings *s, uint32_t *node, char *mode, size_t modelen)
+/* Virtual placement from HOPSCOPE_NODES / HOPSCOPE_NODE_MAP, decided by rank 0
+ * (virtual_plan, before the start-up reduction carries the decision to every
+ * rank) and applied by all (virtual_apply).  A map read from a file is the
+ * one placement that needs its own broadcast. */
+enum { VNODE_NONE, VNODE_BLOCK, VNODE_CYCLIC, VNODE_FILE };
+
+static void block_or_cyclic(uint32_t *node, int n, int cyclic, uint64_t nodes)
+{
+    uint64_t per = ((uint64_t)n + nodes - 1) / nodes;
+    for (int r = 0; r < n; r++)
+        node[r] = cyclic ? (uint32_t)((uint64_t)r % nodes) : (uint32_t)((uint64_t)r / per);
+}
+
+/* On rank 0: sets *kind and *count (VNODE_NONE: real hosts, the reason
+ * printed); for a file map, node[] holds it. */
+static void virtual_plan(const settings *s, uint32_t *node, uint64_t *kind, uint64_t *count)
 {
     int n = hs__g.size;
-    int32_t hdr[2] = { 0, 0 };   /* ok, nodes */
-    if (hs__g.rank == 0) {
+    int32_t hdr[2] = { VNODE_NONE, 0 };   /* kind, nodes */
+    {
         const char *map = s->node_map;
         uint64_t nodes = s->nodes;
         if (nodes == 0 && (strcmp(map, "block") == 0 || strcmp(map, "cyclic") == 0))
             goto done;   /* no virtual nodes asked for */
         if (strcmp(map, "block") == 0 || strcmp(map, "cyclic") == 0) {
-            uint64_t per = ((uint64_t)n + nodes - 1) / nodes;
-            for (int r = 0; r < n; r++)
-                node[r] = map[0] == 'b' ? (uint32_t)(r / per) : (uint32_t)(r % nodes);
-            hdr[0] = 1;
+            hdr[0] = map[0] == 'b' ? VNODE_BLOCK : VNODE_CYCLIC;
             hdr[1] = (int32_t)nodes;
         } else {
             /* A file: the node index of rank 0, 1, ... as whitespace-separated
@@ -689,20 +715,34 @@ static int virtual_nodes(const settings *s, uint32_t *node, char *mode, size_t m
                          map, n, nodes ? " below HOPSCOPE_NODES" : "");
                 goto done;
             }
-            hdr[0] = 1;
+            hdr[0] = VNODE_FILE;
             hdr[1] = (int32_t)(nodes ? nodes : maxn);
         }
     }
 done:
-    HS_PMPI(Bcast)(hdr, 2, MPI_INT, 0, hs__g.priv);
-    if (!hdr[0])
-        return 0;
-    HS_PMPI(Bcast)(node, n, MPI_UINT32_T, 0, hs__g.priv);
-    snprintf(mode, modelen, "%s", strcmp(s->node_map, "block") == 0 ? "block"
-                                  : strcmp(s->node_map, "cyclic") == 0 ? "cyclic" : "file");
-    if (strcmp(mode, "file") == 0)
+    *kind = (uint64_t)hdr[0];
+    *count = hdr[0] != VNODE_NONE ? (uint64_t)hdr[1] : 0;
+}
+
+/* On every rank, with rank 0's decision: fills node[] and the manifest's
+ * mode word; returns the number of nodes, or 0 for real hosts. */
+static int virtual_apply(const settings *s, uint64_t kind, uint64_t count, uint32_t *node,
+                         char *mode, size_t modelen)
+{
+    switch (kind) {
+    case VNODE_BLOCK:
+    case VNODE_CYCLIC:
+        block_or_cyclic(node, hs__g.size, kind == VNODE_CYCLIC, count);
+        snprintf(mode, modelen, "%s", kind == VNODE_CYCLIC ? "cyclic" : "block");
+        return (int)count;
+    case VNODE_FILE:
+        HS_PMPI(Bcast)(node, hs__g.size, MPI_UINT32_T, 0, MPI_COMM_WORLD);
+        /* only rank 0, which writes the manifest, knows the file's name */
         snprintf(mode, modelen, "file:%s", s->node_map);
-    return hdr[1];
+        return (int)count;
+    default:
+        return 0;
+    }
 }
 
 /* ---- manifest ------------------------------------------------------------------- */
@@ -973,18 +1013,101 @@ void hs__start(int provided, uint64_t t0, uint64_t t1)
     HS_PMPI(Comm_size)(MPI_COMM_WORLD, &hs__g.size);
     settings s;
     read_settings(&s);
-    HS_PMPI(Comm_dup)(MPI_COMM_WORLD, &hs__g.priv);
     HS_PMPI(Comm_group)(MPI_COMM_WORLD, &hs__g.world_group);
-    /* Rank 0's settings rule the job (environments may differ per rank). */
-    struct { double rate, flush_s; uint64_t seed, buffer, zlevel, tzlevel; } num =
-        { s.rate, s.flush_s, s.seed, s.buffer, s.zlevel, s.tzlevel };
-    HS_PMPI(Bcast)(&num, sizeof num, MPI_BYTE, 0, hs__g.priv);
-    s.rate = num.rate;
-    s.flush_s = num.flush_s;
-    s.seed = num.seed;
-    s.buffer = num.buffer;
-    s.zlevel = num.zlevel;
-    s.tzlevel = num.tzlevel;
+
+    /* One MPI_Allgather tells every rank where every rank is, what rank 0
+     * decided for the job (its settings rule: environments may differ per
+     * rank; virtual placement; time zero) and whether every rank is ready.
+     * Each collective costs an 8-rank job on one host a scheduler slice or
+     * more under MPICH's busy polling (start-up had seven).  Inside MPI_Init
+     * no message or collective of the application exists yet, so it takes
+     * MPI_COMM_WORLD itself: a private duplicate would cost one more
+     * (MPI_Comm_dup is collective).  The directory's name is not gathered:
+     * only its hash, and rank 0 broadcasts the name when some rank's differs
+     * (a decision every rank takes alike from the gathered table). */
+    uint32_t *node = calloc((size_t)hs__g.size, sizeof *node);
+    char **node_names = calloc((size_t)hs__g.size, sizeof *node_names);
+    hs__g.sync_leader = calloc((size_t)hs__g.size, sizeof *hs__g.sync_leader);
+    hs__g.mon_seq = calloc((size_t)hs__g.size, sizeof *hs__g.mon_seq);
+    int ok = node && node_names && hs__g.sync_leader && hs__g.mon_seq;
+    /* The gather's own buffer must exist on every rank: static up to
+     * START_STATIC_RANKS, otherwise allocated and agreed on first (a
+     * reduction that large jobs, started over a network, hardly notice). */
+    static hostinfo hi_static[START_STATIC_RANKS];
+    hostinfo *hi = hi_static;
+    if (hs__g.size > START_STATIC_RANKS) {
+        hi = calloc((size_t)hs__g.size, sizeof *hi);
+        int have = hi != NULL, all = 0;
+        HS_PMPI(Allreduce)(&have, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+        if (!all) {
+            free(hi);
+            hi = NULL;
+            ok = 0;
+        }
+    }
+    char dir[4096] = "";
+    if (s.dir)
+        snprintf(dir, sizeof dir, "%s", s.dir);
+    else if (hs__g.rank == 0) {
+        char when[32];
+        time_t now = time(NULL);
+        struct tm tm;
+        gmtime_r(&now, &tm);
+        strftime(when, sizeof when, "%Y%m%d-%H%M%S", &tm);
+        snprintf(dir, sizeof dir, "hopscope-trace-%s-%ld", when, (long)getpid());
+    }
+    int all_ok = 0;
+    if (hi) {
+        hostinfo mine;
+        memset(&mine, 0, sizeof mine);
+        gethostname(mine.host, sizeof mine.host - 1);
+        mine.pid = (uint32_t)getpid();
+        long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+        mine.cores = ncpu > 0 && ncpu < (1L << 24) ? (uint32_t)ncpu : 0;
+        mine.fail = !ok;
+        memcpy(&mine.rate_bits, &s.rate, 8);
+        memcpy(&mine.flush_bits, &s.flush_s, 8);
+        mine.seed = s.seed;
+        mine.buffer = s.buffer;
+        mine.zlevel = s.zlevel;
+        mine.tzlevel = s.tzlevel;
+        mine.dir_hash = dir[0] ? fnv1a(dir, sizeof dir) : 0;
+        if (hs__g.rank == 0 && ok)
+            virtual_plan(&s, node, &mine.vkind, &mine.vnodes);
+        if (hs__g.rank == 0)
+            mine.epoch_ns = hs__mono_ns();
+        HS_PMPI(Allgather)(&mine, sizeof mine, MPI_BYTE, hi, sizeof mine, MPI_BYTE,
+                           MPI_COMM_WORLD);
+        all_ok = 1;
+        int same_dir = hi[0].dir_hash != 0;
+        for (int r = 0; r < hs__g.size; r++) {
+            all_ok &= hi[r].fail == 0;
+            same_dir &= hi[r].dir_hash == hi[0].dir_hash;
+        }
+        if (all_ok && !same_dir) {
+            HS_PMPI(Bcast)(dir, sizeof dir, MPI_CHAR, 0, MPI_COMM_WORLD);
+            dir[sizeof dir - 1] = 0;
+        }
+    }
+    if (!all_ok) {
+        hs__warn("not recording (out of memory at start)");
+        if (hi != hi_static)
+            free(hi);
+        free(node);
+        free(node_names);
+        free(hs__g.sync_leader);
+        hs__g.sync_leader = NULL;
+        hs__g.finished = 1;
+        return;
+    }
+    memcpy(&s.rate, &hi[0].rate_bits, 8);
+    memcpy(&s.flush_s, &hi[0].flush_bits, 8);
+    s.seed = hi[0].seed;
+    s.buffer = hi[0].buffer;
+    s.zlevel = hi[0].zlevel;
+    s.tzlevel = hi[0].tzlevel;
+    job_epoch_ns = hi[0].epoch_ns;
+    host_leaders(hi, hs__g.size, hs__g.sync_leader);
     hs__g.mt = provided == MPI_THREAD_MULTIPLE;
     hs__g.sample_rate = s.rate;
     hs__g.sample_seed = s.seed;
@@ -992,7 +1115,6 @@ void hs__start(int provided, uint64_t t0, uint64_t t1)
     hs__g.buf_bytes = s.buffer;
     hs__g.zlevel = (int)s.zlevel;
     hs__g.tzlevel = (int)s.tzlevel;
-    hs__g.mon_seq = calloc((size_t)hs__g.size, sizeof *hs__g.mon_seq);
     hs__g.tick_hz = measure_tick_hz();
     unsigned shift = 0;
     while (shift < 16 && (hs__g.tick_hz >> (shift + 1)) >= 1000000000ull)
@@ -1001,34 +1123,8 @@ void hs__start(int provided, uint64_t t0, uint64_t t1)
     hs__g.flush_ticks = (uint64_t)(s.flush_s * (double)hs__g.tick_hz);
     pthread_key_create(&tls_key, retire_buf);
 
-    /* Who is where.  Every rank must take part in the same collectives, so a
-     * local allocation failure is agreed on before going further. */
-    hostinfo *hi = calloc((size_t)hs__g.size, sizeof *hi);
-    uint32_t *node = calloc((size_t)hs__g.size, sizeof *node);
-    char **node_names = calloc((size_t)hs__g.size, sizeof *node_names);
-    hs__g.sync_leader = calloc((size_t)hs__g.size, sizeof *hs__g.sync_leader);
-    int ok = hi && node && node_names && hs__g.sync_leader && hs__g.mon_seq, all_ok = 0;
-    HS_PMPI(Allreduce)(&ok, &all_ok, 1, MPI_INT, MPI_MIN, hs__g.priv);
-    if (!all_ok) {
-        hs__warn("not recording (out of memory at start)");
-        free(hi);
-        free(node);
-        free(node_names);
-        free(hs__g.sync_leader);
-        hs__g.sync_leader = NULL;
-        hs__g.finished = 1;
-        return;
-    }
-    hostinfo mine;
-    memset(&mine, 0, sizeof mine);
-    gethostname(mine.host, sizeof mine.host - 1);
-    mine.pid = (uint32_t)getpid();
-    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    mine.cores = ncpu > 0 && ncpu < (1L << 24) ? (uint32_t)ncpu : 0;
-    HS_PMPI(Allgather)(&mine, sizeof mine, MPI_BYTE, hi, sizeof mine, MPI_BYTE, hs__g.priv);
-    host_leaders(hi, hs__g.size, hs__g.sync_leader);
     char node_mode[4200] = "host";
-    int nnodes = virtual_nodes(&s, node, node_mode, sizeof node_mode);
+    int nnodes = virtual_apply(&s, hi[0].vkind, hi[0].vnodes, node, node_mode, sizeof node_mode);
     if (nnodes > 0) {
         hs__g.vnodes = nnodes;
         for (int k = 0; k < nnodes; k++) {
@@ -1055,20 +1151,6 @@ void hs__start(int provided, uint64_t t0, uint64_t t1)
         snprintf(hs__g.my_node_name, sizeof hs__g.my_node_name, "%s",
                  node_names[node[hs__g.rank]]);
 
-    /* The trace directory: HOPSCOPE_DIR, or one named by rank 0. */
-    char dir[4096] = "";
-    if (s.dir)
-        snprintf(dir, sizeof dir, "%s", s.dir);
-    else if (hs__g.rank == 0) {
-        char when[32];
-        time_t now = time(NULL);
-        struct tm tm;
-        gmtime_r(&now, &tm);
-        strftime(when, sizeof when, "%Y%m%d-%H%M%S", &tm);
-        snprintf(dir, sizeof dir, "hopscope-trace-%s-%ld", when, (long)getpid());
-    }
-    HS_PMPI(Bcast)(dir, sizeof dir, MPI_CHAR, 0, hs__g.priv);
-    dir[sizeof dir - 1] = 0;
     snprintf(hs__g.dir, sizeof hs__g.dir, "%s", dir);
     hs_error err;
     int dir_ok = hs_mkdir_p(hs__g.dir, &err) == 0;
@@ -1076,7 +1158,7 @@ void hs__start(int provided, uint64_t t0, uint64_t t1)
         hs__warn("%s", err.msg);
 
     check_status_layout();
-    clock_sync(&hs__g.clk0, 0);
+    clock_sync(&hs__g.clk0, 0, MPI_COMM_WORLD);
 
     /* Open the rank file: header, then the clock record. */
     if (ok && dir_ok) {
@@ -1113,7 +1195,8 @@ void hs__start(int provided, uint64_t t0, uint64_t t1)
         for (int k = 0; k < hs__g.vnodes; k++)
             free(node_names[k]);
     free(node_names);
-    free(hi);
+    if (hi != hi_static)
+        free(hi);
 
     hs__g.world = hs__comm_new_static(HS_TRACE_COMM_WORLD, 0, 1);
     hs__g.self = hs__comm_new_static(HS_TRACE_COMM_SELF, 1, 0);
@@ -1147,11 +1230,23 @@ int hs__finalize_prepare(hs__clock_rec *c1)
 {
     if (!hs__g.started || hs__g.finished || !atomic_load(&hs__g.active))
         return 0;
-    /* Every rank is in MPI_Finalize: the last collective work hopscope does. */
-    clock_sync(c1, 1);
+    /* Every rank is in MPI_Finalize: the last collective work hopscope does.
+     * A message of the application may still be pending on MPI_COMM_WORLD
+     * (an unmatched send, a receive from MPI_ANY_SOURCE never completed), so
+     * the exchanges take a private communicator; a job on one host has none
+     * (all ranks share rank 0's clock) and needs no communicator, which
+     * every rank knows alike from the leader table. */
+    int other_hosts = 0;
+    for (int r = 0; hs__g.sync_leader && r < hs__g.size; r++)
+        other_hosts |= hs__g.sync_leader[r] != 0;
+    MPI_Comm priv = MPI_COMM_NULL;
+    if (other_hosts || !hs__g.sync_leader)
+        HS_PMPI(Comm_dup)(MPI_COMM_WORLD, &priv);
+    clock_sync(c1, 1, priv);
+    if (priv != MPI_COMM_NULL)
+        HS_PMPI(Comm_free)(&priv);
     free(hs__g.sync_leader);
     hs__g.sync_leader = NULL;
-    HS_PMPI(Comm_free)(&hs__g.priv);
     return 1;
 }
 

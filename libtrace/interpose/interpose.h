@@ -146,7 +146,6 @@ typedef struct hs__global {
     _Atomic uint32_t comm_gen, type_gen;
     hs__comm *world, *self, *null_comm;
     MPI_Group world_group;
-    MPI_Comm  priv;            /* private duplicate of MPI_COMM_WORLD */
     _Atomic uint32_t next_comm_index, next_win_index;
     _Atomic uint64_t agreed_seq;  /* creations whose id this rank may lead */
     /* virtual nodes */

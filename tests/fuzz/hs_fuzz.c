@@ -343,7 +343,11 @@ static void mutate_rank_file(buf *f)
     free(pay.p);
 }
 
-static int read_trace(const char *dir)
+/* Reads every event, the stats and the check, then replays the trace when
+ * its bytes (point-to-point and collective, summed over ranks) are at most
+ * replay_max: an imported text trace can ask for terabytes, which the
+ * replay would rightly take hours to simulate. */
+static int read_trace_max(const char *dir, uint64_t replay_max)
 {
     hs_trace *t;
     hs_error e;
@@ -362,18 +366,20 @@ static int read_trace(const char *dir)
         hs_trace_cursor_close(c);
     }
     hs_trace_stats *s = NULL;
+    uint64_t bytes = UINT64_MAX;
     if (hs_trace_stats_compute(t, &s, &e) == 0) {
         FILE *null = fopen("/dev/null", "w");
         if (null) {
             hs_trace_stats_print(s, null, 64);
             fclose(null);
         }
+        bytes = s->total.sent_bytes + s->total.coll_bytes_sent + s->total.coll_bytes_recv;
     }
     hs_trace_stats_free(s);
     uint64_t problems;
     hs_trace_check(t, NULL, 0, &problems, &e);
     hs_trace_close(t);
-    if (rc < 0)
+    if (rc < 0 || bytes > replay_max)
         return rc;
     /* the replay of what read cleanly: it must end (deadlock or done) */
     hs_replay_params p;
@@ -387,7 +393,28 @@ static int read_trace(const char *dir)
     return rc;
 }
 
+static int read_trace(const char *dir)
+{
+    return read_trace_max(dir, UINT64_MAX);
+}
+
 /* ---- targets ------------------------------------------------------------------ */
+
+/* An SMPI time-independent trace (directory of rank files): imported, and
+ * the trace it gives read back and checked. */
+static int import_smpi(const char *dir, const char *work)
+{
+    char out[3100];
+    snprintf(out, sizeof out, "%s/imported", work);
+    hs_smpi_import_opts o;
+    hs_smpi_import_opts_default(&o);
+    hs_error e;
+    hs_error_clear(&e);
+    int rc = hs_trace_import_smpi(dir, out, &o, NULL, &e);
+    if (rc)
+        return rc;
+    return read_trace_max(out, UINT64_C(1) << 24);
+}
 
 static int run_file(const char *target, const char *path)
 {
@@ -433,6 +460,57 @@ static int run_file(const char *target, const char *path)
         hs_viz_free(m);
         return rc;
     }
+    if (strcmp(target, "portcounters") == 0) {
+        hs_portcounters pc;
+        int rc = hs_pc_read_csv(path, &pc, &e);
+        if (!rc)
+            hs_pc_free(&pc);
+        return rc;
+    }
+    if (strcmp(target, "latencytests") == 0) {
+        hs_lts l;
+        int rc = hs_lts_read_csv(path, &l, &e);
+        if (!rc)
+            hs_lts_free(&l);
+        return rc;
+    }
+    if (strcmp(target, "perfquery") == 0 || strcmp(target, "ibmap") == 0) {
+        /* the fuzzed file as a perfquery snapshot after a fixed one, or as
+         * the port map of fixed snapshots */
+        static const char snap0[] = "# Port extended counters: Lid 12 port 1\n"
+                                    "PortXmitData:....1\nPortXmitPkts:....1\nPortXmitWait:....1\n"
+                                    "# Port extended counters: Lid 12 port 2\n"
+                                    "PortXmitData:....1\nPortXmitPkts:....1\nPortXmitWait:....1\n"
+                                    "timestamp 1.0\n";
+        static const char snap1[] = "# Port extended counters: Lid 12 port 1\n"
+                                    "PortXmitData:....9\nPortXmitPkts:....2\nPortXmitWait:....5\n"
+                                    "# Port extended counters: Lid 12 port 2\n"
+                                    "PortXmitData:....9\nPortXmitPkts:....2\nPortXmitWait:....5\n"
+                                    "timestamp 2.0\n";
+        static const char map0[] = "hopscope-ibmap 1\nlid 12 1 3\nlid 12 2 4\n";
+        FILE *f = fopen(path, "rb");
+        if (!f)
+            return HS_EIO;
+        static char text[1 << 20];
+        size_t n = fread(text, 1, sizeof text, f);
+        fclose(f);
+        int pq = target[0] == 'p';
+        hs_ibmap *map;
+        int rc = pq ? hs_ibmap_parse(map0, sizeof map0 - 1, "map", &map, &e)
+                    : hs_ibmap_parse(text, n, path, &map, &e);
+        if (rc)
+            return rc;
+        const char *t[2] = { snap0, pq ? text : snap1 };
+        size_t l[2] = { sizeof snap0 - 1, pq ? n : sizeof snap1 - 1 };
+        const char *nm[2] = { "snap0", path };
+        hs_pq_opts o = { 1000.0, 0, 16 };
+        hs_portcounters pc;
+        rc = hs_pc_import_perfquery(t, l, nm, 2, map, &o, &pc, &e);
+        if (!rc)
+            hs_pc_free(&pc);
+        hs_ibmap_free(map);
+        return rc;
+    }
     fprintf(stderr, "hs_fuzz: unknown target '%s'\n", target);
     exit(2);
 }
@@ -449,7 +527,7 @@ static void on_alarm(int sig)
 int main(int argc, char **argv)
 {
     if (argc != 6) {
-        fprintf(stderr, "usage: hs_fuzz trace|topo|phases|mapping|analysis|rundir SEED_INPUT "
+        fprintf(stderr, "usage: hs_fuzz trace|topo|phases|mapping|analysis|rundir|smpi SEED_INPUT "
                         "WORKDIR ITERATIONS SEED\n");
         return 2;
     }
@@ -464,7 +542,8 @@ int main(int argc, char **argv)
     signal(SIGALRM, on_alarm);
     if (hs__deflate_init(&zs, &zt, 1, 1))
         die("zlib");
-    int dir_target = strcmp(target, "trace") == 0 || strcmp(target, "rundir") == 0;
+    int dir_target = strcmp(target, "trace") == 0 || strcmp(target, "rundir") == 0 ||
+                     strcmp(target, "smpi") == 0;
     static dirfiles seed, mut;
     buf one = { 0 }, m1 = { 0 };
     if (dir_target)
@@ -492,6 +571,8 @@ int main(int argc, char **argv)
             alarm(HANG_SECONDS);
             if (strcmp(target, "trace") == 0) {
                 rc = read_trace(cur);
+            } else if (strcmp(target, "smpi") == 0) {
+                rc = import_smpi(cur, work);
             } else {
                 hs_analyze_params p;
                 hs_analyze_params_default(&p);

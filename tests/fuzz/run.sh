@@ -1,9 +1,12 @@
 #!/bin/sh
 # Fuzzes every reader of outside input with hs_fuzz (tests/fuzz/hs_fuzz.c,
 # ASan+UBSan): traces, topology files, phases files, mapping files,
-# analysis.json and run directories.  Seed inputs: tests/fuzz/corpus/ (the
-# text formats) and, made here by the hopscope command, a trace (gen), a
-# run directory (simulate -i) and its analysis.json (analyze).
+# analysis.json, run directories, SMPI time-independent traces (trace
+# import smpi), and latmodel's port-counter and latency-test CSVs, perfquery
+# snapshots and InfiniBand port maps.  Seed inputs: tests/fuzz/corpus/ (the
+# text formats, and an SMPI trace of tests/mpi/smpimix.c on 4 ranks) and,
+# made here by the hopscope command, a trace (gen), a run directory
+# (simulate -i) and its analysis.json (analyze).
 #
 #   tests/fuzz/run.sh BUILD [short|long] [SEED]
 #
@@ -62,4 +65,8 @@ fuzz analysis "$W/analysis.json" 300
 for f in tests/fuzz/corpus/topo/*; do fuzz topo "$f" 800; done
 for f in tests/fuzz/corpus/phases/*; do fuzz phases "$f" 1000; done
 for f in tests/fuzz/corpus/mapping/*; do fuzz mapping "$f" 1000; done
+for f in tests/fuzz/corpus/smpi/*; do fuzz smpi "$f" 250; done
+for t in portcounters latencytests perfquery ibmap; do
+    for f in tests/fuzz/corpus/$t/*; do fuzz $t "$f" 1000; done
+done
 exit $failed

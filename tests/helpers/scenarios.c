@@ -16,6 +16,9 @@
  *       reads A/analysis.json and A's truth; prints REPORTED, TOP, FULLY,
  *       TOPRIGHT, ABSTAIN, then one "cf DECODER FIELD N SUMERR MAXERR IN2SE"
  *       line per decoder with CF estimates on links with enough truth.
+ *   scenarios links A B C
+ *       prints the rule's inputs (truth per link in the three runs) for the
+ *       links that are not cool somewhere: for looking into a scenario.
  *   scenarios report RESULTS.tsv CFLINES.tsv TITLE
  *       prints the markdown tables of one draw.
  *
@@ -29,9 +32,14 @@
  *   interference in E: a link hot in A that carries background packets and
  *             is cool in B (the congestion comes with the background);
  *   pattern in E: an injection or ejection link root-like in B (the job's
- *             own traffic, with this mapping, overloads an endpoint);
+ *             own traffic, with this mapping, overloads an endpoint) and
+ *             hot in A;
  *   mapping in E: a switch-to-switch link root-like in B (the job's own
- *             traffic overloads the network's interior);
+ *             traffic overloads the network's interior) and hot in A;
+ *             (hot in A: the diagnosis is of run A, and a cause counts
+ *             only when its congestion is there: a background that
+ *             throttles the job below its own bottleneck leaves that
+ *             bottleneck cool in A, and no data of A can show it);
  *   none (E empty): every link of A cool.  Anything else (a link in
  *             [COOL_CF, HOT_CF), or hot links with no cause) is ambiguous:
  *             redrawn, and never scored (VERDICT=ambiguous).
@@ -405,7 +413,7 @@ static int rootlike(const ltruth *t, uint64_t end)
 typedef struct label {
     unsigned set, primary;
     int ambiguous;
-    unsigned n_int, n_pat, n_map, n_map_c;
+    unsigned n_int, n_pat, n_map, n_map_c, n_unexpl;
     double mass[3];
 } label;
 
@@ -421,7 +429,7 @@ static void do_label(const run *A, const run *B, const run *C, int funnel, label
             o->mass[2] += (double)a->app_cg;
             counted = 1;
         }
-        if (rootlike(b, B->end_ps)) {
+        if (rootlike(b, B->end_ps) && hot(a)) {
             if (b->kind == 's' && !funnel) {
                 o->n_map++;
                 if (!counted)
@@ -435,6 +443,17 @@ static void do_label(const run *A, const run *B, const run *C, int funnel, label
         }
         if (C->l[i].kind == 's' && !funnel && rootlike(&C->l[i], C->end_ps))
             o->n_map_c++;
+        /* a bottleneck of run A that no cause of the rule explains: the
+         * job's own traffic congests it only with the background there
+         * (no background packet on it, or the background adding to a
+         * congestion of its own): the background's timing, or head-of-line
+         * blocking behind its packets at a shared input, which truth.bin
+         * does not show.  Counted and shown (NOTE), not used: making such
+         * scenarios ambiguous leaves 68 of the 250 development seeds
+         * unscored and almost no mix; calling them the job's own changes
+         * the answer by a guess (docs/validation.md) */
+        if (!counted && rootlike(a, A->end_ps))
+            o->n_unexpl++;
         if (!cool(a) && !hot(a))
             o->ambiguous = 1;   /* in the grey zone between cool and hot */
     }
@@ -481,15 +500,44 @@ static int cmd_label(const char *cls, const char *fun, const char *a, const char
         why = "the compact mapping does not relieve the interior";
     }
     printf("EXPECTED=%s\nPRIMARY=%s\nVERDICT=%s\nNOTE='%s; truth: %u pattern, %u mapping "
-           "(%u compact), %u interference links'\n",
+           "(%u compact), %u interference, %u unexplained links'\n",
            class_name(o.set), class_name(o.primary), verdict, why, o.n_pat, o.n_map,
-           o.n_map_c, o.n_int);
+           o.n_map_c, o.n_int, o.n_unexpl);
     free(A.l);
     free(B.l);
     free(C.l);
     return 0;
 }
 
+
+/* The rule's inputs per link, for looking into a scenario: every link hot
+ * or root-like in one of the runs, or carrying background packets in A
+ * while not cool. */
+static int cmd_links(const char *a, const char *b, const char *c)
+{
+    run A, B, C;
+    if (load_run(a, &A) || load_run(b, &B) || load_run(c, &C))
+        return 2;
+    if (A.L != B.L || A.L != C.L)
+        return die("%s: runs on different machines", a);
+    printf("link kind | A: pk cf bg busy stall root | B: pk cf busy stall root | C: pk cf root\n");
+    for (uint32_t i = 1; i <= A.L; i++) {
+        const ltruth *x = &A.l[i], *y = &B.l[i], *z = &C.l[i];
+        if (cool(x) && cool(y) && !rootlike(z, C.end_ps))
+            continue;
+        printf("%u %c | %llu %.2f %llu %.3f %.3f %d | %llu %.2f %.3f %.3f %d | %llu %.2f %d\n", i,
+               x->kind ? x->kind : '?', (unsigned long long)x->app_pk, tcf(x),
+               (unsigned long long)x->bg_pk, (double)x->busy / (double)A.end_ps,
+               (double)x->stall / (double)A.end_ps, rootlike(x, A.end_ps),
+               (unsigned long long)y->app_pk, tcf(y), (double)y->busy / (double)B.end_ps,
+               (double)y->stall / (double)B.end_ps, rootlike(y, B.end_ps),
+               (unsigned long long)z->app_pk, tcf(z), rootlike(z, C.end_ps));
+    }
+    free(A.l);
+    free(B.l);
+    free(C.l);
+    return 0;
+}
 
 /* ---- self-test of the truth rule on hand-built link tables ------------------ */
 
@@ -629,6 +677,27 @@ static int cmd_selftest(void)
     do_label(&A, &B, &C, 0, &o);
     st_check("mapping + background -> mapping+interference, primary interference", o.set,
              C_MAPPING | C_INTERFERENCE, o.primary, C_INTERFERENCE, o.ambiguous, 0);
+    /* The background throttles the job: its own bottleneck (root-like in
+     * B) is cool in A.  Run A holds no congestion of the mapping's. */
+    st_link(&A, 1, 's', 1000, 60, 0, 200, 0);
+    do_label(&A, &B, &C, 0, &o);
+    st_check("own bottleneck cool beside the background -> interference only", o.set,
+             C_INTERFERENCE, o.primary, C_INTERFERENCE, o.ambiguous, 0);
+    if (o.n_unexpl != 0) {
+        printf("not ok - label: no unexplained bottleneck expected, got %u\n", o.n_unexpl);
+        st_fail = 1;
+    }
+    /* A link of the job's, no background packet on it, a bottleneck in A
+     * only: neither cause of the rule explains it (unexplained, ambiguous) */
+    st_link(&A, 4, 'e', 1000, 700, 0, 600, 0);
+    st_link(&B, 4, 'e', 1000, 100, 0, 600, 0);
+    do_label(&A, &B, &C, 0, &o);
+    if (o.n_unexpl != 1) {
+        printf("not ok - label: a bottleneck of A only is unexplained (1), got %u\n", o.n_unexpl);
+        st_fail = 1;
+    } else {
+        printf("ok - label: a bottleneck of A that no cause explains is counted\n");
+    }
     return st_fail;
 }
 
@@ -936,6 +1005,8 @@ int main(int argc, char **argv)
         return cmd_draw(strtoull(argv[2], NULL, 10), strtoull(argv[3], NULL, 10));
     if (argc == 7 && !strcmp(argv[1], "label"))
         return cmd_label(argv[2], argv[3], argv[4], argv[5], argv[6]);
+    if (argc == 5 && !strcmp(argv[1], "links"))
+        return cmd_links(argv[2], argv[3], argv[4]);
     if (argc == 5 && !strcmp(argv[1], "score"))
         return cmd_score(argv[2], argv[3], argv[4]);
     if (argc == 5 && !strcmp(argv[1], "report"))

@@ -127,6 +127,35 @@ rank 3 node vnode1 node-size 3" "$(grep '^rank' "$T_TMP/o")"
     else t_fail "$m: about half monitored" "$got"; fi
     HOPSCOPE_SAMPLE_RATE=0 "$HOPSCOPE" record -o "$T_TMP/s0-$m" -- $launch -np 2 "$ring" 8 64 >"$T_TMP/o" 2>&1
     t_eq "$m: rate 0: nothing monitored" "checked 16 monitored 0 mismatches 0" "$("$SAMPLING" "$T_TMP/s0-$m")"
+
+    # --- start-up: rank 0's settings and directory rule the job ------------------------
+    # Without the command, without HOPSCOPE_DIR on rank 0 (it names the
+    # directory), and with another directory and rate on the other ranks:
+    # the one start-up gather sees the names differ and rank 0's is
+    # broadcast; every rank writes there, monitoring everything (rank 0's rate).
+    cat >"$T_TMP/perrank.sh" <<'WRAP'
+#!/bin/sh
+r=${OMPI_COMM_WORLD_RANK:-${PMI_RANK:-0}}
+unset HOPSCOPE_DIR
+[ "$r" != 0 ] && export HOPSCOPE_DIR=$PWD/not-rank0-$r HOPSCOPE_SAMPLE_RATE=0.25
+exec "$@"
+WRAP
+    chmod +x "$T_TMP/perrank.sh"
+    mkdir -p "$T_TMP/cwd-$m"
+    abslib=$(cd "$BUILD/lib/$m" && pwd)/libhopscope.so absring=$(cd "$(dirname "$ring")" && pwd)/ring
+    (cd "$T_TMP/cwd-$m" && timeout 120 $launch -np 3 env LD_PRELOAD="$abslib" \
+        "$T_TMP/perrank.sh" "$absring" 4 100 >"$T_TMP/o" 2>"$T_TMP/e")
+    t_eq "$m: per-rank settings: the application succeeds" 0 $?
+    dirs=$(cd "$T_TMP/cwd-$m" && ls -d hopscope-trace-* 2>/dev/null)
+    t_eq "$m: per-rank settings: one directory, named by rank 0" 1 "$(echo "$dirs" | grep -c .)"
+    t_eq "$m: per-rank settings: no rank used its own directory" "" \
+        "$(cd "$T_TMP/cwd-$m" && ls -d not-rank0-* 2>/dev/null)"
+    t_eq "$m: per-rank settings: the three ranks' files there" 3 \
+        "$(ls "$T_TMP/cwd-$m/$dirs" 2>/dev/null | grep -c '^rank-.*\.hst$')"
+    t_check "$m: per-rank settings: the trace checks clean" "$HOPSCOPE" trace check "$T_TMP/cwd-$m/$dirs"
+    t_grep "$m: per-rank settings: rank 0's rate rules" "^sample_rate 1\$" "$T_TMP/cwd-$m/$dirs/manifest.txt"
+    t_eq "$m: per-rank settings: every message monitored" "checked 12 monitored 12 mismatches 0" \
+        "$("$SAMPLING" "$T_TMP/cwd-$m/$dirs")"
 done
 
 # --- the wrong library for the application's MPI fails loudly, not silently ---------------

@@ -86,4 +86,16 @@ sed 's/"max_cf_se":[0-9.e-]*/"max_cf_se":-5/' "$T/rep/analysis.json" >"$T/badan/
 san "bad analysis.json" 1 render "$T/badan" -q
 printf 'not a table\n' >"$T/rep/links.tsv"
 san "damaged run directory" 1 analyze "$T/rep" -q
+# sweep: the children are this sanitized binary too; a report in one makes
+# it fail, and the sweep with it
+san "sweep" 0 sweep -i "$T/halo" --topo fattree:k=4,n=2 --ppn 2 --map linear,blocked:1,suggested \
+    --random 1 --background none --background alltoall:frac=0.5 -j2 -q -o "$T/sw"
+if [ -f "$T/sw/failed.csv" ]; then t_fail "asan: sweep: every run has a row" "$(cat "$T/sw/failed.csv")"; else t_ok "asan: sweep: every run has a row"; fi
+grep -qE 'ERROR: (Address|Leak)Sanitizer|runtime error:' "$T"/sw/logs/* &&
+    t_fail "asan: sweep children" "$(grep -lE 'Sanitizer|runtime error' "$T"/sw/logs/*)"
+san "sweep part 1/2" 0 sweep -i "$T/halo" --topo fattree:k=4,n=2 --ppn 2 --map linear,blocked:1,suggested \
+    --random 1 --background none --background alltoall:frac=0.5 --part 1/2 -q -o "$T/sw1"
+san "sweep merge, a part missing" 1 sweep merge -o "$T/m.csv" "$T/sw1"
+san "sweep merge" 0 sweep merge -o "$T/m.csv" "$T/sw1" "$T/sw"
+san "sweep: bad blocked" 2 sweep -i "$T/halo" --topo fattree:k=4,n=2 --map blocked:3 -o "$T/sw2"
 exit $t_failed

@@ -69,7 +69,7 @@ t_eq "label: ping-pongs beside incast congestors" "EXPECTED=interference PRIMARY
 
 # 5. A small draw, one scenario per class: every scenario ends (bounded by
 # the timeout, which counts as a listed failure) and is scored.
-examples/scenarios/run.sh -b "$BUILD" -t 20 -o "$T_TMP/draw" 20 24 "make check" > "$T_TMP/draw.out" 2>&1
+examples/scenarios/run.sh -b "$BUILD" -t 20 -k -o "$T_TMP/draw" 20 24 "make check" > "$T_TMP/draw.out" 2>&1
 t_eq "draw: 5 scenarios, each with a result row" 5 "$(wc -l < "$T_TMP/draw/results.tsv" | tr -d ' ')"
 t_eq "draw: every row complete (16 columns)" "16 16 16 16 16" \
     "$(awk -F'\t' '{printf "%s%d", (NR > 1 ? " " : ""), NF}' "$T_TMP/draw/results.tsv")"
@@ -77,4 +77,12 @@ t_eq "draw: every scenario scored or its failure named" "" \
     "$(awk -F'\t' '($8 == "ok" && $6 != "0" && $6 != "1") || $8 == "" {print $1}' "$T_TMP/draw/results.tsv")"
 t_grep "draw: report with the confusion matrix" '^\| expected \\ reported \| scenarios' "$T_TMP/draw/report.md"
 t_grep "draw: report lists what was not fully right" '^Scenarios not fully right' "$T_TMP/draw/report.md"
+
+# 6. Re-analysing the kept runs with the same build gives the same answers
+# (rescore.sh: analyzer changes measured on the same simulations and labels).
+examples/scenarios/rescore.sh -b "$BUILD" "$T_TMP/draw" "$T_TMP/rescore" "again" > /dev/null 2>&1
+t_eq "rescore: same build, same answers (seed, expected, reported, fully, top)" \
+    "$(cut -f1-7 "$T_TMP/draw/results.tsv")" "$(cut -f1-7 "$T_TMP/rescore/results.tsv")"
+t_eq "rescore: nothing changed" "" "$(cat "$T_TMP/rescore/changed.txt")"
+t_grep "rescore: a report" '^\| expected \\ reported \| scenarios' "$T_TMP/rescore/report.md"
 exit $t_failed

@@ -254,7 +254,7 @@ static void m_man_format(unsigned char **b, size_t *n) { replace(b, n, "\"hopsco
 static void m_man_version(unsigned char **b, size_t *n) { replace(b, n, "\"version\": 2,\n  \"hopscope\"", "\"version\": 3,\n  \"hopscope\""); }
 /* computed routes (comp) */
 static void m_spec_other(unsigned char **b, size_t *n) { replace(b, n, "k=4,n=2,taper", "k=4,n=3,taper"); }
-static void m_spec_file(unsigned char **b, size_t *n) { replace(b, n, "\"spec\": \"fattree:k=4,n=2,taper=1,bw=25GB/s,lat=100ns,routing=dmodk\"", "\"spec\": \"file:/etc/passwd\""); }
+static void m_spec_file(unsigned char **b, size_t *n) { replace(b, n, "\"spec\": \"fattree:k=4,n=2,taper=1,bw=25GB/s,lat=100ns,nbw=25GB/s,nlat=100ns,vcs=1,routing=dmodk\"", "\"spec\": \"file:/etc/passwd\""); }
 static void m_spec_huge(unsigned char **b, size_t *n) { replace(b, n, "\"spec\": \"fattree:k=4,n=2,", "\"spec\": \"fattree:k=64,n=4,"); }
 static void m_spec_bad(unsigned char **b, size_t *n) { replace(b, n, "taper=1,", "taper=x,"); }
 static void m_spec_routing(unsigned char **b, size_t *n) { replace(b, n, "routing=dmodk\"", "routing=adaptive\""); }

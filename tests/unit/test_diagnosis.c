@@ -127,6 +127,51 @@ static void test_pattern_incast(void **state)
     incast_case("torus:4x4,p=2", 32, 21, 5, 0.5, 0.15, 4);
 }
 
+/* Senders in other pods into one node under D-mod-K: every route to the
+ * node runs through one core, so the flows join on the core's down-link,
+ * which carries them alone at its full rate and leaves the node's own
+ * ejection link clear.  As an incast (the node sends nothing back) that
+ * down-link is the node's pattern.  As an exchange (the node sends each
+ * partner as much as it receives, one partner at a time, below its link's
+ * rate) the same down-link is where the placement made the partners'
+ * routes join: mapping, no pattern. */
+static hs_analysis *join_run(an_run *R, int exchange, uint64_t seed)
+{
+    const uint32_t x = 0, snd[3] = { 5, 9, 13 };
+    an_begin(R, "fattree:k=4,n=3", seed);
+    an_ranks(R, 16, NULL);
+    an_phase(R, 3, "tag 3", "p2p", 3, NULL, 1);
+    hs_time T = 200 * US;
+    for (int i = 0; i < 3; i++)
+        an_stream(R, snd[i], x, 0.45, 4096, 3, 1, 0, T, snd[i], x);
+    for (int i = 0; exchange && i < 3; i++)
+        an_stream(R, x, snd[i], 0.9, 4096, 3, 1, T + (hs_time)i * T / 2,
+                  T + (hs_time)(i + 1) * T / 2, x, snd[i]);
+    an_finish(R);
+    return analyze(R);
+}
+
+static void test_join_incast_or_exchange(void **state)
+{
+    (void)state;
+    an_run R;
+    hs_analysis *a = join_run(&R, 0, 61);
+    print_message("incast joining on a core down-link:\n");
+    print_findings(a);
+    assert_true(hs_an_nfindings(a) >= 1);
+    assert_int_equal(hs_an_finding_kind(a, 0), HS_AN_PATTERN);
+    assert_int_equal(count_kind(a, HS_AN_MAPPING), 0);
+    hs_an_free(a);
+    an_end(&R);
+    a = join_run(&R, 1, 61);
+    print_message("exchange joining on a core down-link:\n");
+    print_findings(a);
+    assert_int_equal(count_kind(a, HS_AN_PATTERN), 0);
+    assert_int_equal(count_kind(a, HS_AN_MAPPING), 1);
+    hs_an_free(a);
+    an_end(&R);
+}
+
 /* fabric's own incast with background (everything monitored): the
  * background packets stuck behind the incast's at the spine and at the
  * leaves are head-of-line victims; they must hang off the incast's tree,
@@ -491,6 +536,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pattern_incast),
         cmocka_unit_test(test_pattern_fabric_incast_bg),
+        cmocka_unit_test(test_join_incast_or_exchange),
         cmocka_unit_test(test_mapping_groups),
         cmocka_unit_test(test_interference),
         cmocka_unit_test(test_alone_never_interference),

@@ -283,7 +283,12 @@ static void check_drained(hs_fabric *F, int unbounded)
             if (F->credits[(size_t)l * F->nvc + v] != want)
                 fail_msg("link %u vc %u: %lld credits, capacity %lld", l, v,
                          (long long)F->credits[(size_t)l * F->nvc + v], (long long)want);
-            assert_int_equal(F->qhead[(size_t)l * F->nvc + v], HS_NIL);
+            if (li->to_kind == HS_DEV_SWITCH) {
+                const hs__req *q = hs__fifo(F, l, v);
+                assert_int_equal(q->head, HS_NIL);
+                assert_int_equal(q->tail, HS_NIL);
+                assert_int_equal(q->out, HS_NIL);
+            }
         }
         assert_int_equal(F->op[l].busy, 0);
         assert_int_equal(F->op[l].queued, 0);
@@ -750,6 +755,100 @@ static hs_fabric *ring_fabric(const char *extra)
     return F;
 }
 
+/* VC selection with vcs=4 on a fat-tree (one class, four lanes): a
+ * packet's lane, seen as the VC whose credits its injection link spent.
+ * At t0 + 250 ns every packet has left its NIC and been switched at its
+ * leaf, and no credit has come back yet (the first returns at t0 + 364 ns
+ * + 100 ns). */
+static unsigned vcs_used(hs_fabric *F, uint32_t src, unsigned *npk)
+{
+    uint32_t o = hs_topo_node_injection(hs_fabric_topo(F), src);
+    unsigned mask = 0;
+    *npk = 0;
+    for (unsigned v = 0; v < F->nvc; v++) {
+        int64_t used = F->cap_vc - F->credits[(size_t)o * F->nvc + v];
+        if (used) {
+            mask |= 1u << v;
+            *npk += (unsigned)(used / 4096);
+        }
+    }
+    return mask;
+}
+
+static void test_vc_select(void **state)
+{
+    (void)state;
+    const hs_time t0 = 1000000, at = t0 + 250 * HS_PS_PER_NS;
+    unsigned npk;
+    /* by destination: lane = dst mod 4, on every link of the path */
+    hs_fabric *F = make("fattree:k=4,n=2,vcs=4", NULL);
+    for (uint32_t s = 0; s < 4; s++)
+        assert_int_equal(hs_fabric_inject(F, t0, s, 5 + s, 4096, 0, 0, s), 0);
+    assert_int_equal(hs_fabric_run(F, at), 0);
+    for (uint32_t s = 0; s < 4; s++) {
+        assert_int_equal(vcs_used(F, s, &npk), 1u << ((5 + s) % 4));
+        assert_int_equal(npk, 1);
+    }
+    /* the leaf sent each up on the same lane: one up link carries them,
+     * D-mod-K spreads by destination, so each up link spent one VC */
+    unsigned up_vcs = 0;
+    for (uint32_t l = 1; l <= F->L; l++)
+        if (F->lk[l].kind == HS_LINK_SWITCH)
+            for (unsigned v = 0; v < 4; v++)
+                if (F->credits[(size_t)l * 4 + v] < F->cap_vc)
+                    up_vcs |= 1u << v;
+    assert_int_equal(up_vcs, 0xf);
+    assert_int_equal(hs_fabric_run(F, HS_TIME_NEVER), 1);
+    hs_fabric_destroy(F);
+
+    /* round-robin per packet at the NIC: three packets on lanes 0, 1, 2
+     * (at 250 ns the first two have left; the third waits for the link) */
+    F = make("fattree:k=4,n=2,vcs=4,vcsel=rr", NULL);
+    assert_int_equal(hs_fabric_inject(F, t0, 0, 9, 3 * 4096, 0, 0, 1), 0);
+    assert_int_equal(hs_fabric_run(F, at), 0);
+    assert_int_equal(vcs_used(F, 0, &npk), 0x3);
+    assert_int_equal(npk, 2);
+    assert_int_equal(hs_fabric_run(F, HS_TIME_NEVER), 1);
+    hs_fabric_destroy(F);
+    /* the same with vcsel=dest: both on lane 9 mod 4 = 1 */
+    F = make("fattree:k=4,n=2,vcs=4", NULL);
+    assert_int_equal(hs_fabric_inject(F, t0, 0, 9, 3 * 4096, 0, 0, 1), 0);
+    assert_int_equal(hs_fabric_run(F, at), 0);
+    assert_int_equal(vcs_used(F, 0, &npk), 0x2);
+    assert_int_equal(npk, 2);
+    assert_int_equal(hs_fabric_run(F, HS_TIME_NEVER), 1);
+    hs_fabric_destroy(F);
+
+    /* service level: the message's phase mod lanes */
+    F = make("fattree:k=4,n=2,vcs=4,vcsel=sl", NULL);
+    assert_int_equal(hs_fabric_inject(F, t0, 0, 9, 4096, 7, 0, 1), 0);
+    assert_int_equal(hs_fabric_inject(F, t0, 1, 9, 4096, 2, 0, 2), 0);
+    assert_int_equal(hs_fabric_run(F, at), 0);
+    assert_int_equal(vcs_used(F, 0, &npk), 1u << 3);
+    assert_int_equal(vcs_used(F, 1, &npk), 1u << 2);
+    assert_int_equal(hs_fabric_run(F, HS_TIME_NEVER), 1);
+    hs_fabric_destroy(F);
+
+    /* dragonfly, two classes x 3 lanes: VC = class (global hops taken)
+     * x 3 + lane, asked of the router directly */
+    F = make("dragonfly:a=4,p=2,h=2,g=9,vcs=6", NULL);
+    assert_int_equal(F->vc_lanes, 3);
+    const hs_topo *t = hs_fabric_topo(F);
+    hs__pkt pk;
+    memset(&pk, 0, sizeof pk);
+    pk.dst = 71;               /* router 35, group 8 */
+    pk.inter = HS_NIL;
+    pk.in = hs_topo_node_injection(t, 0);
+    pk.lane = 2;
+    hs__route(F, 0, &pk);      /* at router 0 of group 0: class 0 */
+    assert_int_equal(pk.out_vc, 2);
+    pk.ng = 1;                 /* after its global hop: class 1 */
+    pk.in = F->lk[pk.out].kind == HS_LINK_SWITCH ? pk.out : pk.in;
+    hs__route(F, 32, &pk);     /* router 0 of group 8, towards router 3 */
+    assert_int_equal(pk.out_vc, 5);
+    hs_fabric_destroy(F);
+}
+
 static void test_deadlock(void **state)
 {
     (void)state;
@@ -855,6 +954,7 @@ int main(void)
         cmocka_unit_test(test_incast_tree),
         cmocka_unit_test(test_inband_truth),
         cmocka_unit_test(test_hop_overflow),
+        cmocka_unit_test(test_vc_select),
         cmocka_unit_test(test_deadlock),
         cmocka_unit_test(test_deadlock_partial),
         cmocka_unit_test(test_deadlock_none_under_incast),

@@ -81,7 +81,7 @@ static void check_links(hs_fabric *F, const char *dir)
         assert_int_equal(to, l->to);
         assert_int_equal(bw, l->bw);
         assert_int_equal(lat, l->lat);
-        assert_int_equal(tau, F->tau[id]);
+        assert_int_equal(tau, F->op[id].tau);
     }
     assert_null(strtok_r(NULL, "\n", &save));
     free(t);

@@ -67,6 +67,81 @@ static void test_units(void **state)
     assert_int_equal(hs_ser_time(0, 3), 0);
 }
 
+/* Node (terminal) links have their own rate and latency on every regular
+ * family: lat= sets only switch-to-switch links, nlat= (default 100 ns)
+ * the node links; nbw= defaults to bw=. */
+static void check_node_links(const char *spec, uint64_t nbw, hs_time nlat, uint64_t bw,
+                             hs_time lat)
+{
+    hs_topo *t = make(spec);
+    uint32_t N = hs_topo_nodes(t), L = hs_topo_links(t);
+    for (uint32_t id = 1; id <= L; id++) {
+        const hs_link_info *l = hs_topo_link(t, id);
+        int node = id <= 2 * N;
+        if (l->kind == HS_LINK_SWITCH && l->sub == HS_SUB_GLOBAL)
+            continue;
+        if (l->bw != (node ? nbw : bw) || l->lat != (node ? nlat : lat))
+            fail_msg("%s: link %u (%s) %llu B/s %llu ps", spec, id, node ? "node" : "switch",
+                     (unsigned long long)l->bw, (unsigned long long)l->lat);
+    }
+    hs_topo_desc d;
+    hs_error e;
+    assert_int_equal(hs_topo_describe(spec, &d, &e), 0);
+    assert_int_equal(d.node_bw, nbw);
+    assert_int_equal(d.node_lat, nlat);
+    /* the canonical spec builds the same network */
+    hs_topo *t2 = make(hs_topo_spec(t));
+    assert_string_equal(hs_topo_spec(t2), hs_topo_spec(t));
+    for (uint32_t id = 1; id <= L; id++) {
+        assert_int_equal(hs_topo_link(t2, id)->bw, hs_topo_link(t, id)->bw);
+        assert_int_equal(hs_topo_link(t2, id)->lat, hs_topo_link(t, id)->lat);
+    }
+    hs_topo_free(t2);
+    hs_topo_free(t);
+}
+
+static void test_node_links(void **state)
+{
+    (void)state;
+    const uint64_t G25 = 25000000000ull, G50 = 50000000000ull, G12 = 12500000000ull;
+    const hs_time ns = HS_PS_PER_NS;
+    check_node_links("dragonfly:a=4,p=2,h=2,g=9,lat=50ns", G25, 100 * ns, G25, 50 * ns);
+    check_node_links("dragonfly:a=4,p=2,h=2,g=9,lat=50ns,nlat=20ns,nbw=12.5GB/s", G12, 20 * ns,
+                     G25, 50 * ns);
+    check_node_links("fattree:k=4,n=3,bw=50GB/s,lat=300ns", G50, 100 * ns, G50, 300 * ns);
+    check_node_links("fattree:down=4x6,up=1x2,nlat=5ns", G25, 5 * ns, G25, 100 * ns);
+    check_node_links("torus:4x4,p=2,lat=1us,nbw=50GB/s", G50, 100 * ns, G25, 1000 * ns);
+    check_node_links("mesh:3x3,nlat=7ns,nbw=12.5GB/s", G12, 7 * ns, G25, 100 * ns);
+}
+
+/* vcs=N on every regular family: a multiple of the routing's VC classes. */
+static void test_vcs(void **state)
+{
+    (void)state;
+    static const struct { const char *spec; unsigned vcs, classes; const char *canon; } c[] = {
+        { "fattree:k=4,n=2", 1, 1, "vcs=1,routing=dmodk" },
+        { "fattree:k=4,n=2,vcs=4", 4, 1, "vcs=4,vcsel=dest,routing=dmodk" },
+        { "fattree:k=4,n=2,vcs=8,vcsel=rr,routing=adaptive", 8, 1, "vcs=8,vcsel=rr,routing=adaptive" },
+        { "torus:4x4", 2, 2, "vcs=2,routing=dor" },
+        { "torus:4x4,vcs=6,vcsel=sl", 6, 2, "vcs=6,vcsel=sl,routing=dor" },
+        { "mesh:4x4,vcs=3", 3, 1, "vcs=3,vcsel=dest,routing=dor" },
+        { "dragonfly:a=4,p=2,h=2,g=9", 2, 2, "vcs=2,routing=min" },
+        { "dragonfly:a=4,p=2,h=2,g=9,vcs=8", 8, 2, "vcs=8,vcsel=dest,routing=min" },
+        { "dragonfly:a=4,p=2,h=2,g=9,routing=ugal-g,vcs=6", 6, 3, "vcs=6,vcsel=dest,routing=ugal-g" },
+    };
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        hs_topo *t = make(c[i].spec);
+        assert_int_equal(hs_topo_vcs(t), c[i].vcs);
+        assert_int_equal(t->vclasses, c[i].classes);
+        assert_int_equal(t->lanes, c[i].vcs / c[i].classes);
+        const char *s = hs_topo_spec(t);
+        size_t n = strlen(s), m = strlen(c[i].canon);
+        if (n < m || strcmp(s + n - m, c[i].canon) != 0)
+            fail_msg("%s: canonical '%s' does not end in '%s'", c[i].spec, s, c[i].canon);
+        hs_topo_free(t);
+    }
+}
+
 static void test_bad_specs(void **state)
 {
     (void)state;
@@ -81,6 +156,9 @@ static void test_bad_specs(void **state)
         "torus:", "torus:4x0", "torus:4x", "torus:x4", "torus:4x4,4x4", "torus:1",
         "torus:4x4,routing=min", "mesh:4x4,p=0", "file:", "file:/nonexistent/x.topo",
         "torus:4x4x4x4x4x4x4x4x4", "fattree:k=4096,n=3",
+        "fattree:k=4,vcs=0", "fattree:k=4,vcs=9", "torus:4x4,vcs=3",
+        "dragonfly:routing=ugal,vcs=4", "dragonfly:vcs=3", "fattree:k=4,vcsel=sl2",
+        "fattree:k=4,nlat=x", "mesh:4x4,nbw=0", "dragonfly:routing=ugal-x",
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         hs_topo *t = (hs_topo *)1;
@@ -248,7 +326,7 @@ static void test_fattree_structure(void **state)
     assert_int_equal(hs_topo_links(t), 64);
     assert_int_equal(hs_topo_vcs(t), 1);
     assert_int_equal(hs_topo_routing(t), HS_ROUTE_DMODK);
-    assert_string_equal(hs_topo_spec(t), "fattree:k=4,n=2,taper=1,bw=25GB/s,lat=100ns,routing=dmodk");
+    assert_string_equal(hs_topo_spec(t), "fattree:k=4,n=2,taper=1,bw=25GB/s,lat=100ns,nbw=25GB/s,nlat=100ns,vcs=1,routing=dmodk");
     check_structure(t);
     check_minimal(t);
     /* first cable: leaf 0 up port 0 to spine 0 */
@@ -274,7 +352,9 @@ static void test_fattree_structure(void **state)
     assert_int_equal(hs_topo_nodes(t), 24);
     assert_int_equal(hs_topo_switches(t), 8);  /* 6 leaves, 2 spines */
     assert_int_equal(hs_topo_link(t, 1)->bw, 50000000000ull);
-    assert_int_equal(hs_topo_link(t, 1)->lat, 55000);
+    assert_int_equal(hs_topo_link(t, 1)->lat, 100000);   /* lat= leaves node links */
+    assert_int_equal(hs_topo_link(t, 49)->lat, 55000);
+    assert_int_equal(hs_topo_link(t, 49)->kind, HS_LINK_SWITCH);
     check_structure(t);
     check_minimal(t);
     hs_topo_free(t);
@@ -875,6 +955,8 @@ int main(void)
         cmocka_unit_test(test_file),
         cmocka_unit_test(test_max_route),
         cmocka_unit_test(test_summary),
+        cmocka_unit_test(test_node_links),
+        cmocka_unit_test(test_vcs),
         cmocka_unit_test(test_fuzz_specs),
         cmocka_unit_test(test_fuzz_file),
         cmocka_unit_test(test_fuzz_traffic),

@@ -1,6 +1,6 @@
 /* Judging links by their standard error (analyzer/judge.c) on constructed
  * estimates: congested / clear / cannot judge with the factor on packets
- * that would decide, the traffic-CV validity condition, pooling of thin
+ * that would decide, the contrast test and Fieller's condition on traffic, pooling of thin
  * links, and the clipped congested fractions people read. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -71,12 +71,41 @@ static void test_verdicts(void **state)
     assert_int_equal(hs__an_judge_one(&e, THR, Z, CV, 0, 1, &need), HS__V_UNDECIDED);
     assert_true(need > 1 && need < 1.3);
     assert_float_equal(hs__an_z_small(Z, 3 * need) * 0.18 / sqrt(need), 0.65, 1e-9);
-    /* the blind decoder on a UGAL dragonfly: traffic 2000 +- 940 (CV 0.47):
-     * the ratio's SE is not trusted whatever it says; the CV condition
-     * needs (0.47 / 0.1)^2 = 22.09 times the packets */
+    /* the blind decoder on a UGAL dragonfly: traffic 2000 +- 940 (CV 0.47),
+     * congested 1800 +- 100.  The ratio's delta-method SE would weight
+     * Var(T) by CF^2; the verdict tests the contrast D = C - 0.25 T =
+     * 1300 with SE sqrt(100^2 + 0.25^2 940^2) = 255.4, i.e. CF SE
+     * 0.1277 = 255.4 / 2000: 0.9 - 2.00 x 0.1277 >= 0.25, congested, and T
+     * is significantly positive (2000 > 2.00 x 940, Fieller's condition) */
     e = est(2000, 940, 1800, 100, 0.9, 0.01);
+    assert_int_equal(hs__an_judge_one(&e, THR, Z, CV, 0, 1, &need), HS__V_CONGESTED);
+    /* the same with T = 2000 +- 1200 (CV 0.6): T is not significantly
+     * positive, no ratio is bounded: undecided, until (t x 0.6)^2 times
+     * the packets (t of 2000 packets, 2.0015) */
+    e = est(2000, 1200, 1800, 100, 0.9, 0.01);
     assert_int_equal(hs__an_judge_one(&e, THR, Z, CV, 0, 1, &need), HS__V_UNDECIDED);
-    assert_float_equal(need, 22.09, 1e-9);
+    double tq = hs__an_z_small(Z, 2000);
+    assert_float_equal(need, (tq * 0.6) * (tq * 0.6), 1e-6);
+    /* the contrast's SE weights Var(T) by the threshold, not by CF: CF 0.55
+     * from C = 1100 +- 40, T = 2000 +- 300: by the ratio's delta method
+     * sqrt(40^2 + 0.55^2 300^2) / 2000 = 0.0865 and 0.55 - 2 x 0.0865 =
+     * 0.377; by the contrast sqrt(40^2 + 0.25^2 300^2) / 2000 = 0.0425 */
+    e = est(2000, 300, 1100, 40, 0.55, 0.0865);
+    assert_int_equal(hs__an_judge_one(&e, THR, Z, CV, 0, 1, &need), HS__V_CONGESTED);
+    /* the estimator's covariance of C and T (a flagged record counts in
+     * both: Cov = Var(C) for hashed fields) narrows the contrast: C = 690 +-
+     * 60, T = 2000 +- 300, Var(D) = 3600 + 0.0625 x 90000 - 2 x 0.25 x 3600
+     * = 7425, 190 / 86.17 = 2.20 SE: congested; left out (cov 0), 190 /
+     * 96.05 = 1.98 < t = 2.0015: undecided */
+    e = est(2000, 300, 690, 60, 0.345, 0.03);
+    assert_int_equal(hs__an_judge_one(&e, THR, Z, CV, 0, 1, &need), HS__V_UNDECIDED);
+    e.cov = 3600;
+    assert_int_equal(hs__an_judge_one(&e, THR, Z, CV, 0, 1, &need), HS__V_CONGESTED);
+    /* and a CF just above the threshold with noisy traffic: 0.30 from
+     * C = 600 +- 20, T = 2000 +- 300: contrast SE sqrt(400 + 5625) / 2000 =
+     * 0.0388, 0.30 - 0.078 < 0.25: undecided */
+    e = est(2000, 300, 600, 20, 0.30, 0.05);
+    assert_int_equal(hs__an_judge_one(&e, THR, Z, CV, 0, 1, &need), HS__V_UNDECIDED);
     /* exactly at the threshold: no finite factor decides it */
     e = est(500, 0, 125, 20, 0.25, 0.04);
     assert_int_equal(hs__an_judge_one(&e, THR, Z, CV, 0, 1, &need), HS__V_UNDECIDED);

@@ -1189,6 +1189,50 @@ static size_t zlib_ref(const uint8_t *in, size_t n, int level, int strategy, uin
     return len;
 }
 
+/* Times at level 0 are stored blocks written without zlib: over 65535
+ * bytes they split into blocks (3 here, the last 8930 bytes), and the
+ * stream inflates back exactly. */
+static void test_block_stored_times(void **state)
+{
+    (void)state;
+    size_t slen = 100, tlen = 140000;
+    uint8_t *s = malloc(slen), *t = malloc(tlen), *back = malloc(slen + tlen);
+    assert_non_null(s);
+    assert_non_null(t);
+    assert_non_null(back);
+    for (size_t i = 0; i < slen; i++)
+        s[i] = (uint8_t)(i % 5);
+    for (size_t i = 0; i < tlen; i++)
+        t[i] = xs_byte();
+    z_stream zs, zt;
+    assert_int_equal(hs__deflate_init(&zs, &zt, 1, 0), 0);
+    size_t cap = hs__block_bound(slen, tlen), olen = 0;
+    uint8_t *out = malloc(cap);
+    assert_non_null(out);
+    hs__blk_hdr h = { .type = HS__BLK_EVENTS, .nevents = 1 };
+    assert_int_equal(hs__block_build(&zs, &zt, &h, s, slen, t, tlen, out, cap, &olen), 0);
+    /* the time stream is the payload's tail: 2 + 3 * 5 + tlen + 4 bytes */
+    size_t tc = 2 + 3 * 5 + tlen + 4;
+    const uint8_t *ts = out + olen - tc;
+    assert_int_equal(ts[0], 0x78);
+    assert_int_equal(ts[2], 0);                                  /* not final */
+    assert_int_equal(ts[3] | ts[4] << 8, 65535);
+    const uint8_t *last = ts + 2 + 2 * (5 + 65535);
+    assert_int_equal(last[0], 1);                                /* final */
+    assert_int_equal(last[1] | last[2] << 8, 140000 - 2 * 65535);
+    assert_int_equal((last[3] | last[4] << 8) ^ 0xffff, 140000 - 2 * 65535);
+    size_t sl = 0;
+    assert_int_equal(hs__inflate(out + HS__BLK_HDR_LEN, h.comp_len, back, slen + tlen, &sl), 0);
+    assert_int_equal(sl, slen);
+    assert_memory_equal(back, s, slen);
+    assert_memory_equal(back + slen, t, tlen);
+    hs__deflate_end(&zs, &zt);
+    free(s);
+    free(t);
+    free(out);
+    free(back);
+}
+
 /* A block's payload is exactly what zlib's own zlib-wrapped deflate makes
  * at the writer's settings (structure level 1, times level 0 / RLE), so
  * traces read as before, and it inflates back. */
@@ -1248,6 +1292,7 @@ int main(void)
         cmocka_unit_test(test_varint),
         cmocka_unit_test(test_adler32),
         cmocka_unit_test(test_block_zlib_streams),
+        cmocka_unit_test(test_block_stored_times),
         cmocka_unit_test(test_kind_names),
         cmocka_unit_test(test_monitored),
         cmocka_unit_test(test_manifest_roundtrip),
