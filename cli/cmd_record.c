@@ -26,7 +26,8 @@
 #include <unistd.h>
 
 const char hs__help_record[] =
-    "usage: hopscope record [-o DIR] [--mpi openmpi|mpich] [--force] -- LAUNCHER [ARGS...]\n"
+    "usage: hopscope record [-o DIR] [--mpi openmpi|mpich] [--wire] [--force] -- LAUNCHER "
+    "[ARGS...]\n"
     "\n"
     "Runs an MPI launcher (mpirun, mpirun.openmpi, mpirun.mpich, mpiexec, srun, ...)\n"
     "with libhopscope.so preloaded into every rank of the unmodified application\n"
@@ -38,6 +39,14 @@ const char hs__help_record[] =
     "                    (default: from the launcher, or from the libraries the\n"
     "                    application links for srun and unknown launchers)\n"
     "  --force           overwrite DIR if it already holds a trace\n"
+    "  --wire            also capture below MPI: preload libhopscope-wire.so, which\n"
+    "                    records every UCX (UCP) operation the MPI library makes\n"
+    "                    (tag sends and receives, RDMA put/get, atomics, active\n"
+    "                    messages, flushes), or every libfabric operation (Open\n"
+    "                    MPI's mtl ofi), into wire-NNNNNN.hst beside the rank\n"
+    "                    files; 'trace stats --wire' and 'simulate --wire' read\n"
+    "                    them (docs/wire.md).  Open MPI needs --mca pml ucx (and\n"
+    "                    here --mca pml_ucx_tls any --mca pml_ucx_devices any)\n"
     "\n"
     "Example:\n"
     "  hopscope record -o ring.trace -- mpirun -np 8 ./ring 100\n"
@@ -68,6 +77,7 @@ const char hs__help_record[] =
     "  HOPSCOPE_VERBOSE      1: rank 0 says where it records\n"
     "  HOPSCOPE_MPI          same as --mpi\n"
     "  HOPSCOPE_LIB          path of the libhopscope.so to preload\n"
+    "  HOPSCOPE_WIRE_LIB     path of the libhopscope-wire.so --wire preloads\n"
     "Without 'hopscope record', preload the library yourself and set HOPSCOPE_DIR:\n"
     "  mpirun.openmpi -x LD_PRELOAD=$PREFIX/lib/openmpi/libhopscope.so \\\n"
     "                 -x HOPSCOPE_DIR=trace -np 4 ./app\n"
@@ -201,7 +211,8 @@ static int clear_trace(const char *dir)
     struct dirent *e;
     while ((e = readdir(d))) {
         size_t n = strlen(e->d_name);
-        int rankfile = strncmp(e->d_name, "rank-", 5) == 0 && n > 4 &&
+        int rankfile = (strncmp(e->d_name, "rank-", 5) == 0 ||
+                        strncmp(e->d_name, "wire-", 5) == 0) && n > 4 &&
                        strcmp(e->d_name + n - 4, ".hst") == 0;
         if (!rankfile && strcmp(e->d_name, "manifest.txt") != 0)
             continue;
@@ -272,10 +283,11 @@ static void summary(const char *dir)
 int hs__cmd_record(int argc, char **argv)
 {
     const char *out = NULL, *mpi = getenv("HOPSCOPE_MPI");
-    int force = 0;
+    int force = 0, wire = 0;
     static const struct option lo[] = { { "output", required_argument, 0, 'o' },
                                          { "mpi", required_argument, 0, 'm' },
                                          { "force", no_argument, 0, 'f' },
+                                         { "wire", no_argument, 0, 'w' },
                                          { 0, 0, 0, 0 } };
     int c;
     optind = 1;
@@ -285,6 +297,7 @@ int hs__cmd_record(int argc, char **argv)
         case 'o': out = optarg; break;
         case 'm': mpi = optarg; break;
         case 'f': force = 1; break;
+        case 'w': wire = 1; break;
         default: return hs__usage_error("record", "unknown option");
         }
     }
@@ -324,6 +337,30 @@ int hs__cmd_record(int argc, char **argv)
         return HS_EXIT_FAIL;
     }
 
+    /* --wire: libhopscope-wire.so beside the MPI build's directory
+     * (../lib/libhopscope-wire.so from the executable), after libhopscope.so. */
+    char wlib[PATH_MAX] = "";
+    if (wire) {
+#if HS_HAVE_UCX
+        char self[PATH_MAX], cand[PATH_MAX + 64];
+        const char *env = getenv("HOPSCOPE_WIRE_LIB");
+        if (env && *env)
+            snprintf(cand, sizeof cand, "%s", env);
+        else if (hs__exe_dir(self, sizeof self) == 0)
+            snprintf(cand, sizeof cand, "%s/../lib/libhopscope-wire.so", self);
+        else
+            cand[0] = 0;
+        if (!cand[0] || realpath(cand, wlib) == NULL) {
+            fprintf(stderr, "hopscope record: --wire: no libhopscope-wire.so (looked for %s); "
+                            "build it with 'make'\n", cand);
+            return HS_EXIT_FAIL;
+        }
+#else
+        fprintf(stderr, "hopscope record: --wire needs UCX: install libucx-dev and rebuild\n");
+        return HS_EXIT_FAIL;
+#endif
+    }
+
     /* The trace directory, absolute (ranks may start elsewhere). */
     char dflt[64], dir[PATH_MAX];
     if (!out) {
@@ -357,9 +394,10 @@ int hs__cmd_record(int argc, char **argv)
     }
 
     /* LD_PRELOAD for the ranks: ours first, then whatever was there. */
-    char preload[2 * PATH_MAX + 8];
+    char preload[3 * PATH_MAX + 8];
     const char *old = getenv("LD_PRELOAD");
-    snprintf(preload, sizeof preload, "%s%s%s", lib, old && *old ? ":" : "", old ? old : "");
+    snprintf(preload, sizeof preload, "%s%s%s%s%s", lib, wlib[0] ? ":" : "", wlib,
+             old && *old ? ":" : "", old ? old : "");
     setenv("HOPSCOPE_DIR", dir, 1);
 
     /* The launcher's argv with the forwarding options right after its name. */

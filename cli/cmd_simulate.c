@@ -25,7 +25,7 @@ enum {
     /* replay */
     O_INPUT, O_MAP, O_PPN, O_BACKGROUND, O_CI, O_BITS, O_SCALE, O_EAGER, O_CTRL, O_MEMBW,
     O_SHMLAT, O_OVERHEAD, O_REDBW, O_COLL, O_TAGPH, O_LATCAP, O_WATCHDOG, O_BGCREDITS,
-    O_MAXCOMP,
+    O_MAXCOMP, O_WIRE,
 };
 
 static const struct option opts[] = {
@@ -83,6 +83,7 @@ static const struct option opts[] = {
     { "latency-samples", required_argument, NULL, O_LATCAP },
     { "watchdog", required_argument, NULL, O_WATCHDOG },
     { "bg-eager-credits", required_argument, NULL, O_BGCREDITS },
+    { "wire", no_argument, NULL, O_WIRE },
     { NULL, 0, NULL, 0 },
 };
 
@@ -137,6 +138,7 @@ static int apply(sim_opts *o, int c, const char *v)
         o->rp.ppn = (uint32_t)u;
         break;
     case O_BACKGROUND: o->rp.background = v; break;
+    case O_WIRE: o->rp.wire = 1; break;
     case O_CI: o->rp.congestion_impact = 1; break;
     case O_BITS:
         /* the in-band field width: hop counter + hash bits + congestion flag */

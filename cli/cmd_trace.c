@@ -17,8 +17,8 @@
 #include <string.h>
 
 const char hs__help_trace[] =
-    "usage: hopscope trace stats [--json] [--matrix N] DIR\n"
-    "       hopscope trace dump  [--json] [--rank R] [--kind NAME] [--limit N] DIR\n"
+    "usage: hopscope trace stats [--json] [--matrix N] [--wire] DIR\n"
+    "       hopscope trace dump  [--json] [--wire] [--rank R] [--kind NAME] [--limit N] DIR\n"
     "       hopscope trace check [--max-lines N] DIR\n"
     "       hopscope trace import smpi [options] IN -o DIR\n"
     "\n"
@@ -32,12 +32,23 @@ const char hs__help_trace[] =
     "          --json       machine-readable output (one JSON object)\n"
     "          --matrix N   print the matrix for up to N ranks, pairs beyond\n"
     "                       (default 32)\n"
+    "          --wire       compare with the wire level (record --wire): UCX\n"
+    "                       operations by kind; transfers by the MPI call in\n"
+    "                       progress when posted; per pair the MPI point-to-point\n"
+    "                       payload against the bytes below MPI; per collective\n"
+    "                       (call, bytes, ranks) the algorithm the transfers show\n"
+    "                       (ring, recursive doubling, binomial tree, ...), its\n"
+    "                       steps, MPI bytes against wire bytes (docs/wire.md)\n"
     "dump    one line per event in start-time order, rank by rank: time (s since\n"
     "        the end of MPI_Init), duration, call and its fields.\n"
     "          --json       one JSON object per line instead\n"
     "          --rank R     only rank R\n"
     "          --kind NAME  only events of this call (e.g. isend, waitall)\n"
     "          --limit N    at most N events\n"
+    "          --wire       the wire files instead (record --wire): one line per UCX\n"
+    "                       operation (wire_op: op, bytes, peer = world rank at the\n"
+    "                       other end, utag = UCX tag, flags in/immediate/nbi/intra),\n"
+    "                       completion (wire_done), worker address, endpoint\n"
     "check   every message sent was received with the same size (per source,\n"
     "        destination, communicator and tag), members of every communicator\n"
     "        agree on it and called the same collectives in the same order, and\n"
@@ -97,15 +108,22 @@ static void dump_text(FILE *f, uint32_t rank, const hs_trace_event *e)
         fprintf(f, " tag=%d", e->tag);
     if (e->peer2 != HS_TRACE_RANK_NONE)
         fprintf(f, " peer2=%s", rank_str(e->peer2, b2, sizeof b2));
-    if (e->tag2 != HS_TRACE_TAG_NONE)
+    int wop = e->kind == HS_TRACE_WIRE_OP;
+    if (wop && hs_trace_wop_name(e->tag2))
+        fprintf(f, " op=%s", hs_trace_wop_name(e->tag2));
+    else if (e->tag2 != HS_TRACE_TAG_NONE)
         fprintf(f, " tag2=%d", e->tag2);
     if (e->bytes)
         fprintf(f, " bytes=%" PRIu64, e->bytes);
-    if (e->bytes2)
+    if (e->bytes2 && (wop || e->kind == HS_TRACE_WIRE_DONE))
+        fprintf(f, " utag=%#" PRIx64, e->bytes2);   /* UCX tag, AM id or atomic opcode */
+    else if (e->bytes2)
         fprintf(f, " bytes2=%" PRIu64, e->bytes2);
     if (e->req)
         fprintf(f, " req=%#" PRIx64, e->req);
-    if (e->aux)
+    if (e->aux && hs_trace_kind_class(e->kind) == HS_TRACE_CLASS_WIRE)
+        fprintf(f, " addr=%#" PRIx64, e->aux);   /* the worker's UUID */
+    else if (e->aux)
         fprintf(f, " aux=%" PRIu64, e->aux);
     if (e->repeat > 1)
         fprintf(f, " repeat=%u", e->repeat);
@@ -114,6 +132,8 @@ static void dump_text(FILE *f, uint32_t rank, const hs_trace_event *e)
         { HS_TRACE_F_ANY_TAG, "any_tag" }, { HS_TRACE_F_FOUND, "found" },
         { HS_TRACE_F_IN_PLACE, "in_place" }, { HS_TRACE_F_ERROR, "error" },
         { HS_TRACE_F_LARGE, "large" }, { HS_TRACE_F_CANCELLED, "cancelled" },
+        { HS_TRACE_F_WIRE_IN, "in" }, { HS_TRACE_F_WIRE_IMM, "immediate" },
+        { HS_TRACE_F_WIRE_NBI, "nbi" }, { HS_TRACE_F_WIRE_INTRA, "intra" },
     };
     for (size_t i = 0; i < sizeof fl / sizeof fl[0]; i++)
         if (e->flags & fl[i].f)
@@ -264,11 +284,40 @@ static int parse_u64_opt(const char *cmd, const char *opt, const char *v, uint64
     return 0;
 }
 
+static int do_wire_stats(const char *dir, int json)
+{
+    hs_error err;
+    hs_trace *t = open_trace(dir);
+    if (!t)
+        return HS_EXIT_FAIL;
+    hs_trace_wire_stats *s;
+    int rc = hs_trace_wire_stats_compute(t, &s, &err);
+    if (rc) {
+        fprintf(stderr, "hopscope trace: %s\n", hs_error_str(&err, rc));
+        hs_trace_close(t);
+        return HS_EXIT_FAIL;
+    }
+    if (json) {
+        hs_json w;
+        hs_json_init(&w, stdout, 1);
+        hs_trace_wire_stats_json(s, &w);
+        hs_json_finish(&w);
+        putchar('\n');
+    } else {
+        printf("trace %s: %u ranks\n", dir, s->nranks);
+        hs_trace_wire_stats_print(s, stdout);
+    }
+    hs_trace_wire_stats_free(s);
+    hs_trace_close(t);
+    return HS_EXIT_OK;
+}
+
 static int do_stats(int argc, char **argv)
 {
-    int json = 0;
+    int json = 0, wire = 0;
     uint64_t matrix = 32;
     static const struct option lo[] = { { "json", no_argument, 0, 'j' },
+                                         { "wire", no_argument, 0, 'w' },
                                          { "matrix", required_argument, 0, 'm' },
                                          { 0, 0, 0, 0 } };
     int c;
@@ -276,6 +325,8 @@ static int do_stats(int argc, char **argv)
     while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
         if (c == 'j')
             json = 1;
+        else if (c == 'w')
+            wire = 1;
         else if (c == 'm') {
             if (parse_u64_opt("trace", "--matrix", optarg, &matrix))
                 return HS_EXIT_USAGE;
@@ -284,6 +335,8 @@ static int do_stats(int argc, char **argv)
     }
     if (optind != argc - 1)
         return hs__usage_error("trace", "'stats' takes one trace directory");
+    if (wire)
+        return do_wire_stats(argv[optind], json);
     hs_error err;
     hs_trace *t = open_trace(argv[optind]);
     int rc;
@@ -316,9 +369,10 @@ static int do_stats(int argc, char **argv)
 
 static int do_dump(int argc, char **argv)
 {
-    int json = 0, kind = -1;
+    int json = 0, kind = -1, wire = 0;
     uint64_t only = UINT64_MAX, limit = UINT64_MAX;
     static const struct option lo[] = { { "json", no_argument, 0, 'j' },
+                                         { "wire", no_argument, 0, 'w' },
                                          { "rank", required_argument, 0, 'r' },
                                          { "kind", required_argument, 0, 'k' },
                                          { "limit", required_argument, 0, 'l' },
@@ -328,6 +382,7 @@ static int do_dump(int argc, char **argv)
     while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
         switch (c) {
         case 'j': json = 1; break;
+        case 'w': wire = 1; break;
         case 'r': if (parse_u64_opt("trace", "--rank", optarg, &only)) return HS_EXIT_USAGE; break;
         case 'l': if (parse_u64_opt("trace", "--limit", optarg, &limit)) return HS_EXIT_USAGE; break;
         case 'k':
@@ -358,7 +413,8 @@ static int do_dump(int argc, char **argv)
         if (only != UINT64_MAX && r != only)
             continue;
         hs_trace_cursor *cur;
-        if ((rc = hs_trace_cursor_open(t, r, &cur, &err))) {
+        rc = wire ? hs_trace_wire_open(t, r, &cur, &err) : hs_trace_cursor_open(t, r, &cur, &err);
+        if (rc) {
             fprintf(stderr, "hopscope trace: %s\n", hs_error_str(&err, rc));
             status = HS_EXIT_FAIL;
             continue;

@@ -140,7 +140,28 @@ const hs__kind_desc hs__kinds[HS_TRACE_KIND_MAX + 1] = {
     K(HS_TRACE_WIN_WAIT, "win_wait", RMA, HS__F_WIN, NOL, NOL),
     K(HS_TRACE_WIN_TEST, "win_test", RMA, HS__F_WIN | HS__F_REPEAT, NOL, NOL),
     K(HS_TRACE_WIN_SYNC, "win_sync", RMA, HS__F_WIN, NOL, NOL),
+
+    K(HS_TRACE_WIRE_OP, "wire_op", HS_TRACE_CLASS_WIRE,
+      HS__F_TAG2 | HS__F_BYTES | HS__F_BYTES2 | HS__F_REQ | HS__F_AUX, NOL, NOL),
+    K(HS_TRACE_WIRE_DONE, "wire_done", HS_TRACE_CLASS_WIRE,
+      HS__F_BYTES | HS__F_BYTES2 | HS__F_REQ, NOL, NOL),
+    K(HS_TRACE_WIRE_WORKER, "wire_worker", HS_TRACE_CLASS_WIRE, HS__F_BYTES | HS__F_AUX,
+      NOL, NOL),
+    K(HS_TRACE_WIRE_EP, "wire_ep", HS_TRACE_CLASS_WIRE, HS__F_AUX, NOL, NOL),
 };
+
+const char *hs_trace_wop_name(int op)
+{
+    static const char *const names[] = {
+        [HS_TRACE_WOP_TAG_SEND] = "tag_send", [HS_TRACE_WOP_TAG_SSEND] = "tag_send_sync",
+        [HS_TRACE_WOP_TAG_RECV] = "tag_recv", [HS_TRACE_WOP_PUT] = "put",
+        [HS_TRACE_WOP_GET] = "get", [HS_TRACE_WOP_ATOMIC] = "atomic",
+        [HS_TRACE_WOP_ATOMIC_FETCH] = "atomic_fetch", [HS_TRACE_WOP_AM_SEND] = "am_send",
+        [HS_TRACE_WOP_AM_RECV] = "am_recv", [HS_TRACE_WOP_STREAM_SEND] = "stream_send",
+        [HS_TRACE_WOP_STREAM_RECV] = "stream_recv", [HS_TRACE_WOP_FLUSH] = "flush",
+    };
+    return op > 0 && op <= HS_TRACE_WOP_MAX ? names[op] : NULL;
+}
 
 const char *hs_trace_kind_name(int kind)
 {

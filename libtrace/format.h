@@ -24,6 +24,7 @@
 /* Largest decoded block payload a reader accepts: bounds its memory. */
 #define HS__BLK_MAX_RAW    (64u << 20)
 #define HS__RANK_FILE_FMT  "rank-%06u.hst"
+#define HS__WIRE_FILE_FMT  "wire-%06u.hst"   /* hopscope record --wire */
 #define HS__MANIFEST_NAME  "manifest.txt"
 
 enum { HS__BLK_EVENTS = 1, HS__BLK_CLOCK = 2, HS__BLK_END = 3 };

@@ -3,9 +3,10 @@
 # types differ (MPI_Comm is an int in MPICH, a pointer in Open MPI):
 #   $(BUILD)/lib/openmpi/libhopscope.so   $(BUILD)/lib/mpich/libhopscope.so
 CORE_SRCS += libtrace/format.c libtrace/manifest.c libtrace/writer.c \
-             libtrace/reader.c libtrace/stats.c libtrace/import_smpi.c
+             libtrace/reader.c libtrace/stats.c libtrace/wirestats.c libtrace/import_smpi.c
 INSTALL_HEADERS += include/hopscope/trace.h
-UNIT_TESTS += tests/unit/test_trace_format.c tests/unit/test_import_smpi.c
+UNIT_TESTS += tests/unit/test_trace_format.c tests/unit/test_trace_wire.c \
+              tests/unit/test_import_smpi.c
 
 HS_MPIS := openmpi mpich
 MPI_PC_openmpi := ompi-c
@@ -69,7 +70,7 @@ $(foreach m,$(HS_MPIS_FOUND),$(eval $(call HS_MPI_TESTS,$(m))))
 $(BUILD)/tests/helpers/%: tests/helpers/%.c $(BUILD)/lib/libhopscope-core.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_REL) -o $@ $< $(BUILD)/lib/libhopscope-core.a $(LDLIBS_CORE)
-TEST_EXTRA += $(BUILD)/tests/helpers/trace_sampling
+TEST_EXTRA += $(BUILD)/tests/helpers/trace_sampling $(BUILD)/tests/helpers/wire_check
 
 # MPI benchmark programs (bench/mpi/), per MPI, for bench/trace_overhead.sh.
 BENCH_MPI_NAMES := $(basename $(notdir $(wildcard bench/mpi/*.c)))
@@ -80,3 +81,26 @@ $(BUILD)/bench/mpi/$(1)/%: bench/mpi/%.c
 ALL_TARGETS += $(addprefix $(BUILD)/bench/mpi/$(1)/,$(BENCH_MPI_NAMES))
 endef
 $(foreach m,$(HS_MPIS_FOUND),$(eval $(call HS_MPI_BENCH,$(m))))
+
+# libhopscope-wire.so: the capture below MPI that `hopscope record --wire`
+# preloads beside libhopscope.so (docs/wire.md).  One build for both MPIs:
+# it includes no MPI header, learns the rank, clock and trace directory from
+# libhopscope.so (libtrace/wire_host.h), and finds the real UCP functions
+# with dlsym, so nothing is linked into the application.  Without UCX's
+# headers it is not built and `record --wire` says which package to install;
+# libfabric's part (wire_ofi.c) is compiled in when its headers are present.
+WIRE_SRCS := $(wildcard libtrace/wire/*.c)
+WIRE_MAP := libtrace/wire/libhopscope-wire.map
+ifeq ($(HS_HAVE_UCX),1)
+WIRE_LIB := $(BUILD)/lib/libhopscope-wire.so
+ALL_TARGETS += $(WIRE_LIB)
+$(BUILD)/wire/%.o: libtrace/wire/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_REL) -MMD -MP -c $< -o $@
+$(WIRE_LIB): $(WIRE_SRCS:libtrace/wire/%.c=$(BUILD)/wire/%.o) $(BUILD)/lib/libhopscope-core.a \
+             $(WIRE_MAP)
+	@mkdir -p $(dir $@)
+	$(CC) -shared -o $@ $(filter %.o,$^) $(BUILD)/lib/libhopscope-core.a \
+	    -Wl,--version-script=$(WIRE_MAP) -Wl,-soname,libhopscope-wire.so -lz -ldl -lpthread
+INSTALL_EXTRA += install -m 755 $(WIRE_LIB) $(DESTDIR)$(PREFIX)/lib/;
+endif

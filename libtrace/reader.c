@@ -20,9 +20,19 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* Worker address hash -> world rank (wire files), open addressing. */
+typedef struct waddr {
+    uint64_t hash;
+    int32_t rank;
+} waddr;
+
 struct hs_trace {
     char *dir;
     hs_trace_manifest m;
+    int wire_mapped;
+    waddr *wmap;              /* [wmap_cap], hash 0 = empty */
+    size_t wmap_cap, wmap_n;
+    uint32_t *host_id;        /* [nranks] index of the rank's real host name */
 };
 
 int hs_trace_open(const char *dir, hs_trace **out, hs_error *err)
@@ -48,6 +58,8 @@ void hs_trace_close(hs_trace *t)
     if (!t)
         return;
     hs_trace_manifest_free(&t->m);
+    free(t->wmap);
+    free(t->host_id);
     free(t->dir);
     free(t);
 }
@@ -98,6 +110,8 @@ typedef struct syncpt {
 struct hs_trace_cursor {
     hs_trace *t;
     uint32_t rank;
+    int wire;                  /* a wire file: WIRE_* events only */
+    int wire_raw;              /* no address resolution (while building the map) */
     char path[4200];
     FILE *f;
     hs__file_hdr fh;
@@ -432,7 +446,8 @@ static int64_t units_to_job_ns(hs_trace_cursor *c, uint64_t units)
 
 /* ---- cursor ---------------------------------------------------------------- */
 
-int hs_trace_cursor_open(hs_trace *t, uint32_t rank, hs_trace_cursor **out, hs_error *err)
+static int cursor_open(hs_trace *t, uint32_t rank, int wire, hs_trace_cursor **out,
+                       hs_error *err)
 {
     *out = NULL;
     if (rank >= t->m.nranks)
@@ -442,16 +457,19 @@ int hs_trace_cursor_open(hs_trace *t, uint32_t rank, hs_trace_cursor **out, hs_e
         return hs_error_set(err, HS_ENOMEM, "out of memory");
     c->t = t;
     c->rank = rank;
+    c->wire = wire;
     c->info.rank = rank;
     char name[64];
-    snprintf(name, sizeof name, HS__RANK_FILE_FMT, rank);
+    snprintf(name, sizeof name, wire ? HS__WIRE_FILE_FMT : HS__RANK_FILE_FMT, rank);
     snprintf(c->path, sizeof c->path, "%s/%s", t->dir, name);
     c->f = fopen(c->path, "rb");
     int rc;
     if (!c->f) {
         rc = hs_error_set(err, errno == ENOENT ? HS_ENOENT : HS_EIO, "%s: %s%s", c->path,
                           strerror(errno),
-                          errno == ENOENT ? " (the rank never reached MPI_Init?)" : "");
+                          errno != ENOENT ? ""
+                          : wire ? " (recorded without --wire?)"
+                                 : " (the rank never reached MPI_Init?)");
         free(c);
         return rc;
     }
@@ -478,6 +496,145 @@ int hs_trace_cursor_open(hs_trace *t, uint32_t rank, hs_trace_cursor **out, hs_e
     }
     c->comms[1].members[0] = (int32_t)rank;
     c->info.last_time = 0;
+    *out = c;
+    return 0;
+}
+
+int hs_trace_cursor_open(hs_trace *t, uint32_t rank, hs_trace_cursor **out, hs_error *err)
+{
+    return cursor_open(t, rank, 0, out, err);
+}
+
+/* ---- wire files -------------------------------------------------------------- */
+
+int hs_trace_has_wire(const hs_trace *t)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/" HS__WIRE_FILE_FMT, t->dir, 0u);
+    return access(path, R_OK) == 0;
+}
+
+static size_t wmap_slot(const hs_trace *t, uint64_t h)
+{
+    size_t i = (size_t)(hs__mix64(h) & (t->wmap_cap - 1));
+    while (t->wmap[i].hash && t->wmap[i].hash != h)
+        i = (i + 1) & (t->wmap_cap - 1);
+    return i;
+}
+
+int32_t hs_trace_wire_rank_of(const hs_trace *t, uint64_t h)
+{
+    if (!h || !t->wmap)
+        return -1;
+    size_t i = wmap_slot(t, h);
+    return t->wmap[i].hash == h ? t->wmap[i].rank : -1;
+}
+
+static int wmap_add(hs_trace *t, uint64_t h, int32_t rank)
+{
+    if (!h)
+        return 0;
+    if ((t->wmap_n + 1) * 2 > t->wmap_cap) {
+        size_t nc = t->wmap_cap ? t->wmap_cap * 2 : 256;
+        waddr *old = t->wmap;
+        size_t oc = t->wmap_cap;
+        t->wmap = calloc(nc, sizeof *t->wmap);
+        if (!t->wmap) {
+            t->wmap = old;
+            return HS_ENOMEM;
+        }
+        t->wmap_cap = nc;
+        for (size_t k = 0; k < oc; k++)
+            if (old[k].hash)
+                t->wmap[wmap_slot(t, old[k].hash)] = old[k];
+        free(old);
+    }
+    size_t i = wmap_slot(t, h);
+    if (!t->wmap[i].hash) {
+        t->wmap[i] = (waddr){ h, rank };
+        t->wmap_n++;
+    } else if (t->wmap[i].rank != rank) {
+        t->wmap[i].rank = -1;   /* two ranks claim one address: unknown */
+    }
+    return 0;
+}
+
+/* One pass over every rank's wire file for its WIRE_WORKER events, and the
+ * real host of every rank (for HS_TRACE_F_WIRE_INTRA). */
+static int wire_map(hs_trace *t, hs_error *err)
+{
+    if (t->wire_mapped)
+        return 0;
+    uint32_t n = t->m.nranks;
+    t->host_id = calloc(n ? n : 1, sizeof *t->host_id);
+    if (!t->host_id)
+        return hs_error_set(err, HS_ENOMEM, "out of memory");
+    for (uint32_t r = 0; r < n; r++) {
+        t->host_id[r] = r;
+        for (uint32_t q = 0; q < r; q++)
+            if (t->m.rank_host && strcmp(t->m.rank_host[q], t->m.rank_host[r]) == 0) {
+                t->host_id[r] = t->host_id[q];
+                break;
+            }
+    }
+    for (uint32_t r = 0; r < n; r++) {
+        hs_trace_cursor *c;
+        int rc = cursor_open(t, r, 1, &c, err);
+        if (rc == HS_ENOENT)
+            continue;       /* that rank recorded nothing below MPI */
+        if (rc)
+            return rc;
+        c->wire_raw = 1;
+        hs_trace_event ev;
+        while ((rc = hs_trace_next(c, &ev, err)) == 1)
+            if (ev.kind == HS_TRACE_WIRE_WORKER && (rc = wmap_add(t, ev.aux, (int32_t)r))) {
+                rc = hs_error_set(err, rc, "out of memory");
+                break;
+            }
+        hs_trace_cursor_close(c);
+        if (rc < 0)
+            return rc;
+    }
+    t->wire_mapped = 1;
+    return 0;
+}
+
+int hs_trace_wire_open(hs_trace *t, uint32_t rank, hs_trace_cursor **out, hs_error *err)
+{
+    *out = NULL;
+    if (rank >= t->m.nranks)
+        return hs_error_set(err, HS_EINVAL, "rank %u: the job has %u ranks", rank, t->m.nranks);
+    int rc = wire_map(t, err);
+    if (rc)
+        return rc;
+    hs_trace_cursor *c;
+    if ((rc = cursor_open(t, rank, 1, &c, err)))
+        return rc;
+    /* Both files hold ticks of one clock of one process: convert the wire
+     * file's with the rank file's sync points and clock records, so that
+     * an operation posted inside an MPI call lies inside that call's
+     * interval in ns too (two interpolations of one clock differ by a few
+     * ns).  Without a readable rank file the wire file's own are used. */
+    hs_trace_cursor *m;
+    hs_error e2;
+    if (cursor_open(t, rank, 0, &m, &e2) == 0) {
+        if (m->fh.clock == c->fh.clock && m->fh.shift == c->fh.shift && m->fh.pid == c->fh.pid &&
+            m->nsync > 0) {
+            syncpt *tmp = c->sync;
+            c->sync = m->sync;
+            m->sync = tmp;
+            size_t n = c->nsync;
+            c->nsync = m->nsync;
+            m->nsync = n;
+            c->seg = 0;
+            c->fh.tick_hz = m->fh.tick_hz;
+            for (int k = 0; k < 2; k++) {
+                c->clk[k] = m->clk[k];
+                c->have_clk[k] = m->have_clk[k];
+            }
+        }
+        hs_trace_cursor_close(m);
+    }
     *out = c;
     return 0;
 }
@@ -638,6 +795,23 @@ static int translate(hs_trace_cursor *c, tstream *s, hs_trace_event *ev, hs_erro
     const uint64_t *wa = s->words;
     const uint64_t *wb = s->words + (size_t)r->na * hs__list_words(d->la);
     rcomm *cm = NULL;
+
+    if ((d->cls == HS_TRACE_CLASS_WIRE) != (c->wire != 0))
+        return stream_error(c, s, c->wire ? "an MPI event in a wire file"
+                                          : "a wire event in a rank file", err);
+    if (c->wire) {
+        if (r->flags & HS_TRACE_F_WIRE_INTRA)
+            return stream_error(c, s, "the intra-node flag is the reader's, not stored", err);
+        if (r->kind == HS_TRACE_WIRE_OP && (r->tag2 < 1 || r->tag2 > HS_TRACE_WOP_MAX))
+            return stream_error(c, s, "unknown wire operation", err);
+        if ((r->kind == HS_TRACE_WIRE_OP || r->kind == HS_TRACE_WIRE_EP) && !c->wire_raw) {
+            int32_t p = hs_trace_wire_rank_of(c->t, r->aux);
+            ev->peer = p >= 0 ? p : HS_TRACE_RANK_NONE;
+            if (p >= 0 && c->t->host_id && c->t->host_id[p] == c->t->host_id[c->rank])
+                ev->flags |= HS_TRACE_F_WIRE_INTRA;
+        }
+        return 0;
+    }
 
     if (r->kind == HS_TRACE_COMM_CREATE) {
         rcomm *parent;

@@ -49,6 +49,7 @@ struct hs_trace_writer {
     uint32_t ncomms, ccap;
     uint64_t *wins;           /* window ids by local index */
     uint32_t nwins, wcap;
+    int wire;                 /* a wire file: WIRE_* events only */
 };
 
 static int ensure(uint8_t **buf, size_t *cap, size_t need)
@@ -114,8 +115,8 @@ static int flush_thread(hs_trace_writer *w, uint32_t t, hs_error *err)
     return 0;
 }
 
-int hs_trace_writer_open(hs_trace_writer **out, const char *dir, uint32_t rank, uint32_t nranks,
-                         hs_error *err)
+static int writer_open(hs_trace_writer **out, const char *dir, uint32_t rank, uint32_t nranks,
+                       int wire, hs_error *err)
 {
     *out = NULL;
     if (nranks == 0 || rank >= nranks)
@@ -126,9 +127,10 @@ int hs_trace_writer_open(hs_trace_writer **out, const char *dir, uint32_t rank, 
     w->fd = -1;
     w->rank = rank;
     w->nranks = nranks;
+    w->wire = wire;
     int rc;
     char name[64];
-    snprintf(name, sizeof name, HS__RANK_FILE_FMT, rank);
+    snprintf(name, sizeof name, wire ? HS__WIRE_FILE_FMT : HS__RANK_FILE_FMT, rank);
     if ((size_t)snprintf(w->path, sizeof w->path, "%s/%s", dir, name) >= sizeof w->path) {
         rc = hs_error_set(err, HS_EINVAL, "%s: directory name too long", dir);
         goto fail;
@@ -209,11 +211,26 @@ static int64_t group_pos(const int32_t *g, uint32_t n, int32_t r)
     return -1;
 }
 
+int hs_trace_writer_open(hs_trace_writer **out, const char *dir, uint32_t rank, uint32_t nranks,
+                         hs_error *err)
+{
+    return writer_open(out, dir, rank, nranks, 0, err);
+}
+
+int hs_trace_writer_open_wire(hs_trace_writer **out, const char *dir, uint32_t rank,
+                              uint32_t nranks, hs_error *err)
+{
+    return writer_open(out, dir, rank, nranks, 1, err);
+}
+
 int hs_trace_writer_event(hs_trace_writer *w, const hs_trace_event *ev, hs_error *err)
 {
     const hs__kind_desc *d = ev->kind <= HS_TRACE_KIND_MAX ? &hs__kinds[ev->kind] : NULL;
     if (!d || !d->name)
         return hs_error_set(err, HS_EINVAL, "unknown event kind %u", ev->kind);
+    if ((d->cls == HS_TRACE_CLASS_WIRE) != (w->wire != 0))
+        return hs_error_set(err, HS_EINVAL, "%s event in a %s file", d->name,
+                            w->wire ? "wire" : "rank");
     if (ev->flags & ~HS_TRACE_F_ALL || ev->repeat == 0)
         return hs_error_set(err, HS_EINVAL, "%s: bad flags or repeat count", d->name);
     if (ev->t_start < -HS_TRACE_TIME_LIMIT || ev->t_end > HS_TRACE_TIME_LIMIT ||

@@ -677,6 +677,11 @@ int hs_replay_run(const hs_replay_params *p, hs_replay_result *res, hs_error *er
     int rc = check_params(p, err);
     if (rc)
         return rc;
+    if (p->wire) {
+        if (p->background || p->congestion_impact)
+            return hs_error_set(err, HS_EINVAL, "a wire-level replay takes no background");
+        return hs__replay_wire(p, res, err);
+    }
     if (p->congestion_impact) {
         hs_replay_result iso;
         memset(&iso, 0, sizeof iso);

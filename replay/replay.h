@@ -549,4 +549,7 @@ int hs__rp_background(rp *R, const char *spec, const uint8_t *used, hs_error *er
  * readable manifest). */
 int hs__rp_background_check(const char *spec, hs_error *err);
 
+/* replay_wire.c: hopscope simulate --wire (hs_replay_params.wire). */
+int hs__replay_wire(const hs_replay_params *p, hs_replay_result *r, hs_error *err);
+
 #endif

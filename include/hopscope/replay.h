@@ -142,6 +142,10 @@ typedef struct hs_replay_params {
     uint32_t bg_eager_credits; /* background jobs: eager messages a sender may have
                                   unmatched at one receiver; beyond, rendezvous
                                   (64; bounds their memory) */
+    int      wire;             /* 1: replay the transfers recorded below MPI (the
+                                  trace's wire files, record --wire) instead of
+                                  modelling the MPI calls; no background, no
+                                  app.json (docs/replay.md, "Wire-level replay") */
     /* Called for every point-to-point message of the application that
      * crossed the network, when its latency is final (the messages counted in
      * hs_replay_result.lat; latency tests of `hopscope latmodel`).  NULL:

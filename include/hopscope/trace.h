@@ -86,6 +86,17 @@ typedef enum hs_trace_kind {
     HS_TRACE_WIN_COMPLETE = 151, HS_TRACE_WIN_WAIT = 152, HS_TRACE_WIN_TEST = 153,
     HS_TRACE_WIN_SYNC = 154,
 
+    /* wire level, below MPI: only in wire-NNNNNN.hst files (hopscope record
+     * --wire; docs/formats.md "Wire files").  peer is resolved by the
+     * reader from the endpoint's worker address (aux) to a world rank. */
+    HS_TRACE_WIRE_OP = 160,     /* tag2 = HS_TRACE_WOP_*, bytes, bytes2 = UCX tag / AM id /
+                                   atomic opcode, req = op id, aux = remote address hash */
+    HS_TRACE_WIRE_DONE = 161,   /* req = op id of a pending WIRE_OP; recv: bytes = length,
+                                   bytes2 = sender tag */
+    HS_TRACE_WIRE_WORKER = 162, /* aux = hash of one of this rank's worker addresses,
+                                   bytes = its length */
+    HS_TRACE_WIRE_EP = 163,     /* endpoint created: aux = remote address hash (0 unknown) */
+
     HS_TRACE_KIND_MAX = 255
 } hs_trace_kind;
 
@@ -97,8 +108,28 @@ int hs_trace_kind_from_name(const char *name);
 
 typedef enum hs_trace_class {
     HS_TRACE_CLASS_NONE = 0, HS_TRACE_CLASS_META, HS_TRACE_CLASS_P2P,
-    HS_TRACE_CLASS_COMPLETION, HS_TRACE_CLASS_COLL, HS_TRACE_CLASS_RMA
+    HS_TRACE_CLASS_COMPLETION, HS_TRACE_CLASS_COLL, HS_TRACE_CLASS_RMA,
+    HS_TRACE_CLASS_WIRE
 } hs_trace_class;
+
+/* Operations of HS_TRACE_WIRE_OP (event tag2).  Numbers are file format. */
+enum {
+    HS_TRACE_WOP_TAG_SEND = 1,   /* ucp_tag_send_nbx/_nb: data out */
+    HS_TRACE_WOP_TAG_SSEND,      /* ucp_tag_send_sync_nbx/_nb: data out */
+    HS_TRACE_WOP_TAG_RECV,       /* ucp_tag_recv_nbx/_nb/_nbr, msg_recv: data in */
+    HS_TRACE_WOP_PUT,            /* ucp_put_nbx/_nb/_nbi/ucp_put: data out (RDMA write) */
+    HS_TRACE_WOP_GET,            /* ucp_get_nbx/_nb/_nbi: data in (RDMA read) */
+    HS_TRACE_WOP_ATOMIC,         /* ucp_atomic_post / op_nbx without result: data out */
+    HS_TRACE_WOP_ATOMIC_FETCH,   /* ucp_atomic_fetch_nb / op_nbx with result: both ways */
+    HS_TRACE_WOP_AM_SEND,        /* ucp_am_send_nb/_nbx: data out (header + payload) */
+    HS_TRACE_WOP_AM_RECV,        /* an active-message handler ran: data in */
+    HS_TRACE_WOP_STREAM_SEND,    /* ucp_stream_send_nbx/_nb: data out */
+    HS_TRACE_WOP_STREAM_RECV,    /* ucp_stream_recv_nbx/_nb: data in */
+    HS_TRACE_WOP_FLUSH,          /* ucp_ep_flush(_nb/_nbx), ucp_worker_flush(_nb/_nbx),
+                                    ucp_worker_fence: completes earlier nbi operations */
+    HS_TRACE_WOP_MAX = HS_TRACE_WOP_FLUSH
+};
+const char *hs_trace_wop_name(int op);
 hs_trace_class hs_trace_kind_class(int kind);
 /* 1 for the collectives; *base receives the blocking kind. */
 int hs_trace_kind_is_coll(int kind, int *base);
@@ -142,7 +173,12 @@ enum {
 #define HS_TRACE_F_ERROR      0x020u /* the MPI call returned an error */
 #define HS_TRACE_F_LARGE      0x040u /* MPI-4 large-count (_c) variant */
 #define HS_TRACE_F_CANCELLED  0x080u /* receive was cancelled */
-#define HS_TRACE_F_ALL        0x0ffu
+/* Wire events only. */
+#define HS_TRACE_F_WIRE_IN    0x100u /* data flows from the peer to this rank */
+#define HS_TRACE_F_WIRE_IMM   0x200u /* completed within the posting call: no WIRE_DONE */
+#define HS_TRACE_F_WIRE_NBI   0x400u /* implicit (nbi): completes at a later WOP_FLUSH */
+#define HS_TRACE_F_WIRE_INTRA 0x800u /* set by the reader: both ends on one real host */
+#define HS_TRACE_F_ALL        0xfffu
 
 /* One completed request of a WAIT/TEST-family event. */
 typedef struct hs_trace_compl {
@@ -289,6 +325,21 @@ void hs_trace_cursor_info(const hs_trace_cursor *c, hs_trace_rank_info *info);
 int  hs_trace_next(hs_trace_cursor *c, hs_trace_event *ev, hs_error *err);
 void hs_trace_cursor_close(hs_trace_cursor *c);
 
+/* ---- wire files (hopscope record --wire; docs/formats.md "Wire files") --
+ * 1 when the trace has wire files (wire-000000.hst exists). */
+int hs_trace_has_wire(const hs_trace *t);
+/* Opens a cursor on rank's wire file (read with hs_trace_next).  The first
+ * call reads the WIRE_WORKER events of every rank's wire file to map worker
+ * addresses to world ranks; WIRE_OP and WIRE_EP events then carry peer =
+ * the world rank at the other end (HS_TRACE_RANK_NONE when unknown: a
+ * receive, or an address no rank published) and HS_TRACE_F_WIRE_INTRA when
+ * both ends ran on one real host.  HS_ENOENT when the rank has no wire file;
+ * damage as for hs_trace_cursor_open. */
+int hs_trace_wire_open(hs_trace *t, uint32_t rank, hs_trace_cursor **out, hs_error *err);
+/* World rank that published the worker address with this hash (-1 none).
+ * Valid after a successful hs_trace_wire_open. */
+int32_t hs_trace_wire_rank_of(const hs_trace *t, uint64_t addr_hash);
+
 /* ---- writing (synthetic traces, tests) ---------------------------------
  * Times are taken as given (ns since the job epoch; they must not decrease
  * within a thread).  Communicators other than WORLD and SELF must be
@@ -298,6 +349,9 @@ typedef struct hs_trace_writer hs_trace_writer;
 int hs_trace_writer_open(hs_trace_writer **out, const char *dir, uint32_t rank,
                          uint32_t nranks, hs_error *err);
 int hs_trace_writer_event(hs_trace_writer *w, const hs_trace_event *ev, hs_error *err);
+/* The same for a rank's wire file (only WIRE_* events). */
+int hs_trace_writer_open_wire(hs_trace_writer **out, const char *dir, uint32_t rank,
+                              uint32_t nranks, hs_error *err);
 /* Writes the end record (HS_TRACE_END_FINALIZE) and closes; frees w even on
  * failure. */
 int hs_trace_writer_close(hs_trace_writer *w, hs_error *err);
@@ -359,6 +413,45 @@ void hs_trace_stats_free(hs_trace_stats *s);
 /* Human-readable summary; matrix printed for up to max_matrix ranks. */
 void hs_trace_stats_print(const hs_trace_stats *s, FILE *f, uint32_t max_matrix);
 void hs_trace_stats_json(const hs_trace_stats *s, hs_json *w);
+
+/* ---- wire-level summaries (trace stats --wire) --------------------------- */
+
+typedef struct hs_trace_wire_pair {   /* data from src to dst */
+    uint32_t src, dst;
+    int      intra;                    /* the two ran on one real host */
+    uint64_t mpi_messages, mpi_bytes;  /* MPI point-to-point payload */
+    uint64_t wire_ops, wire_bytes;     /* transfers below MPI (all calls) */
+} hs_trace_wire_pair;
+
+typedef struct hs_trace_wire_coll {   /* blocking collective calls alike */
+    uint16_t kind;                     /* the collective */
+    uint32_t ranks;                    /* communicator size */
+    uint64_t bytes;                    /* the largest contribution of a member */
+    char     algorithm[40];            /* "ring", "recursive doubling", "binomial tree" ... */
+    uint32_t steps;                    /* most transfers one member initiated in one call */
+    uint64_t calls;                    /* instances */
+    uint64_t mpi_bytes;                /* summed contributions of the members */
+    uint64_t wire_ops, wire_bytes;     /* transfers the members initiated in these calls */
+    uint64_t partial;                  /* instances not every member's trace holds */
+} hs_trace_wire_coll;
+
+typedef struct hs_trace_wire_stats {
+    uint32_t nranks;
+    uint64_t ops[HS_TRACE_WOP_MAX + 1], bytes[HS_TRACE_WOP_MAX + 1];
+    /* initiated transfers by the MPI call in progress when posted */
+    uint64_t p2p_bytes, coll_bytes, rma_bytes, other_bytes, outside_bytes;
+    uint64_t intra_bytes, inter_bytes, unknown_peer_ops;
+    uint64_t with_request, completions;
+    size_t npairs;  hs_trace_wire_pair *pairs;   /* sorted by (src, dst) */
+    size_t ncolls;  hs_trace_wire_coll *colls;   /* sorted by call, ranks, bytes */
+} hs_trace_wire_stats;
+
+/* Reads every rank file and wire file once (one rank at a time).  HS_ENOENT
+ * when the trace has no wire files. */
+int  hs_trace_wire_stats_compute(hs_trace *t, hs_trace_wire_stats **out, hs_error *err);
+void hs_trace_wire_stats_free(hs_trace_wire_stats *s);
+void hs_trace_wire_stats_print(const hs_trace_wire_stats *s, FILE *f);
+void hs_trace_wire_stats_json(const hs_trace_wire_stats *s, hs_json *w);
 
 /* Consistency check of a whole job: every message sent was received by its
  * destination with the same size (per source, destination, communicator and

@@ -878,6 +878,9 @@ static void end_trace(int reason, int code, const hs__clock_rec *clk1, int in_si
     if (!hs__g.started || hs__g.finished || atomic_exchange(&ending, 1))
         return;
     atomic_store(&hs__g.active, 0);
+    extern HS__HIDDEN void (*hs__wire_end)(int, int, const hs__clock_rec *, int);
+    if (hs__wire_end)   /* libhopscope-wire.so closes its file first (wire_host.c) */
+        hs__wire_end(reason, code, clk1, in_signal);
     flush_all(in_signal);
     if (clk1) {
         uint8_t pay[64];

@@ -30,8 +30,24 @@ for m in $(lt_mpis); do
         env LD_BIND_NOW=1 LD_PRELOAD="$lib" /bin/true
     nm -D --undefined-only "$lib" | awk '$1 == "U" {print $2}' | grep -E '^(P?MPI|ompi|MPIR|MPID)' >"$T_TMP/u"
     lt_eq "$m" "no strong reference to an MPI symbol" "" "$(cat "$T_TMP/u")"
-    nm -D --defined-only "$lib" | awk '$2 == "T" {print $3}' | grep -vE '^P?MPI_' >"$T_TMP/x"
-    lt_eq "$m" "exports only MPI_* and PMPI_*" "" "$(cat "$T_TMP/x")"
+    nm -D --defined-only "$lib" | awk '$2 == "T" {print $3}' |
+        grep -vE '^(P?MPI_|hopscope_wire_host_v1$)' >"$T_TMP/x"
+    lt_eq "$m" "exports only MPI_*, PMPI_* and the wire library's hopscope_wire_host_v1" "" \
+        "$(cat "$T_TMP/x")"
+done
+# libhopscope-wire.so (record --wire): only UCP entry points, no strong
+# reference to anything UCX or MPI (the real functions come from dlsym).
+wlib=$BUILD/lib/libhopscope-wire.so
+if [ -f "$wlib" ]; then
+    t_check "wire: preloading into a non-MPI program with immediate binding is harmless" \
+        env LD_BIND_NOW=1 LD_PRELOAD="$wlib" /bin/true
+    nm -D --defined-only "$wlib" | awk '$2 == "T" {print $3}' | grep -vE '^(ucp_|fi_fabric$)' >"$T_TMP/x"
+    lt_eq wire "exports only ucp_* and fi_fabric" "" "$(cat "$T_TMP/x")"
+    nm -D --undefined-only "$wlib" | awk '$1 == "U" {print $2}' | grep -E '^(uc[pts]_|fi_|P?MPI)' >"$T_TMP/u"
+    lt_eq wire "no strong reference to UCX, libfabric or MPI" "" "$(cat "$T_TMP/u")"
+fi
+for m in $(lt_mpis); do
+    lib=$BUILD/lib/$m/libhopscope.so
     lt_eq "$m" "defines MPI_Send and PMPI_Send" "2" \
         "$(nm -D --defined-only "$lib" | awk '{print $3}' | grep -cE '^P?MPI_Send$')"
 done

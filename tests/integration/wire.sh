@@ -1,0 +1,169 @@
+#!/bin/sh
+# The capture below MPI (hopscope record --wire, libhopscope-wire.so) under
+# MPICH 4.0 ch4:ucx and Open MPI 4.1 with pml ucx and osc ucx:
+#   - the application's output is identical with and without it, the trace
+#     checks clean at the MPI level, every rank has a complete wire file;
+#   - every MPI point-to-point send of tests/mpi/wire.c (0 B .. 1 MiB, across
+#     UCX's eager and rendezvous thresholds; send, isend, ssend) has a UCX tag
+#     send of exactly its size to the same world rank inside the MPI call
+#     (endpoint-to-rank mapping checked pair by pair), per pair the wire
+#     bytes are at least the MPI payload, bcast/allreduce/alltoall on world,
+#     a split and a dup move at least (P-1) x n bytes (tests/helpers/wire_check);
+#   - exact figures that follow from the program: the MPI payload per pair,
+#     the one-sided operations Open MPI's osc ucx makes;
+#   - real applications (halo3d in C, ring in Fortran 90, Debian's hpcc)
+#     give the same results with --wire.
+# Open MPI only selects pml ucx on this machine's transports (shm, tcp,
+# self; no InfiniBand) with pml_ucx_tls/devices = any (docs/wire.md).
+. tests/integration/lib.sh
+. tests/integration/libtrace.inc
+
+if [ ! -f "$BUILD/lib/libhopscope-wire.so" ]; then
+    if pkg-config --exists ucx 2>/dev/null; then
+        t_fail "libhopscope-wire.so built"
+    else
+        echo "ok - skip: libhopscope-wire.so not built (UCX headers absent: libucx-dev)"
+    fi
+    exit $t_failed
+fi
+UCX_OMPI="--mca pml ucx --mca osc ucx --mca pml_ucx_tls any --mca pml_ucx_devices any"
+OFI_OMPI="--mca pml cm --mca mtl ofi --mca mtl_ofi_provider_include tcp"
+CHECK=$BUILD/tests/helpers/wire_check
+
+launch() {
+    case $1 in
+        openmpi) echo "$MPIRUN_OMPI $UCX_OMPI" ;;
+        openmpi-ofi) echo "$MPIRUN_OMPI $OFI_OMPI" ;;
+        mpich) echo "$MPIRUN_MPICH" ;;
+    esac
+}
+
+# wrun NAME MPI NP EXE ARGS...: record with --wire and run plainly; same output.
+wrun() {
+    name=$1 mpi=$2 np=$3 exe=$4
+    shift 4
+    dir=$T_TMP/$name
+    l=$(launch "$mpi")
+    if ! timeout 300 "$HOPSCOPE" record --wire -o "$dir" -- $l -np "$np" "$exe" "$@" \
+            >"$dir.rec.out" 2>"$dir.rec.err"; then
+        t_fail "$name: recorded run with --wire" "$(tail -5 "$dir.rec.err")"
+        return 1
+    fi
+    if ! timeout 300 $l -np "$np" "$exe" "$@" >"$dir.plain.out" 2>"$dir.plain.err"; then
+        t_fail "$name: plain run" "$(tail -5 "$dir.plain.err")"
+        return 1
+    fi
+    grep -v '^hopscope: ' "$dir.rec.out" >"$dir.app.out"
+    if cmp -s "$dir.app.out" "$dir.plain.out"; then
+        t_ok "$name: output identical with and without --wire"
+    else
+        t_fail "$name: output identical with and without --wire" \
+            "with: $(head -3 "$dir.app.out")" "without: $(head -3 "$dir.plain.out")"
+    fi
+    t_grep "$name: record summary says complete" "; complete$" "$dir.rec.out"
+    if "$HOPSCOPE" trace check "$dir" >"$dir.check" 2>&1; then
+        t_ok "$name: MPI-level trace check clean"
+    else
+        t_fail "$name: MPI-level trace check clean" "$(head -5 "$dir.check")"
+    fi
+    nw=$(ls "$dir" | grep -c '^wire-.*\.hst$')
+    t_eq "$name: one wire file per rank" "$np" "$nw"
+    # every wire file ends with its end record (the dump prints a note otherwise)
+    "$HOPSCOPE" trace dump --wire "$dir" >"$dir.wdump" 2>&1
+    t_eq "$name: wire files read completely" 0 "$(grep -c '^# rank\|hopscope trace:' "$dir.wdump")"
+    return 0
+}
+
+# Sum of the p2p sizes of tests/mpi/wire.c.
+SUM=$((0 + 1 + 64 + 1000 + 4096 + 8192 + 16384 + 65536 + 262144 + 1048576))
+P=4
+# openmpi-ofi: Open MPI's mtl ofi over libfabric's tcp provider (ofi_rxm),
+# captured through the ops tables of the objects fi_fabric opens.
+OFI=
+[ -n "$(nm -D "$BUILD/lib/libhopscope-wire.so" | awk '$2 == "T" && $3 == "fi_fabric"')" ] &&
+    [ -x "$BUILD/tests/mpi/openmpi/wire" ] && OFI=openmpi-ofi
+for m in $(lt_mpis) $OFI; do
+    n=wire-$m
+    exe=$BUILD/tests/mpi/${m%-ofi}/wire
+    wrun $n $m $P "$exe" || continue
+    "$CHECK" "$T_TMP/$n" >"$T_TMP/$n.wcheck" 2>&1
+    t_eq "$n: wire_check passes" 0 $?
+    v() { awk -v k="$1" '$1 == k { print $2 }' "$T_TMP/$n.wcheck"; }
+    t_eq "$n: MPI point-to-point sends (3 forms x 10 sizes x 3 peers, and back)" 120 "$(v sends)"
+    t_eq "$n: each has a tag send of exactly its size to its rank" 120 "$(v exact)"
+    t_eq "$n: no send mapped to another rank" 0 "$(v wrong_peer)"
+    t_eq "$n: every endpoint maps to a world rank" 0 "$(v endpoints_unknown)"
+    t_eq "$n: bcast/allreduce/alltoall groups checked (3 sizes x 3 calls x 2 comm sizes)" \
+        18 "$(v collective_groups)"
+    t_eq "$n: none moved less than (P-1) x n" 0 "$(v collective_low)"
+    "$HOPSCOPE" trace stats --wire --json "$T_TMP/$n" >"$T_TMP/$n.wjson"
+    t_eq "$n: stats --wire exits 0" 0 $?
+    # MPI payload 0 -> 1 and 1 -> 0, straight from the program.
+    pair() { tr -d ' \n' <"$T_TMP/$n.wjson" | grep -o "{\"src\":$1,\"dst\":$2,[^}]*}" |
+             grep -o "\"$3\":[0-9]*" | cut -d: -f2; }
+    t_eq "$n: MPI bytes 0 -> 1" $((3 * SUM)) "$(pair 0 1 mpi_bytes)"
+    t_eq "$n: MPI bytes 1 -> 0" $SUM "$(pair 1 0 mpi_bytes)"
+    "$HOPSCOPE" trace stats --wire "$T_TMP/$n" >"$T_TMP/$n.wtxt"
+    t_grep "$n: allreduce 1 MiB on 4 ranks classified" "allreduce 1 MiB on 4 ranks: [a-z]" \
+        "$T_TMP/$n.wtxt"
+    t_grep "$n: alltoall 64 KiB on 4 ranks: pairwise exchange, 3 steps" \
+        "alltoall 64 KiB on 4 ranks: pairwise exchange, 3 steps" "$T_TMP/$n.wtxt"
+    # simulate --wire replays it to the end, every peer known, and puts at
+    # least the MPI point-to-point payload between distinct ranks on the network
+    "$HOPSCOPE" simulate --topo fattree:k=4 --ppn 1 -i "$T_TMP/$n" --wire -o "$T_TMP/$n.run" \
+        >"$T_TMP/$n.sim" 2>&1
+    t_eq "$n: simulate --wire exits 0" 0 $?
+    t_grep "$n: simulate --wire: no peer unknown" "not replayed: 0 with an unknown peer" \
+        "$T_TMP/$n.sim"
+    mb=$(sed -n 's/^messages *[0-9]* (\([0-9]*\)\.[0-9]* MB).*/\1/p' "$T_TMP/$n.sim")
+    if [ "${mb:-0}" -ge 16 ]; then t_ok "$n: simulate --wire moves >= the 16.9 MB of MPI payload"
+    else t_fail "$n: simulate --wire moves >= the 16.9 MB of MPI payload" "$mb MB"; fi
+    t_check "$n: its run directory analyses" "$HOPSCOPE" analyze "$T_TMP/$n.run" -o "$T_TMP/$n.an"
+done
+
+# Open MPI's osc ucx: 4 puts of 4096 B, 4 gets of 8192 B, one accumulate each
+# (a fetching atomic loop of 8 B: compare-and-swap on the 64-bit word).
+if [ -f "$T_TMP/wire-openmpi.wtxt" ]; then
+    n=wire-openmpi
+    op() { awk -v o="$1" '$1 == o { print $2, $3 }' "$T_TMP/$n.wtxt"; }
+    t_eq "$n: osc ucx puts: 4 x 4096 B plus 4 x 8 B of accumulate" "8 16416" "$(op put)"
+    t_eq "$n: osc ucx gets: 4 x 8192 B plus 4 x 8 B of accumulate" "8 32800" "$(op get)"
+fi
+
+# MPI_THREAD_MULTIPLE: 4 threads per rank each exchange 200 messages with
+# a neighbour (tests/mpi/threads.c); each thread's UCX sends carry that
+# thread's index in the rank file, so every send still finds its own.
+for m in $(lt_mpis); do
+    n=threads-wire-$m
+    wrun $n $m 3 "$BUILD/tests/mpi/$m/threads" 4 200 64 || continue
+    "$CHECK" "$T_TMP/$n" >"$T_TMP/$n.wcheck" 2>&1
+    t_eq "$n: wire_check passes" 0 $?
+    t_eq "$n: 2400 sends, each with its tag send on its thread" "sends 2400 exact 2400" \
+        "$(awk '$1 == "sends" || $1 == "exact" { printf "%s%s %s", sep, $1, $2; sep = " " }' \
+            "$T_TMP/$n.wcheck")"
+done
+
+# Real applications: same results with --wire.
+for m in $(lt_mpis); do
+    wrun halo3d-wire-$m $m 8 "$BUILD/tests/mpi/$m/halo3d" 4 6
+    wrun ring_f90-wire-$m $m 3 "$BUILD/tests/mpi/$m/ring_f90" 6 25
+done
+HPCC=$(command -v hpcc)
+if [ -n "$HPCC" ]; then
+    H=$(cd "$(dirname "$HOPSCOPE")" && pwd)/$(basename "$HOPSCOPE")
+    (
+        cd "$T_TMP" || exit 1
+        sed -e 's/^1000         Ns/400          Ns/' -e 's/^80           NBs/40           NBs/' \
+            /usr/share/doc/hpcc/examples/_hpccinf.txt >hpccinf.txt
+        timeout 300 "$H" record --wire -o "$T_TMP/hpcc-wire" -- $MPIRUN_OMPI $UCX_OMPI -np 4 \
+            "$HPCC" >hpcc-rec.out 2>hpcc-rec.err
+        echo "rc $?" >hpcc-rc.txt
+    )
+    t_eq "hpcc (Open MPI, pml ucx) exits 0 under record --wire" "rc 0" "$(cat "$T_TMP/hpcc-rc.txt")"
+    t_grep "hpcc finished all its tests" "End of HPC Challenge tests" "$T_TMP/hpccoutf.txt"
+    t_grep "hpcc: HPL residual check passed" "N\)= .* PASSED" "$T_TMP/hpccoutf.txt"
+    t_grep "hpcc: record summary complete" "; complete$" "$T_TMP/hpcc-rec.out"
+    "$HOPSCOPE" trace stats --wire "$T_TMP/hpcc-wire" >"$T_TMP/hpcc-wire.txt" 2>&1
+    t_eq "hpcc: stats --wire reads it" 0 $?
+fi
+exit $t_failed

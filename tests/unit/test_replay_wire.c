@@ -1,0 +1,158 @@
+/* simulate --wire (hs_replay_params.wire) on hand-written wire files, with
+ * exact expectations from the fabric's timing model (docs/fabric.md, as in
+ * test_replay.c): a message of B bytes between two nodes of one leaf
+ * switch, posted on an idle network, arrives after
+ *     L(B) = (npk - 1) ser(full) + lat(inj) + lat(ej) + route_delay + ser(last). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "hopscope/fabric.h"
+#include "hopscope/replay.h"
+#include "hopscope/trace.h"
+
+#define TOPO "fattree:k=4,n=2"   /* nodes 0..3 share leaf switch 0 */
+
+static hs_time L(uint64_t bytes)
+{
+    hs_fabric_params p;
+    hs_fabric_params_default(&p);
+    const uint64_t bw = 25000000000ull;
+    const hs_time lat = 100 * HS_PS_PER_NS;
+    uint64_t npk = bytes ? (bytes + p.mtu - 1) / p.mtu : 1;
+    uint64_t last = bytes - (npk - 1) * p.mtu;
+    uint64_t wl = last + p.header < HS_FABRIC_MIN_PACKET ? HS_FABRIC_MIN_PACKET : last + p.header;
+    return (npk - 1) * hs_ser_time(p.mtu + p.header, bw) + 2 * lat + p.route_delay +
+           hs_ser_time(wl, bw);
+}
+
+static char dir[256];
+
+static void manifest(uint32_t n)
+{
+    hs_trace_manifest m;
+    memset(&m, 0, sizeof m);
+    char *names[8], *hosts[8];
+    uint32_t node[8], pid[8];
+    for (uint32_t r = 0; r < n; r++) {
+        names[r] = malloc(16);
+        snprintf(names[r], 16, "h%u", r);
+        hosts[r] = names[r];
+        node[r] = r;
+        pid[r] = 10 + r;
+    }
+    m.nranks = m.nnodes = n;
+    m.writer = "test";
+    m.mpi_abi = "none";
+    m.mpi_library = "test";
+    m.mpi_version = "3.1";
+    m.command = "./t";
+    m.start_time = "1970-01-01T00:00:00Z";
+    m.clock = "ns";
+    m.node_mode = "synthetic";
+    m.sample_rate = 1;
+    m.node_names = names;
+    m.rank_node = node;
+    m.rank_host = hosts;
+    m.rank_pid = pid;
+    hs_error e;
+    assert_int_equal(hs_trace_manifest_write(dir, &m, &e), 0);
+    for (uint32_t r = 0; r < n; r++)
+        free(names[r]);
+}
+
+static void ev_put(hs_trace_writer *w, int kind, int op, int64_t t0, int64_t t1, uint64_t bytes,
+                   uint64_t tag, uint64_t id, uint64_t addr, uint32_t flags)
+{
+    hs_trace_event ev;
+    hs_trace_event_init(&ev, kind);
+    ev.t_start = t0;
+    ev.t_end = t1;
+    ev.bytes = bytes;
+    ev.bytes2 = tag;
+    ev.req = id;
+    ev.aux = addr;
+    ev.flags = flags;
+    if (kind == HS_TRACE_WIRE_OP)
+        ev.tag2 = op;
+    hs_error e;
+    if (hs_trace_writer_event(w, &ev, &e))
+        fail_msg("%s", e.msg);
+}
+
+/* Rank 0 sends B to rank 1, whose receive completes; rank 1 then sends B
+ * back (it waited for that completion), rank 0's receive (posted after its
+ * send completed) completes: two transfers one after the other, 2 L(B). */
+static void test_wire_pingpong(void **s)
+{
+    (void)s;
+    const uint64_t B = 1 << 20;
+    snprintf(dir, sizeof dir, "/tmp/hs-test-wire-XXXXXX");
+    assert_non_null(mkdtemp(dir));
+    manifest(2);
+    hs_error e;
+    hs_trace_writer *w;
+    const uint64_t U0 = 0x5000, U1 = 0x5001;
+    assert_int_equal(hs_trace_writer_open_wire(&w, dir, 0, 2, &e), 0);
+    ev_put(w, HS_TRACE_WIRE_WORKER, 0, -100, -100, 100, 0, 0, U0, 0);
+    ev_put(w, HS_TRACE_WIRE_OP, HS_TRACE_WOP_TAG_SEND, 0, 5, B, 7, 1, U1, 0);
+    ev_put(w, HS_TRACE_WIRE_DONE, 0, 100, 100, 0, 0, 1, 0, 0);
+    ev_put(w, HS_TRACE_WIRE_OP, HS_TRACE_WOP_TAG_RECV, 110, 115, B, 8, 2, 0, HS_TRACE_F_WIRE_IN);
+    ev_put(w, HS_TRACE_WIRE_DONE, 0, 200, 200, B, 8, 2, 0, 0);
+    assert_int_equal(hs_trace_writer_close(w, &e), 0);
+    assert_int_equal(hs_trace_writer_open_wire(&w, dir, 1, 2, &e), 0);
+    ev_put(w, HS_TRACE_WIRE_WORKER, 0, -100, -100, 100, 0, 0, U1, 0);
+    ev_put(w, HS_TRACE_WIRE_OP, HS_TRACE_WOP_TAG_RECV, 0, 5, B, 7, 1, 0, HS_TRACE_F_WIRE_IN);
+    ev_put(w, HS_TRACE_WIRE_DONE, 0, 50, 50, B, 7, 1, 0, 0);
+    ev_put(w, HS_TRACE_WIRE_OP, HS_TRACE_WOP_TAG_SEND, 60, 65, B, 8, 2, U0, 0);
+    assert_int_equal(hs_trace_writer_close(w, &e), 0);
+
+    hs_replay_params p;
+    hs_replay_params_default(&p);
+    p.trace = dir;
+    p.topo = TOPO;
+    p.ppn = 1;
+    p.wire = 1;
+    p.compute_scale = 0;
+    hs_replay_result r;
+    int rc = hs_replay_run(&p, &r, &e);
+    if (rc)
+        fail_msg("%s", hs_error_str(&e, rc));
+    assert_int_equal(r.status, 0);
+    assert_int_equal(r.messages, 2);
+    assert_int_equal(r.bytes, 2 * B);
+    assert_int_equal(r.total, 2 * L(B));
+    assert_int_equal(r.rank_time[1], 2 * L(B));   /* its send arrived then */
+    assert_int_equal(r.lat.messages, 2);
+    assert_int_equal(r.lat.max, L(B));
+    hs_replay_result_free(&r);
+
+    /* with the recorded gaps: rank 1's send waits 10 ns after its receive */
+    p.compute_scale = 1;
+    rc = hs_replay_run(&p, &r, &e);
+    if (rc)
+        fail_msg("%s", hs_error_str(&e, rc));
+    assert_int_equal(r.total, 2 * L(B) + 10 * HS_PS_PER_NS);
+    hs_replay_result_free(&r);
+
+    /* a background makes no sense below MPI */
+    p.background = "gpcnet:incast";
+    assert_int_equal(hs_replay_run(&p, &r, &e), HS_EINVAL);
+    assert_non_null(strstr(e.msg, "wire-level replay takes no background"));
+    hs_replay_result_free(&r);
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_wire_pingpong),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
