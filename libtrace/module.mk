@@ -3,7 +3,7 @@
 # types differ (MPI_Comm is an int in MPICH, a pointer in Open MPI):
 #   $(BUILD)/lib/openmpi/libhopscope.so   $(BUILD)/lib/mpich/libhopscope.so
 CORE_SRCS += libtrace/format.c libtrace/manifest.c libtrace/writer.c \
-             libtrace/reader.c libtrace/stats.c
+             libtrace/reader.c libtrace/stats.c libtrace/otf2.c
 INSTALL_HEADERS += include/hopscope/trace.h
 UNIT_TESTS += tests/unit/test_trace_format.c
 
