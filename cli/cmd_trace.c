@@ -26,7 +26,7 @@ const char hs__help_trace[] =
     "usage: hopscope trace stats [--json] [--matrix N] DIR\n"
     "       hopscope trace dump  [--json] [--rank R] [--kind NAME] [--limit N] DIR\n"
     "       hopscope trace check [--max-lines N] DIR\n"
-    "       hopscope trace import FORMAT INPUT -o DIR\n"
+    "       hopscope trace import FORMAT [--plain] INPUT -o DIR\n"
     "       hopscope trace export FORMAT DIR -o OUTPUT\n"
     "\n"
     "Reads a trace directory written by 'hopscope record' (or libhopscope.so).\n"
@@ -61,6 +61,9 @@ const char hs__help_trace[] =
     "                        peers (as world ranks), sizes and requests; other\n"
     "                        regions are computation.  What OTF2 does not say is\n"
     "                        in docs/formats.md (\"OTF2 archives\").\n"
+    "            --plain     ignore what hopscope's export adds (hopscope::\n"
+    "                        attributes, archive properties): read the archive\n"
+    "                        as from any other OTF2 writer\n"
     "export  writes the trace DIR in another tool's format:\n"
     "          otf2 -o ARCHIVE  an OTF2 archive ARCHIVE/traces.otf2 (ARCHIVE is\n"
     "                        created) for Vampir, otf2-print and other OTF2 readers;\n"
@@ -446,11 +449,13 @@ static int do_check(int argc, char **argv)
     return HS_EXIT_OK;
 }
 
-/* Parses "IN -o OUT" (in either order) of import/export. */
+/* Parses "IN -o OUT" (in either order) of import/export; *plain (may be
+ * NULL: not an option there) for --plain. */
 static int conv_args(int argc, char **argv, const char *what, const char **in,
-                     const char **out)
+                     const char **out, int *plain)
 {
     static const struct option lo[] = { { "output", required_argument, 0, 'o' },
+                                         { "plain", no_argument, 0, 'p' },
                                          { 0, 0, 0, 0 } };
     int c;
     *out = NULL;
@@ -458,6 +463,8 @@ static int conv_args(int argc, char **argv, const char *what, const char **in,
     while ((c = getopt_long(argc, argv, "o:", lo, NULL)) != -1) {
         if (c == 'o')
             *out = optarg;
+        else if (c == 'p' && plain)
+            *plain = 1;
         else
             return hs__usage_error("trace", "unknown option for '%s'", what);
     }
@@ -470,12 +477,13 @@ static int conv_args(int argc, char **argv, const char *what, const char **in,
 static int import_otf2(int argc, char **argv)
 {
     const char *in, *out;
-    int rc = conv_args(argc, argv, "import otf2", &in, &out);
+    int plain = 0;
+    int rc = conv_args(argc, argv, "import otf2", &in, &out, &plain);
     if (rc)
         return rc;
     hs_otf2_report rep;
     hs_error err;
-    if ((rc = hs_trace_import_otf2(in, out, &rep, &err))) {
+    if ((rc = hs_trace_import_otf2(in, out, plain ? HS_OTF2_PLAIN : 0, &rep, &err))) {
         fprintf(stderr, "hopscope trace import: %s\n", hs_error_str(&err, rc));
         return HS_EXIT_FAIL;
     }
@@ -503,7 +511,7 @@ static int import_otf2(int argc, char **argv)
 static int export_otf2(int argc, char **argv)
 {
     const char *in, *out;
-    int rc = conv_args(argc, argv, "export otf2", &in, &out);
+    int rc = conv_args(argc, argv, "export otf2", &in, &out, NULL);
     if (rc)
         return rc;
     hs_otf2_report rep;

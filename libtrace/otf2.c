@@ -37,10 +37,10 @@
 
 #if !HS_HAVE_OTF2
 
-int hs_trace_import_otf2(const char *archive, const char *dir, hs_otf2_report *rep,
-                         hs_error *err)
+int hs_trace_import_otf2(const char *archive, const char *dir, unsigned flags,
+                         hs_otf2_report *rep, hs_error *err)
 {
-    (void)archive; (void)dir;
+    (void)archive; (void)dir; (void)flags;
     if (rep)
         memset(rep, 0, sizeof *rep);
     return hs_error_set(err, HS_ENOTSUP, "%s", HS_OTF2_MISSING);
@@ -737,6 +737,31 @@ static int ap_rma(actx *a, iev *e, uint32_t wref, uint32_t remote, uint64_t sent
     return 0;
 }
 
+/* A window synchronisation (fence, lock, flush, ...): its window, and the
+ * target of the calls that have one. */
+static int rma_sync_has_peer(int k)
+{
+    return k == HS_TRACE_WIN_LOCK || k == HS_TRACE_WIN_UNLOCK || k == HS_TRACE_WIN_FLUSH ||
+           k == HS_TRACE_WIN_FLUSH_LOCAL;
+}
+
+static int ap_rma_sync(actx *a, iev *e, uint32_t wref, uint32_t remote)
+{
+    int k = e->ev.kind;
+    if (hs_trace_kind_class(k) != HS_TRACE_CLASS_RMA || k < HS_TRACE_WIN_FENCE)
+        return 0;
+    int rc = ap_win(a, e, wref);
+    if (rc || remote == OTF2_UNDEFINED_UINT32 || !rma_sync_has_peer(k))
+        return rc;
+    const mwin *w = win_of(a->m, wref);
+    const mcomm *c;
+    int32_t wr;
+    if ((rc = peer_of(a, w->comm, remote, &c, &wr)))
+        return rc;
+    e->ev.peer = wr;
+    return 0;
+}
+
 /* ---- the lists attribute ----------------------------------------------------
  * One string, sections "X=item,item,..." separated by ';', fields of an item
  * by ':'.  c: completions req:flags:src:tag:bytes; t: starts req:flags;
@@ -1076,6 +1101,8 @@ static OTF2_CallbackCode d_attr(void *u, OTF2_AttributeRef self, OTF2_StringRef 
 {
     ictx *x = u;
     (void)desc;
+    if (!x->hopscope)
+        return CB_OK(x);
     const char *s = str_of(x, name);
     for (int a = 0; s && a < A_N; a++)
         if (strcmp(s, attrs[a].name) == 0 && type == attrs[a].type) {
@@ -1644,7 +1671,7 @@ static OTF2_CallbackCode e_irecv_req(OTF2_LocationRef loc, OTF2_TimeStamp t, uin
     ictx *x = u;
     (void)loc; (void)al; (void)t;
     iev *e = owner(x);
-    if (e && e->ev.kind == HS_TRACE_IRECV) {
+    if (e && (e->ev.kind == HS_TRACE_IRECV || e->ev.kind == HS_TRACE_IMRECV)) {
         e->ev.req = req;
         note_req(x, req);
     }
@@ -1887,6 +1914,66 @@ static OTF2_CallbackCode e_atomic(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64
     return rec_rc(x, &a_, ap_rma(&a_, e, w, remote, sent, got), "RmaAtomic", t);
 }
 
+static OTF2_CallbackCode rma_sync_rec(ictx *x, OTF2_TimeStamp t, OTF2_RmaWinRef w,
+                                      uint32_t remote, const char *what)
+{
+    iev *e = owner(x);
+    if (!e)
+        return CB_OK(x);
+    ACTX(x);
+    return rec_rc(x, &a_, ap_rma_sync(&a_, e, w, remote), what, t);
+}
+
+static OTF2_CallbackCode e_rma_coll_end(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos,
+                                        void *u, OTF2_AttributeList *al, OTF2_CollectiveOp op,
+                                        OTF2_RmaSyncLevel lvl, OTF2_RmaWinRef w, uint32_t root,
+                                        uint64_t sent, uint64_t got)
+{
+    (void)loc; (void)pos; (void)al; (void)op; (void)lvl; (void)root; (void)sent; (void)got;
+    return rma_sync_rec(u, t, w, OTF2_UNDEFINED_UINT32, "RmaCollectiveEnd");
+}
+
+static OTF2_CallbackCode e_rma_coll_begin(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos,
+                                          void *u, OTF2_AttributeList *al)
+{
+    (void)loc; (void)pos; (void)al; (void)t;
+    owner(u);
+    return CB_OK((ictx *)u);
+}
+
+static OTF2_CallbackCode e_rma_lock(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos,
+                                    void *u, OTF2_AttributeList *al, OTF2_RmaWinRef w,
+                                    uint32_t remote, uint64_t id, OTF2_LockType type)
+{
+    (void)loc; (void)pos; (void)al; (void)id; (void)type;
+    return rma_sync_rec(u, t, w, remote, "RmaRequestLock");
+}
+
+static OTF2_CallbackCode e_rma_release(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos,
+                                       void *u, OTF2_AttributeList *al, OTF2_RmaWinRef w,
+                                       uint32_t remote, uint64_t id)
+{
+    (void)loc; (void)pos; (void)al; (void)id;
+    return rma_sync_rec(u, t, w, remote, "RmaReleaseLock");
+}
+
+static OTF2_CallbackCode e_rma_sync(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos,
+                                    void *u, OTF2_AttributeList *al, OTF2_RmaWinRef w,
+                                    uint32_t remote, OTF2_RmaSyncType type)
+{
+    (void)loc; (void)pos; (void)al; (void)type;
+    return rma_sync_rec(u, t, w, remote, "RmaSync");
+}
+
+static OTF2_CallbackCode e_rma_group_sync(OTF2_LocationRef loc, OTF2_TimeStamp t,
+                                          uint64_t pos, void *u, OTF2_AttributeList *al,
+                                          OTF2_RmaSyncLevel lvl, OTF2_RmaWinRef w,
+                                          OTF2_GroupRef g)
+{
+    (void)loc; (void)pos; (void)al; (void)lvl; (void)g;
+    return rma_sync_rec(u, t, w, OTF2_UNDEFINED_UINT32, "RmaGroupSync");
+}
+
 static int cmp_iev(const void *a, const void *b)
 {
     const iev *x = a, *y = b;
@@ -2040,6 +2127,14 @@ static int import_rank(ictx *x, OTF2_Reader *rd, const char *dir, size_t *li)
         OTF2_EvtReaderCallbacks_SetRmaPutCallback(cb, e_put);
         OTF2_EvtReaderCallbacks_SetRmaGetCallback(cb, e_get);
         OTF2_EvtReaderCallbacks_SetRmaAtomicCallback(cb, e_atomic);
+        OTF2_EvtReaderCallbacks_SetRmaCollectiveBeginCallback(cb, e_rma_coll_begin);
+        OTF2_EvtReaderCallbacks_SetRmaCollectiveEndCallback(cb, e_rma_coll_end);
+        OTF2_EvtReaderCallbacks_SetRmaRequestLockCallback(cb, e_rma_lock);
+        OTF2_EvtReaderCallbacks_SetRmaAcquireLockCallback(cb, e_rma_lock);
+        OTF2_EvtReaderCallbacks_SetRmaTryLockCallback(cb, e_rma_lock);
+        OTF2_EvtReaderCallbacks_SetRmaReleaseLockCallback(cb, e_rma_release);
+        OTF2_EvtReaderCallbacks_SetRmaSyncCallback(cb, e_rma_sync);
+        OTF2_EvtReaderCallbacks_SetRmaGroupSyncCallback(cb, e_rma_group_sync);
         OTF2_Reader_RegisterEvtCallbacks(rd, er, cb, x);
         OTF2_EvtReaderCallbacks_Delete(cb);
         uint64_t n = 0;
@@ -2243,8 +2338,8 @@ static int check_anchor(const char *path, hs_error *err)
     return 0;
 }
 
-int hs_trace_import_otf2(const char *archive, const char *dir, hs_otf2_report *rep,
-                         hs_error *err)
+int hs_trace_import_otf2(const char *archive, const char *dir, unsigned flags,
+                         hs_otf2_report *rep, hs_error *err)
 {
     hs_otf2_report dummy;
     if (!rep)
@@ -2281,8 +2376,9 @@ int hs_trace_import_otf2(const char *archive, const char *dir, hs_otf2_report *r
     OTF2_Reader_GetVersion(rd, &vmaj, &vmin, &vbug);
     OTF2_Reader_SetSerialCollectiveCallbacks(rd);
     char *fmt = prop(rd, PROP_FORMAT);
-    x->hopscope = fmt && strcmp(fmt, "1") == 0;
-    rep->hopscope_archive = x->hopscope;
+    rep->hopscope_archive = fmt && strcmp(fmt, "1") == 0;
+    /* plain: read as any OTF2 reader would, none of what hopscope added */
+    x->hopscope = rep->hopscope_archive && !(flags & HS_OTF2_PLAIN);
     free(fmt);
 
     OTF2_GlobalDefReader *gd = OTF2_Reader_GetGlobalDefReader(rd);
@@ -2686,7 +2782,8 @@ static int export_event(xctx *x, OTF2_EvtWriter *w, uint64_t *nrec, uint32_t me,
 
     /* records, in time order, buffered as calls made after the Enter */
     enum { R_NONE, R_SEND, R_ISEND, R_RECV_END, R_IRECVREQ, R_COLL, R_NBCREQ, R_COMM_CREATE,
-           R_COMM_DESTROY, R_WIN_CREATE, R_WIN_DESTROY, R_PUT, R_GET, R_ATOMIC };
+           R_COMM_DESTROY, R_WIN_CREATE, R_WIN_DESTROY, R_PUT, R_GET, R_ATOMIC, R_FENCE,
+           R_LOCK, R_UNLOCK, R_SYNC };
     int first = R_NONE, second = R_NONE;
     if ((is_send_kind(k) || is_sendrecv_kind(k)) && lpeer >= 0 && ev->tag >= 0) {
         first = (k >= HS_TRACE_ISEND && k <= HS_TRACE_IRSEND) && ev->req ? R_ISEND : R_SEND;
@@ -2705,6 +2802,23 @@ static int export_event(xctx *x, OTF2_EvtWriter *w, uint64_t *nrec, uint32_t me,
         first = R_IRECVREQ;
         p.ev.req = ev->req;
         force |= (1u << A_COMM) | (1u << A_PEER2) | (1u << A_TAG2) | (1u << A_BYTES2);
+    }
+    if (k == HS_TRACE_IMRECV && ev->req) {
+        first = R_IRECVREQ;
+        p.ev.req = ev->req;
+    }
+    uint32_t sremote = OTF2_UNDEFINED_UINT32;   /* target of a window synchronisation */
+    if (hs_trace_kind_class(k) == HS_TRACE_CLASS_RMA && k >= HS_TRACE_WIN_FENCE &&
+        wref != OTF2_UNDEFINED_RMA_WIN) {
+        if (rma_sync_has_peer(k) && ev->peer >= 0) {
+            const mcomm *wc = comm_of(&x->m, win_of(&x->m, (uint32_t)wref)->comm);
+            int32_t l = wc ? to_local(wc, me, ev->peer) : -1;
+            if (l >= 0)
+                sremote = (uint32_t)l;
+        }
+        if (!ap_rma_sync(&a, &p, (uint32_t)wref, sremote))
+            first = k == HS_TRACE_WIN_FENCE ? R_FENCE : k == HS_TRACE_WIN_LOCK ? R_LOCK
+                  : k == HS_TRACE_WIN_UNLOCK ? R_UNLOCK : R_SYNC;
     }
     int op = coll ? coll_op(base) : -1;
     int32_t lroot = -1;
@@ -2887,6 +3001,20 @@ static int export_event(xctx *x, OTF2_EvtWriter *w, uint64_t *nrec, uint32_t me,
     case R_COLL:
         ec |= OTF2_EvtWriter_MpiCollectiveBegin(w, NULL, t0);
         break;
+    case R_FENCE:
+        ec |= OTF2_EvtWriter_RmaCollectiveBegin(w, NULL, t0);
+        break;
+    case R_LOCK:
+        ec |= OTF2_EvtWriter_RmaRequestLock(w, NULL, t0, (OTF2_RmaWinRef)wref, sremote, 0,
+                                            OTF2_LOCK_EXCLUSIVE);
+        break;
+    case R_UNLOCK:
+        ec |= OTF2_EvtWriter_RmaReleaseLock(w, NULL, t0, (OTF2_RmaWinRef)wref, sremote, 0);
+        break;
+    case R_SYNC:
+        ec |= OTF2_EvtWriter_RmaSync(w, NULL, t0, (OTF2_RmaWinRef)wref, sremote,
+                                     OTF2_RMA_SYNC_TYPE_MEMORY);
+        break;
     case R_COMM_DESTROY:
         ec |= OTF2_EvtWriter_CommDestroy(w, NULL, t0, (OTF2_CommRef)cref);
         break;
@@ -2915,6 +3043,13 @@ static int export_event(xctx *x, OTF2_EvtWriter *w, uint64_t *nrec, uint32_t me,
     }
     if (first != R_NONE)
         (*nrec)++;
+    if (first == R_FENCE) {
+        ec |= OTF2_EvtWriter_RmaCollectiveEnd(w, NULL, t1, OTF2_COLLECTIVE_OP_BARRIER,
+                                              OTF2_RMA_SYNC_LEVEL_PROCESS |
+                                                  OTF2_RMA_SYNC_LEVEL_MEMORY,
+                                              (OTF2_RmaWinRef)wref, OTF2_UNDEFINED_UINT32, 0, 0);
+        (*nrec)++;
+    }
     if (first == R_WIN_CREATE) {
         ec |= OTF2_EvtWriter_RmaWinCreate(w, NULL, t1, (OTF2_RmaWinRef)wref);
         (*nrec)++;

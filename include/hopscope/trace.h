@@ -396,8 +396,11 @@ typedef struct hs_otf2_report {
  * holding traces.otf2) and writes the trace directory DIR.  rep (may be
  * NULL) says what was read.  HS_ENOENT, HS_EFORMAT (with the location and
  * the reason), HS_ERANGE, HS_ENOMEM, HS_EIO, HS_ENOTSUP. */
-int hs_trace_import_otf2(const char *archive, const char *dir, hs_otf2_report *rep,
-                         hs_error *err);
+int hs_trace_import_otf2(const char *archive, const char *dir, unsigned flags,
+                         hs_otf2_report *rep, hs_error *err);
+/* flags: read only what any OTF2 reader sees, ignoring the attributes and
+ * properties hopscope's export adds (what a Score-P archive would give). */
+#define HS_OTF2_PLAIN 1u
 /* Writes the trace directory DIR as the OTF2 archive ARCHIVE/traces.otf2
  * (ARCHIVE is created; an existing archive there is refused). */
 int hs_trace_export_otf2(const char *dir, const char *archive, hs_otf2_report *rep,
