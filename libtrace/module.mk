@@ -80,3 +80,7 @@ $(BUILD)/bench/mpi/$(1)/%: bench/mpi/%.c
 ALL_TARGETS += $(addprefix $(BUILD)/bench/mpi/$(1)/,$(BENCH_MPI_NAMES))
 endef
 $(foreach m,$(HS_MPIS_FOUND),$(eval $(call HS_MPI_BENCH,$(m))))
+
+# The Score-P-shaped OTF2 archive writer of tests/integration/otf2.sh (prints
+# "skip" and exits 77 when built without OTF2).
+TEST_EXTRA += $(BUILD)/tests/helpers/otf2_scorep

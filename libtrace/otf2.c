@@ -72,6 +72,10 @@ int hs_trace_export_otf2(const char *dir, const char *archive, hs_otf2_report *r
  * the OTF2 reference plus this, so that none is 0 (none), 1 (world) or
  * 2 (self). */
 #define ID_BASE 16u
+/* Request ids: 0 is a request in OTF2 (Score-P numbers them from 0) and
+ * "none" in hopscope, so hopscope's are OTF2's plus one. */
+#define HS_REQ(otf2_id) ((otf2_id) + 1)
+#define OTF2_REQ(hs_id) ((hs_id) - 1)
 
 /* ---- small containers ------------------------------------------------------ */
 
@@ -172,8 +176,10 @@ static OTF2_ErrorCode otf2_error_cb(void *ud, const char *file, uint64_t line,
     char m[400] = "";
     if (fmt)
         vsnprintf(m, sizeof m, fmt, va);
-    snprintf(otf2_msg, sizeof otf2_msg, "%s%s%s", OTF2_Error_GetName(code), m[0] ? ": " : "",
-             m);
+    const char *name = OTF2_Error_GetName(code);
+    if (!name || (name[0] >= '0' && name[0] <= '9'))   /* not one of OTF2's codes */
+        name = "";
+    snprintf(otf2_msg, sizeof otf2_msg, "%s%s%s", name, name[0] && m[0] ? ": " : "", m);
     return code;
 }
 static void otf2_quiet(void)
@@ -1640,7 +1646,8 @@ static OTF2_CallbackCode e_isend(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_
     if (!e)
         return CB_OK(x);
     ACTX(x);
-    return rec_rc(x, &a_, ap_send(&a_, e, dst, c, tag, len, &req), "MpiIsend", t);
+    uint64_t hreq = HS_REQ(req);
+    return rec_rc(x, &a_, ap_send(&a_, e, dst, c, tag, len, &hreq), "MpiIsend", t);
 }
 
 static OTF2_CallbackCode e_recv(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *u,
@@ -1672,8 +1679,8 @@ static OTF2_CallbackCode e_irecv_req(OTF2_LocationRef loc, OTF2_TimeStamp t, uin
     (void)loc; (void)al; (void)t;
     iev *e = owner(x);
     if (e && (e->ev.kind == HS_TRACE_IRECV || e->ev.kind == HS_TRACE_IMRECV)) {
-        e->ev.req = req;
-        note_req(x, req);
+        e->ev.req = HS_REQ(req);
+        note_req(x, HS_REQ(req));
     }
     return CB_OK(x);
 }
@@ -1687,8 +1694,8 @@ static OTF2_CallbackCode e_nbc_req(OTF2_LocationRef loc, OTF2_TimeStamp t, uint6
     iev *e = owner(x);
     int base;
     if (e && hs_trace_kind_is_coll(e->ev.kind, &base) && e->ev.kind != base) {
-        e->ev.req = req;
-        note_req(x, req);
+        e->ev.req = HS_REQ(req);
+        note_req(x, HS_REQ(req));
     }
     return CB_OK(x);
 }
@@ -1733,11 +1740,11 @@ static OTF2_CallbackCode e_irecv(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_
         rc = refuse(&a_, "message tag %u beyond MPI's range", tag);
     if (rc)
         return rec_rc(x, &a_, rc, "MpiIrecv", t);
-    if (add_compl(e, req, HS_TRACE_C_STATUS, w, (int32_t)tag, len))
+    if (add_compl(e, HS_REQ(req), HS_TRACE_C_STATUS, w, (int32_t)tag, len))
         return rec_rc(x, &a_, HS_ENOMEM, "", t);
     /* What the Irecv was posted with is not recorded: say it was posted for
      * what it matched, unless the archive says otherwise. */
-    iev *s = started(x, req, 1);
+    iev *s = started(x, HS_REQ(req), 1);
     if (s) {
         if (!(s->aset & (1u << A_COMM))) { s->ev.comm = cm->id; s->cref = c; }
         if (!(s->aset & (1u << A_PEER2))) s->ev.peer2 = w;
@@ -1754,7 +1761,7 @@ static OTF2_CallbackCode e_isend_done(OTF2_LocationRef loc, OTF2_TimeStamp t, ui
     ictx *x = u;
     (void)loc; (void)al; (void)t;
     iev *e = owner(x);
-    if (e && is_completion(e) && add_compl(e, req, 0, 0, 0, 0))
+    if (e && is_completion(e) && add_compl(e, HS_REQ(req), 0, 0, 0, 0))
         ifail(x, HS_ENOMEM, "out of memory");
     return CB_OK(x);
 }
@@ -1766,7 +1773,7 @@ static OTF2_CallbackCode e_cancelled(OTF2_LocationRef loc, OTF2_TimeStamp t, uin
     ictx *x = u;
     (void)loc; (void)al; (void)t;
     iev *e = owner(x);
-    if (e && is_completion(e) && add_compl(e, req, HS_TRACE_C_CANCELLED, 0, 0, 0))
+    if (e && is_completion(e) && add_compl(e, HS_REQ(req), HS_TRACE_C_CANCELLED, 0, 0, 0))
         ifail(x, HS_ENOMEM, "out of memory");
     return CB_OK(x);
 }
@@ -1816,13 +1823,13 @@ static OTF2_CallbackCode e_nbc_done(OTF2_LocationRef loc, OTF2_TimeStamp t, uint
     iev *e = owner(x);
     if (!e || !is_completion(e))
         return CB_OK(x);
-    if (add_compl(e, req, 0, 0, 0, 0)) {
+    if (add_compl(e, HS_REQ(req), 0, 0, 0, 0)) {
         ifail(x, HS_ENOMEM, "out of memory");
         return CB_OK(x);
     }
     /* OTF2 says what a nonblocking collective moved when it completes; hopscope
      * says it on the call that started it. */
-    iev *s = started(x, req, 2);
+    iev *s = started(x, HS_REQ(req), 2);
     if (!s)
         return CB_OK(x);
     ACTX(x);
@@ -2374,6 +2381,14 @@ int hs_trace_import_otf2(const char *archive, const char *dir, unsigned flags,
     x->cur = -1;
     uint8_t vmaj = 0, vmin = 0, vbug = 0;
     OTF2_Reader_GetVersion(rd, &vmaj, &vmin, &vbug);
+    /* The library opens archives of later versions without a word: refuse
+     * them here rather than misread them. */
+    if (vmaj > OTF2_VERSION_MAJOR) {
+        rc = ifail(x, HS_EVERSION, "written by OTF2 %u.%u.%u; this hopscope's OTF2 library "
+                   "(%d.%d) reads archives up to version %d.x", vmaj, vmin, vbug,
+                   OTF2_VERSION_MAJOR, OTF2_VERSION_MINOR, OTF2_VERSION_MAJOR);
+        goto out;
+    }
     OTF2_Reader_SetSerialCollectiveCallbacks(rd);
     char *fmt = prop(rd, PROP_FORMAT);
     rep->hopscope_archive = fmt && strcmp(fmt, "1") == 0;
@@ -2986,15 +3001,15 @@ static int export_event(xctx *x, OTF2_EvtWriter *w, uint64_t *nrec, uint32_t me,
         break;
     case R_ISEND:
         ec |= OTF2_EvtWriter_MpiIsend(w, NULL, t0, (uint32_t)lpeer, (OTF2_CommRef)cref,
-                                      (uint32_t)ev->tag, ev->bytes, ev->req);
+                                      (uint32_t)ev->tag, ev->bytes, OTF2_REQ(ev->req));
         rc = note_xreq(x, ev->req, (xreq){ 1, (uint32_t)cref, 0, 0, 0, 0 });
         break;
     case R_IRECVREQ:
-        ec |= OTF2_EvtWriter_MpiIrecvRequest(w, NULL, t0, ev->req);
+        ec |= OTF2_EvtWriter_MpiIrecvRequest(w, NULL, t0, OTF2_REQ(ev->req));
         rc = note_xreq(x, ev->req, (xreq){ 2, (uint32_t)cref, 0, 0, 0, 0 });
         break;
     case R_NBCREQ:
-        ec |= OTF2_EvtWriter_NonBlockingCollectiveRequest(w, NULL, t0, ev->req);
+        ec |= OTF2_EvtWriter_NonBlockingCollectiveRequest(w, NULL, t0, OTF2_REQ(ev->req));
         rc = note_xreq(x, ev->req, (xreq){ 3, (uint32_t)cref, op, lroot, ev->bytes,
                                            ev->bytes2 });
         break;
@@ -3062,17 +3077,18 @@ static int export_event(xctx *x, OTF2_EvtWriter *w, uint64_t *nrec, uint32_t me,
         case 1: {
             const mcomm *qc = comm_of(&x->m, qq->cref);
             ec |= OTF2_EvtWriter_MpiIrecv(w, NULL, t1, (uint32_t)to_local(qc, me, c->src),
-                                          qq->cref, (uint32_t)c->tag, c->bytes, c->req);
+                                          qq->cref, (uint32_t)c->tag, c->bytes,
+                                          OTF2_REQ(c->req));
             break;
         }
-        case 2: ec |= OTF2_EvtWriter_MpiIsendComplete(w, NULL, t1, c->req); break;
+        case 2: ec |= OTF2_EvtWriter_MpiIsendComplete(w, NULL, t1, OTF2_REQ(c->req)); break;
         case 3:
             ec |= OTF2_EvtWriter_NonBlockingCollectiveComplete(
                 w, NULL, t1, (OTF2_CollectiveOp)qq->op, qq->cref,
                 qq->root >= 0 ? (uint32_t)qq->root : OTF2_UNDEFINED_UINT32, qq->bytes,
-                qq->bytes2, c->req);
+                qq->bytes2, OTF2_REQ(c->req));
             break;
-        case 4: ec |= OTF2_EvtWriter_MpiRequestCancelled(w, NULL, t1, c->req); break;
+        case 4: ec |= OTF2_EvtWriter_MpiRequestCancelled(w, NULL, t1, OTF2_REQ(c->req)); break;
         default: continue;
         }
         (*nrec)++;
