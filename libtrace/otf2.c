@@ -2705,6 +2705,10 @@ static int scan(xctx *x, hs_trace *t)
     }
     if (first)
         x->tmin = x->tmax = 0;
+    /* Ticks count from the earlier of the first event and the epoch, so that
+     * both are ticks (unsigned) and the epoch's tick is a property. */
+    if (x->tmin > 0)
+        x->tmin = 0;
     return x->rc;
 }
 

@@ -16,6 +16,9 @@
  *   analysis  an analysis.json: hs_viz_parse, then hs_viz_render in memory
  *   rundir    a run directory: one of its files (tables, binary files,
  *             manifest.json, app.json) mutated, then hs_analyze_run
+ *   otf2      an OTF2 archive directory (traces.otf2, traces.def, traces/):
+ *             one of its files mutated, then hs_trace_import_otf2 and, when
+ *             it accepts, the trace readers as for `trace` (needs OTF2)
  * Each mutant is written to WORKDIR/cur (a file or a copy of the directory)
  * before the readers run, so when a sanitizer aborts the process the input
  * that did it is left there (tests/fuzz/run.sh keeps it).  The same
@@ -37,8 +40,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Seconds one mutant may take before it counts as a hang. */
+/* Seconds one mutant may take before it counts as a hang.  The OTF2 library
+ * sizes memory from counts in the anchor file before it checks them: a
+ * mutated count makes it allocate and clear gigabytes (about 30 s on a
+ * loaded machine, under ASan longer) before it rejects the archive; that is
+ * slow, not a hang (docs/formats.md, "OTF2 archives"). */
 #define HANG_SECONDS 20
+#define HANG_SECONDS_OTF2 120
 #define MAX_FILES 64
 #define MAX_FILE_BYTES (64u << 20)
 
@@ -343,7 +351,9 @@ static void mutate_rank_file(buf *f)
     free(pay.p);
 }
 
-static int read_trace(const char *dir)
+/* Reads every rank, computes stats and check; with replay, replays what
+ * read cleanly. */
+static int read_trace_opt(const char *dir, int replay)
 {
     hs_trace *t;
     hs_error e;
@@ -373,7 +383,7 @@ static int read_trace(const char *dir)
     uint64_t problems;
     hs_trace_check(t, NULL, 0, &problems, &e);
     hs_trace_close(t);
-    if (rc < 0)
+    if (rc < 0 || !replay)
         return rc;
     /* the replay of what read cleanly: it must end (deadlock or done) */
     hs_replay_params p;
@@ -385,6 +395,11 @@ static int read_trace(const char *dir)
     rc = hs_replay_run(&p, &res, &e);
     hs_replay_result_free(&res);
     return rc;
+}
+
+static int read_trace(const char *dir)
+{
+    return read_trace_opt(dir, 1);
 }
 
 /* ---- targets ------------------------------------------------------------------ */
@@ -437,6 +452,55 @@ static int run_file(const char *target, const char *path)
     exit(2);
 }
 
+/* An OTF2 archive: the top directory's files and those of traces/. */
+static void load_archive(const char *dir, dirfiles *top, dirfiles *sub)
+{
+    char p[4096];
+    load_dir(dir, top);
+    snprintf(p, sizeof p, "%s/traces", dir);
+    load_dir(p, sub);
+}
+
+static void write_archive(const char *dir, const dirfiles *top, const dirfiles *sub)
+{
+    char p[4096];
+    write_dir(dir, top);
+    snprintf(p, sizeof p, "%s/traces", dir);
+    write_dir(p, sub);
+}
+
+static int read_otf2(const char *archive, const char *work)
+{
+    char anchor[4096], out[4096], cmd[4200];
+    snprintf(anchor, sizeof anchor, "%s/traces.otf2", archive);
+    snprintf(out, sizeof out, "%s/imported", work);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", out);
+    if (system(cmd) != 0)
+        die("rm");
+    hs_error e;
+    int rc = hs_trace_import_otf2(anchor, out, 0, NULL, &e);
+    if (rc == HS_ENOTSUP) {
+        fprintf(stderr, "hs_fuzz: %s\n", e.msg);
+        exit(2);
+    }
+    /* Not replayed: an imported message of 2^64-1 bytes (a mutated MpiIsend
+     * length) is a valid trace that the replay takes hours over; the trace
+     * target fuzzes the replay itself. */
+    return rc ? rc : read_trace_opt(out, 0);
+}
+
+static void copy_files(dirfiles *dst, const dirfiles *src)
+{
+    dst->n = src->n;
+    for (size_t i = 0; i < src->n; i++) {
+        strcpy(dst->name[i], src->name[i]);
+        dst->data[i].n = 0;
+        reserve(&dst->data[i], src->data[i].n + 1);
+        memcpy(dst->data[i].p, src->data[i].p, src->data[i].n);
+        dst->data[i].n = src->data[i].n;
+    }
+}
+
 static void on_alarm(int sig)
 {
     (void)sig;
@@ -449,8 +513,8 @@ static void on_alarm(int sig)
 int main(int argc, char **argv)
 {
     if (argc != 6) {
-        fprintf(stderr, "usage: hs_fuzz trace|topo|phases|mapping|analysis|rundir SEED_INPUT "
-                        "WORKDIR ITERATIONS SEED\n");
+        fprintf(stderr, "usage: hs_fuzz trace|topo|phases|mapping|analysis|rundir|otf2 "
+                        "SEED_INPUT WORKDIR ITERATIONS SEED\n");
         return 2;
     }
     const char *target = argv[1], *input = argv[2], *work = argv[3];
@@ -465,16 +529,28 @@ int main(int argc, char **argv)
     if (hs__deflate_init(&zs, &zt, 1, 1))
         die("zlib");
     int dir_target = strcmp(target, "trace") == 0 || strcmp(target, "rundir") == 0;
-    static dirfiles seed, mut;
+    int otf2 = strcmp(target, "otf2") == 0;
+    static dirfiles seed, mut, seed2, mut2;
     buf one = { 0 }, m1 = { 0 };
-    if (dir_target)
+    if (otf2)
+        load_archive(input, &seed, &seed2);
+    else if (dir_target)
         load_dir(input, &seed);
     else if (slurp(input, &one))
         die(input);
     long ok = 0, rejected = 0;
     for (long it = 0; it < iters; it++) {
         int rc;
-        if (dir_target) {
+        if (otf2) {
+            copy_files(&mut, &seed);
+            copy_files(&mut2, &seed2);
+            size_t k = rndn(mut.n + mut2.n);
+            mutate(k < mut.n ? &mut.data[k] : &mut2.data[k - mut.n]);
+            write_archive(cur, &mut, &mut2);
+            alarm(HANG_SECONDS_OTF2);
+            rc = read_otf2(cur, work);
+            alarm(0);
+        } else if (dir_target) {
             mut.n = seed.n;
             for (size_t i = 0; i < seed.n; i++) {
                 strcpy(mut.name[i], seed.name[i]);
@@ -522,6 +598,8 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < MAX_FILES; i++) {
         free(seed.data[i].p);
         free(mut.data[i].p);
+        free(seed2.data[i].p);
+        free(mut2.data[i].p);
     }
     free(one.p);
     free(m1.p);
