@@ -363,6 +363,7 @@ typedef struct iev {
     hs_trace_event ev;
     uint32_t aset;          /* S_* set by attributes (win over records) */
     uint32_t seq;           /* order within the rank's reading, for a stable sort */
+    int was_start;          /* an MPI_Start/Startall (see start_target) */
     uint32_t cref, cref2, wref; /* OTF2 references of comm, parent, window (or UNDEF) */
     /* attribute values read at the Enter, applied at the Leave (after the
      * records, which they override) */
@@ -1577,6 +1578,7 @@ static OTF2_CallbackCode e_enter(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_
         e->ev.tag = r->ctor;
     if (r->large)
         e->ev.flags |= HS_TRACE_F_LARGE;
+    e->was_start = r->kind == HS_TRACE_START || r->kind == HS_TRACE_STARTALL;
     x->cur = (int64_t)x->nev++;
     x->depth = 0;
     read_attrs(x, e, al);
@@ -1604,6 +1606,9 @@ static OTF2_CallbackCode e_leave(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_
         return OTF2_CALLBACK_INTERRUPT;
     }
     e->ev.t_end = ns;
+    /* the further requests of a Startall (start_target) end with it */
+    for (size_t i = (size_t)x->cur + 1; i < x->nev; i++)
+        x->ev[i].ev.t_end = ns;
     x->cur = -1;
     apply_attrs(x, e);
     return CB_OK(x);
@@ -1635,6 +1640,34 @@ static OTF2_CallbackCode e_send(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t
     return rec_rc(x, &a_, ap_send(&a_, e, dst, c, tag, len, NULL), "MpiSend", t);
 }
 
+/* Score-P writes nothing at MPI_Send_init/MPI_Recv_init and an MpiIsend or
+ * MpiIrecvRequest at each MPI_Start: such a start becomes the isend or irecv
+ * it amounts to (so its message is counted and replayed), a further request
+ * of a Startall an event of its own at the same time.  Returns the event
+ * the record applies to (NULL: out of memory). */
+static iev *start_target(ictx *x, int kind)
+{
+    iev *e = cur_ev(x);
+    if (!e || !e->was_start)
+        return e;
+    if (e->ev.kind == HS_TRACE_START || e->ev.kind == HS_TRACE_STARTALL) {
+        e->ev.kind = (uint16_t)kind;
+        return e;
+    }
+    if (grow(&x->ev, &x->evcap, x->nev, sizeof *x->ev)) {
+        ifail(x, HS_ENOMEM, "out of memory");
+        return NULL;
+    }
+    e = cur_ev(x);
+    iev *s = &x->ev[x->nev++];
+    iev_init(s, kind);
+    s->seq = (uint32_t)x->seq++;
+    s->was_start = 1;
+    s->ev.thread = e->ev.thread;
+    s->ev.t_start = s->ev.t_end = e->ev.t_start;
+    return s;
+}
+
 static OTF2_CallbackCode e_isend(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *u,
                                  OTF2_AttributeList *al, uint32_t dst, OTF2_CommRef c,
                                  uint32_t tag, uint64_t len, uint64_t req)
@@ -1643,6 +1676,8 @@ static OTF2_CallbackCode e_isend(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_
     ictx *x = u;
     (void)loc; (void)al;
     iev *e = owner(x);
+    if (e && e->was_start)
+        e = start_target(x, HS_TRACE_ISEND);
     if (!e)
         return CB_OK(x);
     ACTX(x);
@@ -1664,10 +1699,10 @@ static OTF2_CallbackCode e_recv(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t
     return rec_rc(x, &a_, ap_recv(&a_, e, src, c, tag, len), "MpiRecv", t);
 }
 
-/* Remembers which event started request req (for completions to patch). */
-static void note_req(ictx *x, uint64_t req)
+/* Remembers that event e started request req (for completions to patch). */
+static void note_req(ictx *x, const iev *e, uint64_t req)
 {
-    if (umap_put(&x->reqs, req, (uint64_t)x->cur))
+    if (umap_put(&x->reqs, req, (uint64_t)(e - x->ev)))
         ifail(x, HS_ENOMEM, "out of memory");
 }
 
@@ -1678,9 +1713,11 @@ static OTF2_CallbackCode e_irecv_req(OTF2_LocationRef loc, OTF2_TimeStamp t, uin
     ictx *x = u;
     (void)loc; (void)al; (void)t;
     iev *e = owner(x);
+    if (e && e->was_start)
+        e = start_target(x, HS_TRACE_IRECV);
     if (e && (e->ev.kind == HS_TRACE_IRECV || e->ev.kind == HS_TRACE_IMRECV)) {
         e->ev.req = HS_REQ(req);
-        note_req(x, HS_REQ(req));
+        note_req(x, e, HS_REQ(req));
     }
     return CB_OK(x);
 }
@@ -1695,7 +1732,7 @@ static OTF2_CallbackCode e_nbc_req(OTF2_LocationRef loc, OTF2_TimeStamp t, uint6
     int base;
     if (e && hs_trace_kind_is_coll(e->ev.kind, &base) && e->ev.kind != base) {
         e->ev.req = HS_REQ(req);
-        note_req(x, HS_REQ(req));
+        note_req(x, e, HS_REQ(req));
     }
     return CB_OK(x);
 }

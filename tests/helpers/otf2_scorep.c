@@ -31,7 +31,12 @@
  *   no-mpi     no COMM_LOCATIONS group (not an MPI trace)
  *   bad-group  the split group names rank 6
  *   no-clock   no clock properties
- *   cut        rank 3's last MPI call is entered and never left */
+ *   cut        rank 3's last MPI call is entered and never left
+ * and one that adds communication:
+ *   persist    after the Bcast, MPI_Send_init and MPI_Recv_init (no records,
+ *              as Score-P writes them), then twice MPI_Startall (an
+ *              MpiIrecvRequest from left and an MpiIsend of 512 bytes, tag
+ *              9, to right) and MPI_Waitall completing both */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,10 +59,10 @@ int main(void)
 enum { S_EMPTY, S_MACHINE, S_NODE, S_HOSTA, S_HOSTB, S_LINUX, S_MASTER, S_THREAD1, S_MPI,
        S_WORLD, S_SELF, S_EVEN, S_ODD, S_RANK0, S_R_MAIN = S_RANK0 + P, S_R_COMPUTE,
        S_R_INIT, S_R_FINALIZE, S_R_IRECV, S_R_ISEND, S_R_WAITALL, S_R_ALLREDUCE, S_R_SPLIT,
-       S_R_SEND, S_R_RECV, S_R_BCAST, S_R_RANK, S_N };
+       S_R_SEND, S_R_RECV, S_R_BCAST, S_R_RANK, S_R_SINIT, S_R_RINIT, S_R_STARTALL, S_N };
 
 enum { R_MAIN, R_COMPUTE, R_INIT, R_FINALIZE, R_IRECV, R_ISEND, R_WAITALL, R_ALLREDUCE,
-       R_SPLIT, R_SEND, R_RECV, R_BCAST, R_COMMRANK };
+       R_SPLIT, R_SEND, R_RECV, R_BCAST, R_COMMRANK, R_SINIT, R_RINIT, R_STARTALL };
 enum { C_WORLD, C_SELF, C_EVEN, C_ODD };
 enum { G_LOCS, G_WORLD, G_SELF, G_EVEN, G_ODD };
 
@@ -104,7 +109,8 @@ static OTF2_TimeStamp now(const loc *l) { return OFFSET + l->t; }
 int main(int argc, char **argv)
 {
     if (argc < 2 || argc > 3) {
-        fprintf(stderr, "usage: otf2_scorep DIR [bad-peer|no-mpi|bad-group|no-clock|cut]\n");
+        fprintf(stderr, "usage: otf2_scorep DIR [bad-peer|no-mpi|bad-group|no-clock|cut|"
+                        "persist]\n");
         return 2;
     }
     const char *v = argc == 3 ? argv[2] : "";
@@ -195,6 +201,28 @@ int main(int argc, char **argv)
         l->n += 2;
         l->t -= CALL_TICKS;
         leave(l, R_BCAST);
+        if (strcmp(v, "persist") == 0) {
+            enter(l, R_SINIT);
+            leave(l, R_SINIT);
+            enter(l, R_RINIT);
+            leave(l, R_RINIT);
+            for (int i = 0; i < 2; i++) {
+                enter(l, R_STARTALL);
+                check(OTF2_EvtWriter_MpiIrecvRequest(l->w, NULL, now(l), 200), "irecv req");
+                check(OTF2_EvtWriter_MpiIsend(l->w, NULL, now(l), (uint32_t)right, C_WORLD, 9,
+                                              512, 201), "isend");
+                l->n += 2;
+                leave(l, R_STARTALL);
+                enter(l, R_WAITALL);
+                l->t += CALL_TICKS;
+                check(OTF2_EvtWriter_MpiIsendComplete(l->w, NULL, now(l), 201), "isend done");
+                check(OTF2_EvtWriter_MpiIrecv(l->w, NULL, now(l), (uint32_t)left, C_WORLD, 9,
+                                              512, 200), "irecv");
+                l->n += 2;
+                l->t -= CALL_TICKS;
+                leave(l, R_WAITALL);
+            }
+        }
         enter(l, R_COMMRANK);
         leave(l, R_COMMRANK);
         enter(l, R_FINALIZE);
@@ -239,6 +267,8 @@ int main(int argc, char **argv)
         [S_R_WAITALL] = "MPI_Waitall", [S_R_ALLREDUCE] = "MPI_Allreduce",
         [S_R_SPLIT] = "MPI_Comm_split", [S_R_SEND] = "MPI_Send", [S_R_RECV] = "MPI_Recv",
         [S_R_BCAST] = "MPI_Bcast", [S_R_RANK] = "MPI_Comm_rank",
+        [S_R_SINIT] = "MPI_Send_init", [S_R_RINIT] = "MPI_Recv_init",
+        [S_R_STARTALL] = "MPI_Startall",
     };
     for (int s = 0; s < S_N; s++)
         check(OTF2_GlobalDefWriter_WriteString(g, (OTF2_StringRef)s, str[s]), "string");
@@ -273,6 +303,9 @@ int main(int argc, char **argv)
         [R_RECV] = { S_R_RECV, OTF2_REGION_ROLE_POINT2POINT, OTF2_PARADIGM_MPI },
         [R_BCAST] = { S_R_BCAST, OTF2_REGION_ROLE_COLL_ONE2ALL, OTF2_PARADIGM_MPI },
         [R_COMMRANK] = { S_R_RANK, OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_MPI },
+        [R_SINIT] = { S_R_SINIT, OTF2_REGION_ROLE_POINT2POINT, OTF2_PARADIGM_MPI },
+        [R_RINIT] = { S_R_RINIT, OTF2_REGION_ROLE_POINT2POINT, OTF2_PARADIGM_MPI },
+        [R_STARTALL] = { S_R_STARTALL, OTF2_REGION_ROLE_POINT2POINT, OTF2_PARADIGM_MPI },
     };
     for (size_t i = 0; i < sizeof reg / sizeof reg[0]; i++)
         check(OTF2_GlobalDefWriter_WriteRegion(g, (OTF2_RegionRef)i, reg[i].name, reg[i].name,

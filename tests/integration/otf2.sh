@@ -72,6 +72,17 @@ t_grep "scorep: nodes from the system tree" '^node 1 hostB$' "$T/spt/manifest.tx
 t_grep "scorep: ranks 2 and 3 on hostB" '^rank 3 1 ' "$T/spt/manifest.txt"
 t_check "scorep: the imported trace replays" \
     "$HOPSCOPE" simulate --topo torus:2x2 -i "$T/spt" -o "$T/sprun" --quiet
+# Persistent requests as Score-P records them (nothing at the *_init, an
+# MpiIsend / MpiIrecvRequest at each start): twice 4 more messages of 512 B.
+"$SP" "$T/spp" persist >/dev/null 2>&1 || t_fail "otf2_scorep persist"
+"$HOPSCOPE" trace import otf2 "$T/spp/traces.otf2" -o "$T/sppt" >"$T/spp.out" 2>&1
+t_grep "persist: 100 events" '-> 100 events' "$T/spp.out"
+t_check "persist: trace check clean" "$HOPSCOPE" trace check "$T/sppt"
+"$HOPSCOPE" trace stats --json "$T/sppt" >"$T/sppt.json"
+t_eq "persist: the started sends are messages" "22 43008 22 43008" \
+    "$(lt_total sppt sent_messages) $(lt_total sppt sent_bytes) $(lt_total sppt recv_messages) $(lt_total sppt recv_bytes)"
+t_eq "persist: Startall becomes isend and irecv; inits kept" "20 20 4 4 0" \
+    "$(lt_calls sppt isend) $(lt_calls sppt irecv) $(lt_calls sppt send_init) $(lt_calls sppt recv_init) $(lt_calls sppt startall)"
 
 # ---- export -> import: same events ------------------------------------------
 # rt NAME TRACE: export, otf2-print, import, compare dump and stats

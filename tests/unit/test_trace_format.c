@@ -1242,6 +1242,7 @@ static void test_block_zlib_streams(void **state)
 
 /* ---- OTF2 export and import (libtrace/otf2.c) ---------------------------- */
 
+#if HS_HAVE_OTF2
 /* Every event of every rank of a and b is the same; returns the count. */
 static size_t assert_traces_equal(const char *a, const char *b)
 {
@@ -1274,6 +1275,7 @@ static size_t assert_traces_equal(const char *a, const char *b)
     hs_trace_close(tb);
     return total;
 }
+#endif
 
 /* The synthetic job (every kind, lists, ANY_SOURCE, cancelled and PROC_NULL
  * completions, a second thread, a communicator of one rank) exported to OTF2
