@@ -1324,10 +1324,14 @@ static int resolve(ictx *x)
         if (umap_put(&lgrank, l->group, r))
             rc = ifail(x, HS_ENOMEM, "out of memory");
     }
-    /* The other locations of a rank's process are its other threads. */
+    /* The other CPU-thread locations of a rank's process are its other
+     * threads (Score-P also puts per-process metric locations and GPU
+     * streams there: not threads of MPI calls). */
     for (size_t i = 0; i < x->nloc && !rc; i++) {
         uint64_t r;
-        if (x->locv[i].rank < 0 && umap_get(&lgrank, x->locv[i].group, &r))
+        if (x->locv[i].rank < 0 && umap_get(&lgrank, x->locv[i].group, &r) &&
+            (x->locv[i].type == OTF2_LOCATION_TYPE_CPU_THREAD ||
+             x->locv[i].type == OTF2_LOCATION_TYPE_UNKNOWN))
             x->locv[i].rank = (int32_t)r;
     }
     umap_free(&lgrank);

@@ -7,7 +7,8 @@
  * The definitions are laid out as Score-P lays them out: a system tree
  * (machine -> 2 nodes), one location group "MPI Rank r" per process under
  * its node, a master thread location per rank (and an OpenMP-like second
- * thread on rank 0, doing computation only), the MPI paradigm, a
+ * thread on rank 0, doing computation only, and a metric location on rank
+ * 1, which is not a thread), the MPI paradigm, a
  * COMM_LOCATIONS group of the ranks' master threads, COMM_GROUPs in world
  * ranks for MPI_COMM_WORLD and the two halves of an MPI_Comm_split, a
  * COMM_SELF group, regions named after the MPI calls with Score-P's roles,
@@ -55,11 +56,13 @@ int main(void)
 #define CALL_TICKS 2000
 #define OFFSET 1000000ull
 #define LOC_T1 (1ull << 32)   /* rank 0's second thread, as Score-P numbers it */
+#define LOC_METRIC ((2ull << 32) | 1)   /* rank 1's metric location */
 
 enum { S_EMPTY, S_MACHINE, S_NODE, S_HOSTA, S_HOSTB, S_LINUX, S_MASTER, S_THREAD1, S_MPI,
        S_WORLD, S_SELF, S_EVEN, S_ODD, S_RANK0, S_R_MAIN = S_RANK0 + P, S_R_COMPUTE,
        S_R_INIT, S_R_FINALIZE, S_R_IRECV, S_R_ISEND, S_R_WAITALL, S_R_ALLREDUCE, S_R_SPLIT,
-       S_R_SEND, S_R_RECV, S_R_BCAST, S_R_RANK, S_R_SINIT, S_R_RINIT, S_R_STARTALL, S_N };
+       S_R_SEND, S_R_RECV, S_R_BCAST, S_R_RANK, S_R_SINIT, S_R_RINIT, S_R_STARTALL, S_METRIC,
+       S_N };
 
 enum { R_MAIN, R_COMPUTE, R_INIT, R_FINALIZE, R_IRECV, R_ISEND, R_WAITALL, R_ALLREDUCE,
        R_SPLIT, R_SEND, R_RECV, R_BCAST, R_COMMRANK, R_SINIT, R_RINIT, R_STARTALL };
@@ -131,6 +134,7 @@ int main(int argc, char **argv)
     for (int r = 0; r < P; r++)
         L[r].w = OTF2_Archive_GetEvtWriter(ar, (uint64_t)r);
     L[P].w = OTF2_Archive_GetEvtWriter(ar, LOC_T1);
+    OTF2_EvtWriter *metric = OTF2_Archive_GetEvtWriter(ar, LOC_METRIC);
 
     for (int r = 0; r < P; r++) {
         loc *l = &L[r];
@@ -239,10 +243,12 @@ int main(int argc, char **argv)
 
     for (int r = 0; r <= P; r++)
         check(OTF2_Archive_CloseEvtWriter(ar, L[r].w), "close event writer");
+    check(OTF2_Archive_CloseEvtWriter(ar, metric), "close event writer");
     check(OTF2_Archive_CloseEvtFiles(ar), "close event files");
     check(OTF2_Archive_OpenDefFiles(ar), "open def files");
-    for (int r = 0; r <= P; r++) {
-        OTF2_DefWriter *dw = OTF2_Archive_GetDefWriter(ar, r < P ? (uint64_t)r : LOC_T1);
+    for (int r = 0; r <= P + 1; r++) {
+        OTF2_DefWriter *dw = OTF2_Archive_GetDefWriter(ar, r < P ? (uint64_t)r
+                                                       : r == P ? LOC_T1 : LOC_METRIC);
         check(OTF2_Archive_CloseDefWriter(ar, dw), "close def writer");
     }
     check(OTF2_Archive_CloseDefFiles(ar), "close def files");
@@ -268,7 +274,7 @@ int main(int argc, char **argv)
         [S_R_SPLIT] = "MPI_Comm_split", [S_R_SEND] = "MPI_Send", [S_R_RECV] = "MPI_Recv",
         [S_R_BCAST] = "MPI_Bcast", [S_R_RANK] = "MPI_Comm_rank",
         [S_R_SINIT] = "MPI_Send_init", [S_R_RINIT] = "MPI_Recv_init",
-        [S_R_STARTALL] = "MPI_Startall",
+        [S_R_STARTALL] = "MPI_Startall", [S_METRIC] = "per-process metrics",
     };
     for (int s = 0; s < S_N; s++)
         check(OTF2_GlobalDefWriter_WriteString(g, (OTF2_StringRef)s, str[s]), "string");
@@ -289,6 +295,9 @@ int main(int argc, char **argv)
               "location");
     check(OTF2_GlobalDefWriter_WriteLocation(g, LOC_T1, S_THREAD1, OTF2_LOCATION_TYPE_CPU_THREAD,
                                              L[P].n, 0), "location");
+    /* Score-P's per-process metric location (no events here): not a thread */
+    check(OTF2_GlobalDefWriter_WriteLocation(g, LOC_METRIC, S_METRIC,
+                                             OTF2_LOCATION_TYPE_METRIC, 0, 1), "location");
     static const struct { int name; OTF2_RegionRole role; OTF2_Paradigm par; } reg[] = {
         [R_MAIN] = { S_R_MAIN, OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_COMPILER },
         [R_COMPUTE] = { S_R_COMPUTE, OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_USER },
