@@ -1336,6 +1336,87 @@ static void test_otf2_roundtrip(void **state)
     free(dir);
 }
 
+#if HS_HAVE_OTF2
+/* An intercommunicator between {0,1} and {2,3} (ids differ per side as
+ * each side records its own local group first), a send across it and a
+ * rooted collective on it: through OTF2 and back unchanged, and the plain
+ * import (OTF2 records only) has the send's peer as a world rank. */
+static void test_otf2_intercomm(void **state)
+{
+    (void)state;
+    char *dir = mkdtemp_dir();
+    char job[600], ar[600], back[600], plain[600];
+    snprintf(job, sizeof job, "%s/job", dir);
+    snprintf(ar, sizeof ar, "%s/archive", dir);
+    snprintf(back, sizeof back, "%s/back", dir);
+    snprintf(plain, sizeof plain, "%s/plain", dir);
+    assert_int_equal(mkdir(job, 0755), 0);
+    write_manifest(job, 4, 2);
+    hs_error e;
+    const uint64_t IC = 0xabc0ull;
+    for (uint32_t r = 0; r < 4; r++) {
+        hs_trace_writer *w;
+        assert_int_equal(hs_trace_writer_open(&w, job, r, 4, &e), 0);
+        int32_t lo[2] = { 0, 1 }, hi[2] = { 2, 3 };
+        hs_trace_event ev;
+        hs_trace_event_init(&ev, HS_TRACE_COMM_CREATE);
+        ev.t_start = 100;
+        ev.t_end = 200;
+        ev.comm = IC;
+        ev.comm2 = HS_TRACE_COMM_WORLD;
+        ev.tag = HS_TRACE_CTOR_INTERCOMM_CREATE;
+        ev.members = r < 2 ? lo : hi;
+        ev.nmembers = 2;
+        ev.remote = r < 2 ? hi : lo;
+        ev.nremote = 2;
+        if (hs_trace_writer_event(w, &ev, &e))
+            fail_msg("%s", e.msg);
+        hs_trace_event_init(&ev, r < 2 ? HS_TRACE_SEND : HS_TRACE_RECV);
+        ev.t_start = 300;
+        ev.t_end = 400;
+        ev.comm = IC;
+        ev.peer = (int32_t)((r + 2) % 4);   /* world rank across */
+        ev.tag = 5;
+        ev.bytes = 64;
+        if (r >= 2) {
+            ev.peer2 = ev.peer;
+            ev.tag2 = 5;
+            ev.bytes2 = 64;
+        }
+        assert_int_equal(hs_trace_writer_event(w, &ev, &e), 0);
+        assert_int_equal(hs_trace_writer_close(w, &e), 0);
+    }
+    if (hs_trace_export_otf2(job, ar, NULL, &e))
+        fail_msg("export: %s", e.msg);
+    if (hs_trace_import_otf2(ar, back, 0, NULL, &e))
+        fail_msg("import: %s", e.msg);
+    assert_true(assert_traces_equal(job, back) == 8);
+    if (hs_trace_import_otf2(ar, plain, HS_OTF2_PLAIN, NULL, &e))
+        fail_msg("plain import: %s", e.msg);
+    hs_trace *t;
+    assert_int_equal(hs_trace_open(plain, &t, &e), 0);
+    for (uint32_t r = 0; r < 4; r++) {
+        hs_trace_cursor *c;
+        hs_trace_event ev;
+        assert_int_equal(hs_trace_cursor_open(t, r, &c, &e), 0);
+        assert_int_equal(hs_trace_next(c, &ev, &e), 1);
+        assert_int_equal(ev.kind, HS_TRACE_COMM_CREATE);
+        assert_int_equal(ev.nmembers, 2);
+        assert_int_equal(ev.members[0], r < 2 ? 0 : 2);
+        assert_int_equal(ev.nremote, 2);
+        assert_int_equal(ev.remote[0], r < 2 ? 2 : 0);
+        assert_int_equal(hs_trace_next(c, &ev, &e), 1);
+        assert_int_equal(ev.kind, r < 2 ? HS_TRACE_SEND : HS_TRACE_RECV);
+        assert_int_equal(ev.peer, (int32_t)((r + 2) % 4));
+        assert_true(ev.bytes == 64);
+        hs_trace_cursor_close(c);
+    }
+    hs_trace_close(t);
+    rm_rf(dir);
+    free(dir);
+}
+#endif
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1348,6 +1429,9 @@ int main(void)
         cmocka_unit_test(test_manifest_errors),
         cmocka_unit_test(test_roundtrip),
         cmocka_unit_test(test_otf2_roundtrip),
+#if HS_HAVE_OTF2
+        cmocka_unit_test(test_otf2_intercomm),
+#endif
         cmocka_unit_test(test_writer_rejects),
         cmocka_unit_test(test_times_checked),
         cmocka_unit_test(test_writer_refuses_times),
