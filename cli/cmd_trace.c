@@ -26,7 +26,7 @@ const char hs__help_trace[] =
     "usage: hopscope trace stats [--json] [--matrix N] DIR\n"
     "       hopscope trace dump  [--json] [--rank R] [--kind NAME] [--limit N] DIR\n"
     "       hopscope trace check [--max-lines N] DIR\n"
-    "       hopscope trace import FORMAT [--plain] INPUT -o DIR\n"
+    "       hopscope trace import FORMAT [OPTIONS] INPUT -o DIR\n"
     "       hopscope trace export FORMAT DIR -o OUTPUT\n"
     "\n"
     "Reads a trace directory written by 'hopscope record' (or libhopscope.so).\n"
