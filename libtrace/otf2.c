@@ -2192,15 +2192,19 @@ static int import_rank(ictx *x, OTF2_Reader *rd, const char *dir, size_t *li)
                   otf2_why(ec));
         OTF2_Reader_CloseEvtReader(rd, er);
         if (x->cur >= 0 && !x->rc) {
-            /* a call entered and never left: the location was cut short */
-            iev_free(&x->ev[--x->nev]);
+            /* a call entered and never left: the location was cut short
+             * (the call and the requests a Startall added after it) */
+            while (x->nev > (size_t)x->cur)
+                iev_free(&x->ev[--x->nev]);
+            x->cur = -1;
             x->rep->unfinished++;
         }
         rc = x->rc;
     }
     if (rc)
         return rc;
-    qsort(x->ev, x->nev, sizeof *x->ev, cmp_iev);
+    if (x->nev > 1)   /* (a rank may have no MPI call at all) */
+        qsort(x->ev, x->nev, sizeof *x->ev, cmp_iev);
     hs_trace_writer *w;
     hs_error werr;
     if ((rc = hs_trace_writer_open(&w, dir, r, x->nranks, &werr)))
