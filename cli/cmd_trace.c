@@ -1,9 +1,15 @@
-/* hopscope trace stats|dump|check DIR: look at a recorded trace.
+/* hopscope trace stats|dump|check DIR: look at a recorded trace;
+ * hopscope trace import|export FORMAT: convert from and to other tools'.
  *
  *   stats  totals per rank and job, by tag, by call, communication matrix
  *   dump   every event, one line each (or JSON lines)
  *   check  sends match receives, communicators and collectives agree
+ *   import FORMAT IN -o DIR    another tool's trace -> a hopscope trace
+ *   export FORMAT DIR -o OUT   a hopscope trace -> another tool's format
  *
+ * The formats are the table `formats` below: one line per format word,
+ * with its import and export functions (NULL: that direction is not
+ * supported).
  * All three read through the streaming reader, so they work on traces of
  * any size and on traces cut short by a killed job (they say what is
  * missing). */
@@ -21,6 +27,8 @@ const char hs__help_trace[] =
     "       hopscope trace dump  [--json] [--wire] [--rank R] [--kind NAME] [--limit N] DIR\n"
     "       hopscope trace check [--max-lines N] DIR\n"
     "       hopscope trace import smpi [options] IN -o DIR\n"
+    "       hopscope trace import otf2 [--plain] ARCHIVE -o DIR\n"
+    "       hopscope trace export otf2 DIR -o ARCHIVE\n"
     "\n"
     "Reads a trace directory written by 'hopscope record' (or libhopscope.so).\n"
     "\n"
@@ -58,6 +66,25 @@ const char hs__help_trace[] =
     "          --max-lines N  print at most N problems (default 50)\n"
     "\n"
     HS__HELP_TRACE_IMPORT_SMPI
+    "\n"
+    "import otf2 [--plain] ARCHIVE -o DIR\n"
+    "        an OTF2 archive (Score-P, or 'trace export otf2') as a hopscope trace:\n"
+    "        ARCHIVE is its .otf2 anchor file, or a directory with traces.otf2.  MPI\n"
+    "        calls are the regions named MPI_*; point-to-point, collective, RMA and\n"
+    "        communicator records give their peers (as world ranks), sizes and\n"
+    "        requests; other regions are computation.  What OTF2 does not say is\n"
+    "        in docs/formats.md (\"OTF2 archives\").\n"
+    "          -o DIR            trace directory to write (required)\n"
+    "          --plain           ignore what hopscope's export adds (hopscope::\n"
+    "                            attributes, archive properties): read the archive\n"
+    "                            as from any other OTF2 writer\n"
+    "\n"
+    "export otf2 DIR -o ARCHIVE\n"
+    "        the trace DIR as an OTF2 archive ARCHIVE/traces.otf2 (ARCHIVE is\n"
+    "        created) for Vampir, otf2-print and other OTF2 readers; 'trace import\n"
+    "        otf2' reads it back to the same events.\n"
+    "The OTF2 formats need hopscope built with the OTF2 library (Debian package\n"
+    "libotf2-trace-dev); without it they say so and exit 1.\n"
     "\n"
     "A damaged file is reported with its name, block, byte offset and reason;\n"
     "a file cut short (killed job) is read up to its last complete block and\n"
@@ -482,24 +509,116 @@ static int do_check(int argc, char **argv)
     return HS_EXIT_OK;
 }
 
-/* import FORMAT ...: one row per format, each in its own file. */
-static int do_import(int argc, char **argv)
+/* Parses "IN -o OUT" (in either order) of import/export; *plain (may be
+ * NULL: not an option there) for --plain. */
+static int conv_args(int argc, char **argv, const char *what, const char **in,
+                     const char **out, int *plain)
 {
-    static const struct { const char *fmt; int (*run)(int, char **); } fmts[] = {
-        { "smpi", hs__trace_import_smpi },
-    };
+    static const struct option lo[] = { { "output", required_argument, 0, 'o' },
+                                         { "plain", no_argument, 0, 'p' },
+                                         { 0, 0, 0, 0 } };
+    int c;
+    *out = NULL;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "o:", lo, NULL)) != -1) {
+        if (c == 'o')
+            *out = optarg;
+        else if (c == 'p' && plain)
+            *plain = 1;
+        else
+            return hs__usage_error("trace", "unknown option for '%s'", what);
+    }
+    if (optind != argc - 1 || !*out)
+        return hs__usage_error("trace", "'%s' takes one input and -o OUTPUT", what);
+    *in = argv[optind];
+    return 0;
+}
+
+static int import_otf2(int argc, char **argv)
+{
+    const char *in, *out;
+    int plain = 0;
+    int rc = conv_args(argc, argv, "import otf2", &in, &out, &plain);
+    if (rc)
+        return rc;
+    hs_otf2_report rep;
+    hs_error err;
+    if ((rc = hs_trace_import_otf2(in, out, plain ? HS_OTF2_PLAIN : 0, &rep, &err))) {
+        fprintf(stderr, "hopscope trace import: %s\n", hs_error_str(&err, rc));
+        return HS_EXIT_FAIL;
+    }
+    printf("imported %s%s: %u ranks, %u threads, %" PRIu64 " OTF2 records -> %" PRIu64
+           " events in %s\n", in, rep.hopscope_archive ? " (written by hopscope)" : "",
+           rep.nranks, rep.nthreads, rep.records, rep.events, out);
+    if (rep.other_regions)
+        printf("  %" PRIu64 " visits of regions that are not MPI calls: computation\n",
+               rep.other_regions);
+    if (rep.made_events)
+        printf("  %" PRIu64 " comm_create/win_create made up: communicators or windows used "
+               "before the archive says they were created\n", rep.made_events);
+    if (rep.stray_records)
+        printf("  warning: %" PRIu64 " MPI records outside any MPI call, ignored\n",
+               rep.stray_records);
+    if (rep.dropped_events)
+        printf("  warning: %" PRIu64 " communicator or window constructors without a "
+               "record of what they created, left out\n", rep.dropped_events);
+    if (rep.unfinished)
+        printf("  warning: %" PRIu64 " calls entered and never left (the archive is cut "
+               "short), left out\n", rep.unfinished);
+    return HS_EXIT_OK;
+}
+
+static int export_otf2(int argc, char **argv)
+{
+    const char *in, *out;
+    int rc = conv_args(argc, argv, "export otf2", &in, &out, NULL);
+    if (rc)
+        return rc;
+    hs_otf2_report rep;
+    hs_error err;
+    if ((rc = hs_trace_export_otf2(in, out, &rep, &err))) {
+        fprintf(stderr, "hopscope trace export: %s\n", hs_error_str(&err, rc));
+        return HS_EXIT_FAIL;
+    }
+    printf("exported %s: %u ranks, %u threads, %" PRIu64 " events -> %" PRIu64
+           " OTF2 records in %s/traces.otf2\n", in, rep.nranks, rep.nthreads, rep.events,
+           rep.records, out);
+    return HS_EXIT_OK;
+}
+
+/* Trace formats of other tools: the format word, and the functions that
+ * convert from it and to it (argv[0] is the format word). */
+static const struct {
+    const char *name;
+    int (*import)(int argc, char **argv);
+    int (*export)(int argc, char **argv);
+} formats[] = {
+    { "otf2", import_otf2, export_otf2 },
+    { "smpi", hs__trace_import_smpi, NULL },
+};
+
+static int do_convert(int argc, char **argv, int to)
+{
+    const char *act = to ? "export" : "import";
     if (argc < 2)
-        return hs__usage_error("trace", "'import' needs a format (smpi)");
-    for (size_t i = 0; i < sizeof fmts / sizeof fmts[0]; i++)
-        if (strcmp(argv[1], fmts[i].fmt) == 0)
-            return fmts[i].run(argc - 1, argv + 1);
-    return hs__usage_error("trace", "unknown import format '%s' (smpi)", argv[1]);
+        return hs__usage_error("trace", "'%s' needs a format (otf2%s)", act,
+                               to ? "" : " or smpi");
+    for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++) {
+        if (strcmp(argv[1], formats[i].name) != 0)
+            continue;
+        int (*fn)(int, char **) = to ? formats[i].export : formats[i].import;
+        if (!fn)
+            return hs__usage_error("trace", "no %s to %s", act, formats[i].name);
+        return fn(argc - 1, argv + 1);
+    }
+    return hs__usage_error("trace", "unknown %s format '%s' (see hopscope trace --help)", act,
+                           argv[1]);
 }
 
 int hs__cmd_trace(int argc, char **argv)
 {
     if (argc < 2)
-        return hs__usage_error("trace", "missing action: stats, dump or check");
+        return hs__usage_error("trace", "missing action: stats, dump, check, import or export");
     const char *act = argv[1];
     if (strcmp(act, "stats") == 0)
         return do_stats(argc - 1, argv + 1);
@@ -508,6 +627,9 @@ int hs__cmd_trace(int argc, char **argv)
     if (strcmp(act, "check") == 0)
         return do_check(argc - 1, argv + 1);
     if (strcmp(act, "import") == 0)
-        return do_import(argc - 1, argv + 1);
-    return hs__usage_error("trace", "unknown action '%s' (stats, dump, check or import)", act);
+        return do_convert(argc - 1, argv + 1, 0);
+    if (strcmp(act, "export") == 0)
+        return do_convert(argc - 1, argv + 1, 1);
+    return hs__usage_error("trace", "unknown action '%s' (stats, dump, check, import or "
+                           "export)", act);
 }

@@ -270,7 +270,7 @@ static const hs__cmd commands[] = {
       hs__help_culprits },
     { "gen", hs__cmd_gen, "write a synthetic trace of a standard pattern (halo3d, pf3d, canary, incast, pingpong)",
       hs__help_gen },
-    { "trace", hs__cmd_trace, "summarise, list or check a recorded trace (stats|dump|check)",
+    { "trace", hs__cmd_trace, "summarise, list, check or convert a trace (stats|dump|check|import|export)",
       hs__help_trace },
     { "topo", hs__cmd_topo, "describe a modelled network (size, diameter, bisection)",
       "usage: hopscope topo SPEC [--links | --path SRC:DST]\n"

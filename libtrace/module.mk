@@ -3,7 +3,8 @@
 # types differ (MPI_Comm is an int in MPICH, a pointer in Open MPI):
 #   $(BUILD)/lib/openmpi/libhopscope.so   $(BUILD)/lib/mpich/libhopscope.so
 CORE_SRCS += libtrace/format.c libtrace/manifest.c libtrace/writer.c \
-             libtrace/reader.c libtrace/stats.c libtrace/wirestats.c libtrace/import_smpi.c
+             libtrace/reader.c libtrace/stats.c libtrace/wirestats.c libtrace/import_smpi.c \
+             libtrace/otf2.c
 INSTALL_HEADERS += include/hopscope/trace.h
 UNIT_TESTS += tests/unit/test_trace_format.c tests/unit/test_trace_wire.c \
               tests/unit/test_import_smpi.c
@@ -104,3 +105,6 @@ $(WIRE_LIB): $(WIRE_SRCS:libtrace/wire/%.c=$(BUILD)/wire/%.o) $(BUILD)/lib/libho
 	    -Wl,--version-script=$(WIRE_MAP) -Wl,-soname,libhopscope-wire.so -lz -ldl -lpthread
 INSTALL_EXTRA += install -m 755 $(WIRE_LIB) $(DESTDIR)$(PREFIX)/lib/;
 endif
+# The Score-P-shaped OTF2 archive writer of tests/integration/otf2.sh (prints
+# "skip" and exits 77 when built without OTF2).
+TEST_EXTRA += $(BUILD)/tests/helpers/otf2_scorep

@@ -500,6 +500,42 @@ typedef struct hs_smpi_import_report {
  * reason" in err; OUT may then hold a partial trace. */
 int hs_trace_import_smpi(const char *in, const char *out, const hs_smpi_import_opts *o,
                          hs_smpi_import_report *rep, hs_error *err);
+/* ---- other trace formats: OTF2 (libtrace/otf2.c) -----------------------
+ * Needs the OTF2 library (HS_HAVE_OTF2); without it both return HS_ENOTSUP
+ * with HS_OTF2_MISSING.  docs/formats.md ("OTF2 archives") says how each
+ * record maps and what OTF2 cannot say. */
+#define HS_OTF2_MISSING "this hopscope was built without OTF2: install the Debian package " \
+                        "libotf2-trace-dev (make deps) and rebuild"
+
+typedef struct hs_otf2_report {
+    uint32_t nranks, nthreads;  /* ranks and locations (threads) read or written */
+    uint64_t records;           /* OTF2 event records read or written */
+    uint64_t events;            /* hopscope events written or read */
+    uint64_t other_regions;     /* import: region visits that are not MPI calls
+                                   hopscope records (computation) */
+    uint64_t stray_records;     /* import: MPI records outside any MPI call (ignored) */
+    uint64_t made_events;       /* import: comm_create/win_create made up for a
+                                   communicator or window used before any record
+                                   of the rank created it */
+    uint64_t dropped_events;    /* import: constructor calls with no record saying
+                                   what they created */
+    uint64_t unfinished;        /* import: calls entered and never left (cut trace) */
+    int hopscope_archive;       /* import: the archive was written by hopscope */
+} hs_otf2_report;
+
+/* Reads the OTF2 archive ARCHIVE (its .otf2 anchor file, or a directory
+ * holding traces.otf2) and writes the trace directory DIR.  rep (may be
+ * NULL) says what was read.  HS_ENOENT, HS_EFORMAT (with the location and
+ * the reason), HS_ERANGE, HS_ENOMEM, HS_EIO, HS_ENOTSUP. */
+int hs_trace_import_otf2(const char *archive, const char *dir, unsigned flags,
+                         hs_otf2_report *rep, hs_error *err);
+/* flags: read only what any OTF2 reader sees, ignoring the attributes and
+ * properties hopscope's export adds (what a Score-P archive would give). */
+#define HS_OTF2_PLAIN 1u
+/* Writes the trace directory DIR as the OTF2 archive ARCHIVE/traces.otf2
+ * (ARCHIVE is created; an existing archive there is refused). */
+int hs_trace_export_otf2(const char *dir, const char *archive, hs_otf2_report *rep,
+                         hs_error *err);
 
 #ifdef __cplusplus
 }

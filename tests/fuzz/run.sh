@@ -7,7 +7,8 @@
 # text formats, and an SMPI trace of tests/mpi/smpimix.c on 4 ranks) and,
 # made here by the hopscope command, a trace (gen), a run directory
 # (simulate -i) and its analysis.json (analyze); tables of runs (sweep.csv,
-# hopscope culprits) and culprits.json.
+# hopscope culprits) and culprits.json; and OTF2 archives (trace import
+# otf2, seeded with an exported archive and a Score-P-shaped one).
 #
 #   tests/fuzz/run.sh BUILD [short|long] [SEED]
 #
@@ -62,6 +63,25 @@ fuzz() {
 
 fuzz trace "$W/trace" 200
 fuzz rundir "$W/run" 300
+# OTF2 archives (when built with OTF2): one exported from the gen trace and
+# the Score-P-shaped one of tests/integration/otf2.sh.
+if "$BUILD/tests/helpers/otf2_scorep" "$W/scorep" >"$W/sp.out" 2>&1; then
+    "$H" trace export otf2 "$W/trace" -o "$W/otf2" >/dev/null || exit 1
+    # The OTF2 library requests memory sized by counts read from the file
+    # (a mutated one asks for tens of GB): ASan's allocator must return NULL
+    # for it, as malloc does outside ASan, rather than abort.  And it leaks
+    # the archive it failed to open (otf2_archive_open, otf2_file_posix_open:
+    # the library's, not ours): tests/fuzz/otf2.supp.
+    asan=$ASAN_OPTIONS
+    export ASAN_OPTIONS="$asan:allocator_may_return_null=1"
+    export LSAN_OPTIONS="suppressions=$(pwd)/tests/fuzz/otf2.supp"
+    fuzz otf2 "$W/otf2" 150
+    fuzz otf2 "$W/scorep" 150
+    export ASAN_OPTIONS="$asan"
+    unset LSAN_OPTIONS
+else
+    echo "# skip: fuzz otf2: $(cat "$W/sp.out")"
+fi
 fuzz analysis "$W/analysis.json" 300
 for f in tests/fuzz/corpus/topo/*; do fuzz topo "$f" 800; done
 for f in tests/fuzz/corpus/phases/*; do fuzz phases "$f" 1000; done

@@ -1,5 +1,5 @@
 /* Unit tests for the trace format: varints, manifest, writer -> reader
- * roundtrip of every event kind, stats and check on jobs with known
+ * roundtrip of every event kind (and through OTF2), stats and check on jobs with known
  * communication, truncation, damage, and a fuzzer that mutates decoded
  * payloads and re-seals them (fixing checksums) so the decoder itself is
  * exercised, not only the checksum. */
@@ -1286,6 +1286,183 @@ static void test_block_zlib_streams(void **state)
     free(back);
 }
 
+/* ---- OTF2 export and import (libtrace/otf2.c) ---------------------------- */
+
+#if HS_HAVE_OTF2
+/* Every event of every rank of a and b is the same; returns the count. */
+static size_t assert_traces_equal(const char *a, const char *b)
+{
+    hs_trace *ta, *tb;
+    hs_error e;
+    assert_int_equal(hs_trace_open(a, &ta, &e), 0);
+    if (hs_trace_open(b, &tb, &e) != 0)
+        fail_msg("%s", e.msg);
+    uint32_t n = hs_trace_get_manifest(ta)->nranks;
+    assert_int_equal(hs_trace_get_manifest(tb)->nranks, n);
+    size_t total = 0;
+    for (uint32_t r = 0; r < n; r++) {
+        hs_trace_cursor *ca, *cb;
+        assert_int_equal(hs_trace_cursor_open(ta, r, &ca, &e), 0);
+        assert_int_equal(hs_trace_cursor_open(tb, r, &cb, &e), 0);
+        hs_trace_event ea, eb;
+        int ra, rb;
+        while ((ra = hs_trace_next(ca, &ea, &e)) == 1) {
+            rb = hs_trace_next(cb, &eb, &e);
+            assert_int_equal(rb, 1);
+            assert_event_equal(&eb, &ea);
+            total++;
+        }
+        assert_int_equal(ra, 0);
+        assert_int_equal(hs_trace_next(cb, &eb, &e), 0);
+        hs_trace_cursor_close(ca);
+        hs_trace_cursor_close(cb);
+    }
+    hs_trace_close(ta);
+    hs_trace_close(tb);
+    return total;
+}
+#endif
+
+/* The synthetic job (every kind, lists, ANY_SOURCE, cancelled and PROC_NULL
+ * completions, a second thread, a communicator of one rank) exported to OTF2
+ * and imported back is the same job, event for event; imported --plain it
+ * is a readable trace of as many events; bad paths are errors. */
+static void test_otf2_roundtrip(void **state)
+{
+    (void)state;
+    char *dir = mkdtemp_dir();
+    char job[600], ar[600], back[600], plain[600];
+    snprintf(job, sizeof job, "%s/job", dir);
+    snprintf(ar, sizeof ar, "%s/archive", dir);
+    snprintf(back, sizeof back, "%s/back", dir);
+    snprintf(plain, sizeof plain, "%s/plain", dir);
+    assert_int_equal(mkdir(job, 0755), 0);
+    size_t counts[NR];
+    write_job(job, 3, counts);
+    hs_error e;
+    hs_otf2_report rep;
+    int rc = hs_trace_export_otf2(job, ar, &rep, &e);
+#if HS_HAVE_OTF2
+    if (rc)
+        fail_msg("export: %s", e.msg);
+    assert_int_equal(rep.nranks, NR);
+    assert_int_equal(rep.nthreads, 2 * NR);
+    assert_true(rep.events == counts[0] + counts[1] + counts[2]);
+    if ((rc = hs_trace_import_otf2(ar, back, 0, &rep, &e)))
+        fail_msg("import: %s", e.msg);
+    assert_true(rep.hopscope_archive);
+    assert_true(rep.events == counts[0] + counts[1] + counts[2]);
+    assert_true(rep.made_events == 0 && rep.stray_records == 0 && rep.unfinished == 0);
+    assert_true(assert_traces_equal(job, back) == rep.events);
+    if ((rc = hs_trace_import_otf2(ar, plain, HS_OTF2_PLAIN, &rep, &e)))
+        fail_msg("plain import: %s", e.msg);
+    assert_true(rep.events == counts[0] + counts[1] + counts[2]);
+    hs_trace *t;
+    assert_int_equal(hs_trace_open(plain, &t, &e), 0);
+    hs_trace_stats *st;
+    assert_int_equal(hs_trace_stats_compute(t, &st, &e), 0);
+    assert_true(st->total.events == rep.events);
+    assert_true(st->total.monitored == 0);   /* OTF2 has no in-band field */
+    hs_trace_stats_free(st);
+    hs_trace_close(t);
+    /* over an existing archive; a missing archive; a missing trace */
+    assert_int_equal(hs_trace_export_otf2(job, ar, NULL, &e), HS_EINVAL);
+    assert_non_null(strstr(e.msg, "exists"));
+    snprintf(plain, sizeof plain, "%s/none.otf2", dir);
+    assert_int_equal(hs_trace_import_otf2(plain, back, 0, NULL, &e), HS_ENOENT);
+    snprintf(plain, sizeof plain, "%s/none", dir);
+    assert_int_equal(hs_trace_export_otf2(plain, back, NULL, &e), HS_ENOENT);
+#else
+    assert_int_equal(rc, HS_ENOTSUP);
+    assert_non_null(strstr(e.msg, "libotf2-trace-dev"));
+    assert_int_equal(hs_trace_import_otf2(ar, back, 0, NULL, &e), HS_ENOTSUP);
+    (void)plain;
+#endif
+    rm_rf(dir);
+    free(dir);
+}
+
+#if HS_HAVE_OTF2
+/* An intercommunicator between {0,1} and {2,3} (ids differ per side as
+ * each side records its own local group first), a send across it and a
+ * rooted collective on it: through OTF2 and back unchanged, and the plain
+ * import (OTF2 records only) has the send's peer as a world rank. */
+static void test_otf2_intercomm(void **state)
+{
+    (void)state;
+    char *dir = mkdtemp_dir();
+    char job[600], ar[600], back[600], plain[600];
+    snprintf(job, sizeof job, "%s/job", dir);
+    snprintf(ar, sizeof ar, "%s/archive", dir);
+    snprintf(back, sizeof back, "%s/back", dir);
+    snprintf(plain, sizeof plain, "%s/plain", dir);
+    assert_int_equal(mkdir(job, 0755), 0);
+    write_manifest(job, 4, 2);
+    hs_error e;
+    const uint64_t IC = 0xabc0ull;
+    for (uint32_t r = 0; r < 4; r++) {
+        hs_trace_writer *w;
+        assert_int_equal(hs_trace_writer_open(&w, job, r, 4, &e), 0);
+        int32_t lo[2] = { 0, 1 }, hi[2] = { 2, 3 };
+        hs_trace_event ev;
+        hs_trace_event_init(&ev, HS_TRACE_COMM_CREATE);
+        ev.t_start = 100;
+        ev.t_end = 200;
+        ev.comm = IC;
+        ev.comm2 = HS_TRACE_COMM_WORLD;
+        ev.tag = HS_TRACE_CTOR_INTERCOMM_CREATE;
+        ev.members = r < 2 ? lo : hi;
+        ev.nmembers = 2;
+        ev.remote = r < 2 ? hi : lo;
+        ev.nremote = 2;
+        if (hs_trace_writer_event(w, &ev, &e))
+            fail_msg("%s", e.msg);
+        hs_trace_event_init(&ev, r < 2 ? HS_TRACE_SEND : HS_TRACE_RECV);
+        ev.t_start = 300;
+        ev.t_end = 400;
+        ev.comm = IC;
+        ev.peer = (int32_t)((r + 2) % 4);   /* world rank across */
+        ev.tag = 5;
+        ev.bytes = 64;
+        if (r >= 2) {
+            ev.peer2 = ev.peer;
+            ev.tag2 = 5;
+            ev.bytes2 = 64;
+        }
+        assert_int_equal(hs_trace_writer_event(w, &ev, &e), 0);
+        assert_int_equal(hs_trace_writer_close(w, &e), 0);
+    }
+    if (hs_trace_export_otf2(job, ar, NULL, &e))
+        fail_msg("export: %s", e.msg);
+    if (hs_trace_import_otf2(ar, back, 0, NULL, &e))
+        fail_msg("import: %s", e.msg);
+    assert_true(assert_traces_equal(job, back) == 8);
+    if (hs_trace_import_otf2(ar, plain, HS_OTF2_PLAIN, NULL, &e))
+        fail_msg("plain import: %s", e.msg);
+    hs_trace *t;
+    assert_int_equal(hs_trace_open(plain, &t, &e), 0);
+    for (uint32_t r = 0; r < 4; r++) {
+        hs_trace_cursor *c;
+        hs_trace_event ev;
+        assert_int_equal(hs_trace_cursor_open(t, r, &c, &e), 0);
+        assert_int_equal(hs_trace_next(c, &ev, &e), 1);
+        assert_int_equal(ev.kind, HS_TRACE_COMM_CREATE);
+        assert_int_equal(ev.nmembers, 2);
+        assert_int_equal(ev.members[0], r < 2 ? 0 : 2);
+        assert_int_equal(ev.nremote, 2);
+        assert_int_equal(ev.remote[0], r < 2 ? 2 : 0);
+        assert_int_equal(hs_trace_next(c, &ev, &e), 1);
+        assert_int_equal(ev.kind, r < 2 ? HS_TRACE_SEND : HS_TRACE_RECV);
+        assert_int_equal(ev.peer, (int32_t)((r + 2) % 4));
+        assert_true(ev.bytes == 64);
+        hs_trace_cursor_close(c);
+    }
+    hs_trace_close(t);
+    rm_rf(dir);
+    free(dir);
+}
+#endif
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1298,6 +1475,10 @@ int main(void)
         cmocka_unit_test(test_manifest_roundtrip),
         cmocka_unit_test(test_manifest_errors),
         cmocka_unit_test(test_roundtrip),
+        cmocka_unit_test(test_otf2_roundtrip),
+#if HS_HAVE_OTF2
+        cmocka_unit_test(test_otf2_intercomm),
+#endif
         cmocka_unit_test(test_writer_rejects),
         cmocka_unit_test(test_times_checked),
         cmocka_unit_test(test_writer_refuses_times),
