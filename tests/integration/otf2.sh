@@ -228,5 +228,6 @@ t_grep "export over an existing archive: says so" 'traces.otf2 exists' "$T/ex.er
 "$HOPSCOPE" trace export otf2 "$T/nothere" -o "$T/x.otf2" >/dev/null 2>"$T/ex2.err"
 t_eq "export of a missing trace: exit 1" 1 $?
 "$HOPSCOPE" trace --help >"$T/help" 2>&1
-t_grep "help: import and export documented" 'import  converts another tool' "$T/help"
+t_grep "help: import documented" '^import otf2 \[--plain\] ARCHIVE -o DIR$' "$T/help"
+t_grep "help: export documented" '^export otf2 DIR -o ARCHIVE$' "$T/help"
 exit $t_failed
