@@ -192,13 +192,19 @@ static void heavy_app(char *app, size_t n, unsigned ranks)
 }
 
 /* A background that shares links with the job: GPCNeT's congestors on the
- * free nodes.  "mixed" needs two nodes for each of its four kinds. */
+ * free nodes.  The replay deals floor(free x frac) nodes to the kinds and
+ * refuses fewer than two each: "mixed" (four kinds, kept at 16 nodes or
+ * more) and "incast+alltoall" (two) fall back to one incast where they
+ * would not fit, as a user would choose. */
 static void background(char *bg, size_t n, unsigned free_nodes)
 {
     static const char *kinds[] = {"incast", "rma_incast", "incast+alltoall", "alltoall", "mixed"};
+    static const unsigned nkinds[] = {1, 1, 2, 1, 4};
     static const char *sizes[] = {"4K", "16K", "64K"};
     unsigned k = pick(5), tenths = 4 + pick(6);
     if (k == 4 && free_nodes * tenths < 160)
+        k = 0;
+    if (free_nodes * tenths / 10 < 2 * nkinds[k])
         k = 0;
     snprintf(bg, n, "%s:frac=%.1f,size=%s", kinds[k], 0.1 * tenths,
              k == 3 ? "64K" : sizes[pick(3)]);
