@@ -515,6 +515,11 @@ typedef struct hs__compl {
  * c->instant; the wrapper then passes t0 = 0 to hs__compl_finish, which
  * takes the event's single clock read (t0 = t1) after the call. */
 HS__HIDDEN int hs__compl_take(hs__compl *c, int n, const MPI_Request *reqs);
+/* MPI_Wait's whole record for the request `before` (hs__req_take gave
+ * known and *ri; instant as hs__compl.instant, then t0 is ignored): the
+ * same bytes as hs__compl_take + hs__compl_finish with n = 1. */
+HS__HIDDEN void hs__wait1_finish(MPI_Request before, int known, hs__reqinfo *ri, int instant,
+                                 uint64_t t0, int rc, const MPI_Status *st);
 HS__HIDDEN void hs__compl_finish(hs__compl *c, uint16_t kind, uint64_t t0, int rc, int ndone,
                                  const int *idx, const MPI_Status *st);
 

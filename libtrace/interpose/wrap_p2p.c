@@ -482,15 +482,13 @@ HS_WRAP(int, Wait, (MPI_Request *req, MPI_Status *st), (req, st))
     HS_ENTER(Wait, (req, st));
     MPI_Status mine;
     MPI_Status *s = IGN(st) ? &mine : st;
-    hs__compl c;
-    if (hs__compl_take(&c, 1, req) != 0) {
-        HS_LEAVE();
-        return HS_REAL(Wait)(req, st);
-    }
-    uint64_t t0 = c.instant ? 0 : hs__now();
+    MPI_Request before = *req;
+    hs__reqinfo ri;
+    int known = hs__req_take(before, &ri);
+    int instant = before == MPI_REQUEST_NULL || (known && ri.instant && !ri.persistent);
+    uint64_t t0 = instant ? 0 : hs__now();
     int rc = HS_REAL(Wait)(req, s);
-    int zero = 0;
-    hs__compl_finish(&c, HS_TRACE_WAIT, t0, rc, 1, &zero, s);
+    hs__wait1_finish(before, known, &ri, instant, t0, rc, s);
     HS_LEAVE();
     return rc;
 }
