@@ -553,6 +553,11 @@ static int import_otf2(int argc, char **argv)
     if (rep.other_regions)
         printf("  %" PRIu64 " visits of regions that are not MPI calls: computation\n",
                rep.other_regions);
+    if (rep.scorep_archive)
+        printf("  written by Score-P: collective sizes converted to hopscope's counting for %"
+               PRIu64 " calls, %" PRIu64 " of them taken as not in place; %" PRIu64
+               " left as they are\n", rep.coll_converted + rep.coll_assumed, rep.coll_assumed,
+               rep.coll_kept);
     if (rep.made_events)
         printf("  %" PRIu64 " comm_create/win_create made up: communicators or windows used "
                "before the archive says they were created\n", rep.made_events);

@@ -1030,6 +1030,7 @@ typedef struct ictx {
     uint32_t nranks;
     uint64_t *rank_lg;           /* [nranks] location group of rank r */
     int hopscope;                /* written by hopscope */
+    int scorep;                  /* written by Score-P: convert collective sizes */
     uint64_t epoch;
     /* per rank while reading events */
     iev *ev; size_t nev, evcap;
@@ -1829,6 +1830,207 @@ static OTF2_CallbackCode e_test(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t
     return CB_OK(x);
 }
 
+/* ---- Score-P's collective sizes ------------------------------------------------
+ * Score-P (8.x, its MPI adapter's scorep_mpi_coll) gives each rank's
+ * MpiCollectiveEnd sizes by rules of its own: P = the communicator's size,
+ * n = the block; the root of a bcast sends P n and receives n itself, an
+ * allreduce sends and receives P n, a scan rank r sends (P - r) n and
+ * receives (r + 1) n, and MPI_IN_PLACE takes the rank's own block out ((P - 1)
+ * n).  hopscope counts as docs/formats.md "Collective bytes" says.  These
+ * turn the one into the other for intracommunicators.  Whether a call was in
+ * place is not in the archive: where the sizes tell (a zero side, a size that
+ * is a multiple of P - 1 but not of P) the conversion is exact; where both
+ * readings fit, not in place is taken (counted as assumed).  Returns
+ * CV_SAME (the two agree), CV_EXACT, CV_ASSUMED or CV_KEPT (sizes that fit no
+ * Score-P rule, intercommunicators, and in-place v-collectives whose own
+ * block is lost: left as they are). */
+enum { CV_SAME, CV_EXACT, CV_ASSUMED, CV_KEPT };
+
+/* x is P n (not in place) or (P - 1) n (in place): n, and how sure. */
+static int cv_block(uint64_t x, uint64_t p, uint64_t *n, int *inplace)
+{
+    int okp = x % p == 0, okq = p > 1 && x % (p - 1) == 0;
+    *inplace = 0;
+    if (x == 0 || (okp && !okq)) {
+        *n = x / p;
+        return CV_EXACT;
+    }
+    if (okq && !okp) {
+        *n = x / (p - 1);
+        *inplace = 1;
+        return CV_EXACT;
+    }
+    if (okp) {
+        *n = x / p;
+        return CV_ASSUMED;
+    }
+    return CV_KEPT;
+}
+
+static int scorep_sizes(const model *m, uint32_t me, int kind, uint32_t cref, uint32_t root,
+                        uint64_t *sent, uint64_t *recvd)
+{
+    int base;
+    if (!hs_trace_kind_is_coll(kind, &base))
+        return CV_SAME;
+    const mcomm *c = comm_of(m, cref);
+    if (!c || c->inter)
+        return CV_KEPT;
+    uint64_t p = c->self ? 1 : c->na, s = *sent, v = *recvd, n;
+    int32_t r = to_local(c, me, (int32_t)me);
+    if (r < 0 || p == 0)
+        return CV_KEPT;
+    int isroot = root != OTF2_UNDEFINED_UINT32 && root == (uint32_t)r, ip, how;
+    switch (base) {
+    case HS_TRACE_BARRIER:
+        return CV_SAME;
+    case HS_TRACE_BCAST:         /* root: P n sent, n received; others: n received */
+        if (!isroot)
+            return CV_SAME;
+        if (s != p * v)
+            return CV_KEPT;
+        *sent = v;
+        *recvd = 0;
+        return p == 1 && v == 0 ? CV_SAME : CV_EXACT;
+    case HS_TRACE_GATHER:        /* root in place: (P - 1) n received, none sent */
+    case HS_TRACE_SCATTER:       /* the converse */
+    {
+        uint64_t *zero = base == HS_TRACE_GATHER ? &s : &v;
+        uint64_t *many = base == HS_TRACE_GATHER ? &v : &s;
+        if (!isroot || *zero > 0 || *many == 0)
+            return CV_SAME;
+        if (p < 2 || *many % (p - 1))
+            return CV_KEPT;
+        *many = *many / (p - 1) * p;
+        *sent = s;
+        *recvd = v;
+        return CV_EXACT;
+    }
+    case HS_TRACE_REDUCE:        /* root: n sent, P n received; in place: 0, (P - 1) n */
+        if (!isroot)
+            return CV_SAME;
+        if (s > 0) {
+            if (v != p * s)
+                return CV_KEPT;
+            n = s;
+        } else if (v == 0) {
+            return CV_SAME;
+        } else {
+            if (p < 2 || v % (p - 1))
+                return CV_KEPT;
+            n = v / (p - 1);
+        }
+        *sent = *recvd = n;
+        return CV_EXACT;
+    case HS_TRACE_GATHERV:       /* root in place: its own block is in neither size */
+        return isroot && s == 0 && v > 0 ? CV_KEPT : CV_SAME;
+    case HS_TRACE_SCATTERV:
+        return isroot && v == 0 && s > 0 ? CV_KEPT : CV_SAME;
+    case HS_TRACE_ALLREDUCE:     /* P n each way; in place (P - 1) n */
+        if (s != v)
+            return CV_KEPT;
+        how = cv_block(s, p, &n, &ip);
+        if (how != CV_KEPT)
+            *sent = *recvd = n;
+        return how;
+    case HS_TRACE_ALLGATHER:     /* P n each way; in place (P - 1) n */
+        if (s != v)
+            return CV_KEPT;
+        how = cv_block(s, p, &n, &ip);
+        if (how != CV_KEPT) {
+            *sent = n;
+            *recvd = n * p;
+        }
+        return how;
+    case HS_TRACE_ALLGATHERV:    /* P own sent, the sum received; in place (P - 1) own,
+                                    the sum less own */
+        how = cv_block(s, p, &n, &ip);
+        if (how != CV_KEPT) {
+            *sent = n;
+            *recvd = v + (ip ? n : 0);
+        }
+        return how;
+    case HS_TRACE_ALLTOALL:      /* P n each way as hopscope; in place (P - 1) n */
+        if (s != v)
+            return CV_KEPT;
+        how = cv_block(s, p, &n, &ip);
+        if (how == CV_KEPT)
+            return how;
+        if (!ip)
+            return how == CV_EXACT ? CV_SAME : CV_ASSUMED;
+        *sent = *recvd = n * p;
+        return how;
+    case HS_TRACE_ALLTOALLV:     /* the sums; in place less the own block, which is lost */
+    case HS_TRACE_ALLTOALLW:
+        return s == v ? CV_ASSUMED : CV_SAME;
+    case HS_TRACE_REDUCE_SCATTER_BLOCK:  /* P n each way; in place (P - 1) n */
+        if (s != v)
+            return CV_KEPT;
+        how = cv_block(s, p, &n, &ip);
+        if (how != CV_KEPT) {
+            *sent = n * p;
+            *recvd = n;
+        }
+        return how;
+    case HS_TRACE_REDUCE_SCATTER:    /* the sum sent, P own received; in place the sum
+                                        less own, (P - 1) own */
+        how = cv_block(v, p, &n, &ip);
+        if (how != CV_KEPT) {
+            *sent = s + (ip ? n : 0);
+            *recvd = n;
+        }
+        return how;
+    case HS_TRACE_SCAN: {        /* (P - r) n sent, (r + 1) n received; in place one less each */
+        uint64_t a = p - (uint64_t)r, b = (uint64_t)r + 1, n1 = 0, n2 = 0;
+        int fit1 = v % b == 0 && s == a * (v / b);
+        if (fit1)
+            n1 = v / b;
+        int fit2 = 0;
+        if (b > 1 && v % (b - 1) == 0) {
+            n2 = v / (b - 1);
+            fit2 = s == (a - 1) * n2;
+        } else if (b == 1 && a > 1 && v == 0 && s % (a - 1) == 0) {
+            n2 = s / (a - 1);
+            fit2 = 1;
+        }
+        if (!fit1 && !fit2)
+            return CV_KEPT;
+        *sent = *recvd = fit1 ? n1 : n2;
+        return fit1 && fit2 && n1 != n2 ? CV_ASSUMED : CV_EXACT;
+    }
+    case HS_TRACE_EXSCAN: {      /* (P - r - 1) n sent, r n received */
+        uint64_t a = p - (uint64_t)r - 1, b = (uint64_t)r;
+        if (b > 0 ? v % b != 0 : (a > 0 ? s % a != 0 : s || v))
+            return CV_KEPT;
+        n = b > 0 ? v / b : (a > 0 ? s / a : 0);
+        if (s != a * n)
+            return CV_KEPT;
+        *sent = *recvd = n;
+        return CV_EXACT;
+    }
+    default:                     /* neighbourhood collectives: OTF2 has none */
+        return CV_KEPT;
+    }
+}
+
+/* Applies scorep_sizes on the import of a Score-P archive, and counts. */
+static void scorep_convert(ictx *x, int kind, uint32_t cref, uint32_t root, uint64_t *sent,
+                           uint64_t *recvd)
+{
+    if (!x->scorep)
+        return;
+    uint64_t s = *sent, v = *recvd;
+    int how = scorep_sizes(&x->m, x->rank, kind, cref, root, sent, recvd);
+    if (how == CV_EXACT && s == *sent && v == *recvd)
+        how = CV_SAME;
+    if (how == CV_EXACT)
+        x->rep->coll_converted++;
+    else if (how == CV_ASSUMED)
+        x->rep->coll_assumed++;
+    else if (how == CV_KEPT)
+        x->rep->coll_kept++;
+}
+
 static OTF2_CallbackCode e_coll_begin(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *u,
                                       OTF2_AttributeList *al)
 {
@@ -1850,6 +2052,7 @@ static OTF2_CallbackCode e_coll_end(OTF2_LocationRef loc, OTF2_TimeStamp t, uint
     if (!e)
         return CB_OK(x);
     ACTX(x);
+    scorep_convert(x, e->ev.kind, c, root, &sent, &recvd);
     return rec_rc(x, &a_, ap_coll_end(&a_, e, c, root, sent, recvd), "MpiCollectiveEnd", t);
 }
 
@@ -1876,6 +2079,7 @@ static OTF2_CallbackCode e_nbc_done(OTF2_LocationRef loc, OTF2_TimeStamp t, uint
     ACTX(x);
     iev tmp;
     iev_init(&tmp, s->ev.kind);
+    scorep_convert(x, s->ev.kind, c, root, &sent, &recvd);
     int rc = ap_coll_end(&a_, &tmp, c, root, sent, recvd);
     if (!rc) {
         if (!(s->aset & (1u << A_COMM))) { s->ev.comm = tmp.ev.comm; s->cref = tmp.cref; }
@@ -2440,6 +2644,13 @@ int hs_trace_import_otf2(const char *archive, const char *dir, unsigned flags,
     /* plain: read as any OTF2 reader would, none of what hopscope added */
     x->hopscope = rep->hopscope_archive && !(flags & HS_OTF2_PLAIN);
     free(fmt);
+    /* Score-P counts collective bytes its own way (scorep_sizes); its
+     * archives name it as their creator ("Score-P 8.4"). */
+    char *creator = NULL;
+    OTF2_Reader_GetCreator(rd, &creator);
+    x->scorep = !rep->hopscope_archive && creator && strncmp(creator, "Score-P", 7) == 0;
+    rep->scorep_archive = x->scorep;
+    free(creator);
 
     OTF2_GlobalDefReader *gd = OTF2_Reader_GetGlobalDefReader(rd);
     if (!gd) {

@@ -521,6 +521,15 @@ typedef struct hs_otf2_report {
                                    what they created */
     uint64_t unfinished;        /* import: calls entered and never left (cut trace) */
     int hopscope_archive;       /* import: the archive was written by hopscope */
+    int scorep_archive;         /* import: written by Score-P (its creator says so):
+                                   collective sizes converted to hopscope's */
+    uint64_t coll_converted;    /* import, Score-P: collectives whose sizes were
+                                   converted exactly */
+    uint64_t coll_assumed;      /* ... converted taking the call as not in place
+                                   (the sizes fit both readings) */
+    uint64_t coll_kept;         /* ... left as the archive has them (no exact
+                                   conversion: in-place v-collectives,
+                                   intercommunicators, sizes fitting no rule) */
 } hs_otf2_report;
 
 /* Reads the OTF2 archive ARCHIVE (its .otf2 anchor file, or a directory

@@ -22,6 +22,9 @@
  *   MPI_Comm_split by parity (even: world 0,2; odd: 1,3)
  *   local 0 MPI_Send 4096 bytes tag 7 to local 1 (0 -> 2, 1 -> 3), MPI_Recv
  *   MPI_Bcast of 100 bytes from local 1 on the split communicator
+ * Collective sizes are written as Score-P 8 counts them (its MPI adapter's
+ * scorep_mpi_coll): the Allreduce P x 8 bytes each way, the Bcast root 2 x
+ * 100 sent and 100 received, the other rank 100 received.
  *   MPI_Comm_rank (an MPI call hopscope does not record: computation)
  *   MPI_Finalize
  * Every MPI call lasts 2000 ticks (1 us); MPI_Init enters at tick 2000
@@ -33,7 +36,8 @@
  *   bad-group  the split group names rank 6
  *   no-clock   no clock properties
  *   cut        rank 3's last MPI call is entered and never left
- * and one that adds communication:
+ * and ones that add communication:
+ *   colls      after the Bcast, six collectives on MPI_COMM_WORLD (colls())
  *   persist    after the Bcast, MPI_Send_init and MPI_Recv_init (no records,
  *              as Score-P writes them), then twice MPI_Startall (an
  *              MpiIrecvRequest from left and an MpiIsend of 512 bytes, tag
@@ -62,10 +66,11 @@ enum { S_EMPTY, S_MACHINE, S_NODE, S_HOSTA, S_HOSTB, S_LINUX, S_MASTER, S_THREAD
        S_WORLD, S_SELF, S_EVEN, S_ODD, S_RANK0, S_R_MAIN = S_RANK0 + P, S_R_COMPUTE,
        S_R_INIT, S_R_FINALIZE, S_R_IRECV, S_R_ISEND, S_R_WAITALL, S_R_ALLREDUCE, S_R_SPLIT,
        S_R_SEND, S_R_RECV, S_R_BCAST, S_R_RANK, S_R_SINIT, S_R_RINIT, S_R_STARTALL, S_METRIC,
-       S_N };
+       S_R_REDUCE, S_R_SCAN, S_R_EXSCAN, S_R_GATHER, S_R_ALLGATHER, S_R_SCATTER, S_N };
 
 enum { R_MAIN, R_COMPUTE, R_INIT, R_FINALIZE, R_IRECV, R_ISEND, R_WAITALL, R_ALLREDUCE,
-       R_SPLIT, R_SEND, R_RECV, R_BCAST, R_COMMRANK, R_SINIT, R_RINIT, R_STARTALL };
+       R_SPLIT, R_SEND, R_RECV, R_BCAST, R_COMMRANK, R_SINIT, R_RINIT, R_STARTALL,
+       R_REDUCE, R_SCAN, R_EXSCAN, R_GATHER, R_ALLGATHER, R_SCATTER };
 enum { C_WORLD, C_SELF, C_EVEN, C_ODD };
 enum { G_LOCS, G_WORLD, G_SELF, G_EVEN, G_ODD };
 
@@ -109,11 +114,47 @@ static void leave(loc *l, OTF2_RegionRef r)
 }
 static OTF2_TimeStamp now(const loc *l) { return OFFSET + l->t; }
 
+/* One blocking collective with the sizes Score-P gives it. */
+static void coll(loc *l, OTF2_RegionRef reg, OTF2_CollectiveOp op, uint32_t root,
+                 uint64_t sent, uint64_t recvd)
+{
+    enter(l, reg);
+    check(OTF2_EvtWriter_MpiCollectiveBegin(l->w, NULL, now(l)), "coll begin");
+    l->t += CALL_TICKS;
+    check(OTF2_EvtWriter_MpiCollectiveEnd(l->w, NULL, now(l), op, 0 /* C_WORLD */, root, sent,
+                                          recvd), "coll end");
+    l->n += 2;
+    l->t -= CALL_TICKS;
+    leave(l, reg);
+}
+
+/* The "colls" variant's collectives on MPI_COMM_WORLD (P = 4) of rank r,
+ * with the sizes Score-P 8's MPI adapter computes for them (n: the block):
+ *   MPI_Reduce 16 bytes to root 0, in place at the root: root 0 sent, 3 n
+ *     received; others n sent;
+ *   MPI_Scan 8 bytes: (P - r) n sent, (r + 1) n received;
+ *   MPI_Exscan 8 bytes: (P - r - 1) n sent, r n received;
+ *   MPI_Gather 64 bytes to root 2: root n sent, P n received; others n sent;
+ *   MPI_Allgather 40 bytes: P n each way;
+ *   MPI_Scatter 24 bytes from root 1, in place at the root: root (P - 1) n
+ *     sent, 0 received; others n received. */
+static void colls(loc *l, int r)
+{
+    uint64_t p = P, me = (uint64_t)r;
+    coll(l, R_REDUCE, OTF2_COLLECTIVE_OP_REDUCE, 0, r == 0 ? 0 : 16, r == 0 ? (p - 1) * 16 : 0);
+    coll(l, R_SCAN, OTF2_COLLECTIVE_OP_SCAN, OTF2_UNDEFINED_UINT32, (p - me) * 8, (me + 1) * 8);
+    coll(l, R_EXSCAN, OTF2_COLLECTIVE_OP_EXSCAN, OTF2_UNDEFINED_UINT32, (p - me - 1) * 8, me * 8);
+    coll(l, R_GATHER, OTF2_COLLECTIVE_OP_GATHER, 2, 64, r == 2 ? p * 64 : 0);
+    coll(l, R_ALLGATHER, OTF2_COLLECTIVE_OP_ALLGATHER, OTF2_UNDEFINED_UINT32, p * 40, p * 40);
+    coll(l, R_SCATTER, OTF2_COLLECTIVE_OP_SCATTER, 1, r == 1 ? (p - 1) * 24 : 0,
+         r == 1 ? 0 : 24);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2 || argc > 3) {
         fprintf(stderr, "usage: otf2_scorep DIR [bad-peer|no-mpi|bad-group|no-clock|cut|"
-                        "persist]\n");
+                        "persist|colls]\n");
         return 2;
     }
     const char *v = argc == 3 ? argv[2] : "";
@@ -126,7 +167,7 @@ int main(int argc, char **argv)
     }
     check(OTF2_Archive_SetFlushCallbacks(ar, &flush_cb, NULL), "flush callbacks");
     check(OTF2_Archive_SetSerialCollectiveCallbacks(ar), "collective callbacks");
-    check(OTF2_Archive_SetCreator(ar, "Score-P 8.1 (shaped by otf2_scorep)"), "creator");
+    check(OTF2_Archive_SetCreator(ar, "Score-P 8.1"), "creator");
     check(OTF2_Archive_OpenEvtFiles(ar), "open event files");
 
     loc L[P + 1];
@@ -168,8 +209,9 @@ int main(int argc, char **argv)
             enter(l, R_ALLREDUCE);
             check(OTF2_EvtWriter_MpiCollectiveBegin(l->w, NULL, now(l)), "coll begin");
             l->t += CALL_TICKS;
+            /* Score-P counts an allreduce of n bytes as P n each way */
             check(OTF2_EvtWriter_MpiCollectiveEnd(l->w, NULL, now(l), OTF2_COLLECTIVE_OP_ALLREDUCE,
-                                                  C_WORLD, OTF2_UNDEFINED_UINT32, 8, 8),
+                                                  C_WORLD, OTF2_UNDEFINED_UINT32, P * 8, P * 8),
                   "coll end");
             l->n += 2;
             l->t -= CALL_TICKS;
@@ -200,11 +242,13 @@ int main(int argc, char **argv)
         check(OTF2_EvtWriter_MpiCollectiveBegin(l->w, NULL, now(l)), "coll begin");
         l->t += CALL_TICKS;
         check(OTF2_EvtWriter_MpiCollectiveEnd(l->w, NULL, now(l), OTF2_COLLECTIVE_OP_BCAST, half,
-                                              1, local == 1 ? 100 : 0, local == 1 ? 0 : 100),
+                                              1, local == 1 ? 2 * 100 : 0, 100),
               "coll end");
         l->n += 2;
         l->t -= CALL_TICKS;
         leave(l, R_BCAST);
+        if (strcmp(v, "colls") == 0)
+            colls(l, r);
         if (strcmp(v, "persist") == 0) {
             enter(l, R_SINIT);
             leave(l, R_SINIT);
@@ -275,6 +319,9 @@ int main(int argc, char **argv)
         [S_R_BCAST] = "MPI_Bcast", [S_R_RANK] = "MPI_Comm_rank",
         [S_R_SINIT] = "MPI_Send_init", [S_R_RINIT] = "MPI_Recv_init",
         [S_R_STARTALL] = "MPI_Startall", [S_METRIC] = "per-process metrics",
+        [S_R_REDUCE] = "MPI_Reduce", [S_R_SCAN] = "MPI_Scan", [S_R_EXSCAN] = "MPI_Exscan",
+        [S_R_GATHER] = "MPI_Gather", [S_R_ALLGATHER] = "MPI_Allgather",
+        [S_R_SCATTER] = "MPI_Scatter",
     };
     for (int s = 0; s < S_N; s++)
         check(OTF2_GlobalDefWriter_WriteString(g, (OTF2_StringRef)s, str[s]), "string");
@@ -315,6 +362,12 @@ int main(int argc, char **argv)
         [R_SINIT] = { S_R_SINIT, OTF2_REGION_ROLE_POINT2POINT, OTF2_PARADIGM_MPI },
         [R_RINIT] = { S_R_RINIT, OTF2_REGION_ROLE_POINT2POINT, OTF2_PARADIGM_MPI },
         [R_STARTALL] = { S_R_STARTALL, OTF2_REGION_ROLE_POINT2POINT, OTF2_PARADIGM_MPI },
+        [R_REDUCE] = { S_R_REDUCE, OTF2_REGION_ROLE_COLL_ALL2ONE, OTF2_PARADIGM_MPI },
+        [R_SCAN] = { S_R_SCAN, OTF2_REGION_ROLE_COLL_OTHER, OTF2_PARADIGM_MPI },
+        [R_EXSCAN] = { S_R_EXSCAN, OTF2_REGION_ROLE_COLL_OTHER, OTF2_PARADIGM_MPI },
+        [R_GATHER] = { S_R_GATHER, OTF2_REGION_ROLE_COLL_ALL2ONE, OTF2_PARADIGM_MPI },
+        [R_ALLGATHER] = { S_R_ALLGATHER, OTF2_REGION_ROLE_COLL_ALL2ALL, OTF2_PARADIGM_MPI },
+        [R_SCATTER] = { S_R_SCATTER, OTF2_REGION_ROLE_COLL_ONE2ALL, OTF2_PARADIGM_MPI },
     };
     for (size_t i = 0; i < sizeof reg / sizeof reg[0]; i++)
         check(OTF2_GlobalDefWriter_WriteRegion(g, (OTF2_RegionRef)i, reg[i].name, reg[i].name,

@@ -35,6 +35,13 @@ t_grep "scorep: 4 ranks, 5 locations, every record read, 68 events" \
 t_grep "scorep: 21 visits of user regions and MPI_Comm_rank are computation" \
     '^  21 visits of regions that are not MPI calls' "$T/imp.out"
 t_check "scorep: trace check clean" "$HOPSCOPE" trace check "$T/spt"
+# The archive has Score-P's collective sizes (Allreduce 4 x 8 each way, the
+# Bcast root 2 x 100 sent and 100 received); the import converts them to
+# what libhopscope records (8 each way; the root 100 sent, the others 100
+# received): the 12 Allreduce calls and the 2 Bcast roots.
+t_grep "scorep: collective sizes converted, 14 calls" \
+    "^  written by Score-P: collective sizes converted to hopscope's counting for 14 calls, 0 of them taken as not in place; 0 left as they are$" \
+    "$T/imp.out"
 "$HOPSCOPE" trace stats --json "$T/spt" >"$T/spt.json"
 "$HOPSCOPE" trace stats --matrix 0 "$T/spt" >"$T/spt.txt"
 t_eq "scorep: messages and bytes sent" "14 38912" "$(lt_total spt sent_messages) $(lt_total spt sent_bytes)"
@@ -83,6 +90,38 @@ t_eq "persist: the started sends are messages" "22 43008 22 43008" \
     "$(lt_total sppt sent_messages) $(lt_total sppt sent_bytes) $(lt_total sppt recv_messages) $(lt_total sppt recv_bytes)"
 t_eq "persist: Startall becomes isend and irecv; inits kept" "20 20 4 4 0" \
     "$(lt_calls sppt isend) $(lt_calls sppt irecv) $(lt_calls sppt send_init) $(lt_calls sppt recv_init) $(lt_calls sppt startall)"
+# Collectives with Score-P's sizes (otf2_scorep.c colls()), imported as
+# libhopscope records them (docs/formats.md "Collective bytes"), P = 4:
+# reduce 16 B to root 0 in place: root 16 / 16 (Score-P 0 / 48), others
+# 16 sent; scan and exscan 8 B: 8 each way on every rank (Score-P (P-r) x 8
+# and (r+1) x 8, (P-r-1) x 8 and r x 8); gather 64 B to root 2: the same
+# in both; allgather 40 B: 40 sent, 160 received (Score-P 160 each way);
+# scatter 24 B from root 1 in place: root 96 sent (Score-P 72), others 24
+# received.
+"$SP" "$T/spc" colls >/dev/null 2>&1 || t_fail "otf2_scorep colls"
+"$HOPSCOPE" trace import otf2 "$T/spc/traces.otf2" -o "$T/spct" >"$T/spc.out" 2>&1
+t_grep "colls: 92 events" '-> 92 events' "$T/spc.out"
+t_grep "colls: 28 calls converted exactly" \
+    "converted to hopscope's counting for 28 calls, 0 of them taken as not in place; 0 left" \
+    "$T/spc.out"
+t_check "colls: trace check clean" "$HOPSCOPE" trace check "$T/spct"
+"$HOPSCOPE" trace stats --json "$T/spct" >"$T/spct.json"
+for c in "reduce 4 64 16" "scan 4 32 32" "exscan 4 32 32" "gather 4 256 256" \
+         "allgather 4 160 640" "scatter 4 96 72" "allreduce 12 96 96" "bcast 4 200 200"; do
+    set -- $c
+    t_eq "colls: $1 calls, bytes sent, received" "$2 $3 $4" \
+        "$(lt_calls spct $1) $(lt_calls spct $1 bytes_sent) $(lt_calls spct $1 bytes_recv)"
+done
+"$HOPSCOPE" trace dump --rank 0 --kind reduce "$T/spct" >"$T/spct.r0"
+t_grep "colls: the in-place reduce root receives one block" \
+    'reduce comm=world peer=0 bytes=16 bytes2=16$' "$T/spct.r0"
+"$HOPSCOPE" trace dump --rank 1 --kind scatter "$T/spct" >"$T/spct.r1"
+t_grep "colls: the in-place scatter root sends P blocks" \
+    'scatter comm=world peer=1 bytes=96$' "$T/spct.r1"
+t_check "colls: the imported trace replays" \
+    "$HOPSCOPE" simulate --topo torus:2x2 -i "$T/spct" -o "$T/spcrun" --quiet
+# --plain on an archive hopscope wrote does not convert: its sizes are
+# hopscope's (the round trips below check the counts).
 
 # ---- export -> import: same events ------------------------------------------
 # rt NAME TRACE: export, otf2-print, import, compare dump and stats
