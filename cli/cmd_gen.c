@@ -45,6 +45,10 @@ const char hs__help_gen[] =
     "  --dims AxBxC       halo3d/pf3d process grid (default: balanced factors)\n"
     "  --group G          pf3d: all-to-all group size (4)\n"
     "  --a2a-size BYTES   pf3d: all-to-all block per rank pair (32K)\n"
+    "  --neighbours N     halo3d/pf3d halo: 6 faces (default), 4 (2D halo: the x\n"
+    "                     and y faces, default grid AxBx1), 26 (faces, edges and\n"
+    "                     corners, each --size bytes; tags 100..125)\n"
+    "  --no-halo          pf3d: only the sub-communicator all-to-all\n"
     "  --root R           incast: the receiving rank (0)\n"
     "  --reduce-size B    canary (and halo3d/pf3d with --reduce-every): allreduce bytes (8)\n"
     "  --reduce-every N   halo3d/pf3d: an allreduce every N iterations (0: none)\n"
@@ -56,7 +60,7 @@ const char hs__help_gen[] =
     "  hopscope gen canary --ranks 256 --iters 100 -o canary.trace\n";
 
 enum { O_RANKS = 1000, O_ITERS, O_SIZE, O_COMPUTE, O_MONITOR, O_SEED, O_PPN, O_DIMS, O_GROUP,
-       O_A2A, O_ROOT, O_RSIZE, O_REVERY, O_OUT, O_QUIET };
+       O_A2A, O_ROOT, O_RSIZE, O_REVERY, O_OUT, O_QUIET, O_NEIGH, O_NOHALO };
 
 static const struct option opts[] = {
     { "ranks", required_argument, NULL, O_RANKS },
@@ -74,6 +78,8 @@ static const struct option opts[] = {
     { "reduce-every", required_argument, NULL, O_REVERY },
     { "output", required_argument, NULL, O_OUT },
     { "quiet", no_argument, NULL, O_QUIET },
+    { "neighbours", required_argument, NULL, O_NEIGH },
+    { "no-halo", no_argument, NULL, O_NOHALO },
     { NULL, 0, NULL, 0 },
 };
 
@@ -161,6 +167,12 @@ int hs__cmd_gen(int argc, char **argv)
         case O_REVERY: rc = u32_opt("reduce-every", v, 0, 1u << 30, &p.reduce_every, "N >= 0"); break;
         case O_OUT: case 'o': out = v; break;
         case O_QUIET: quiet = 1; break;
+        case O_NEIGH:
+            rc = u32_opt("neighbours", v, 4, 26, &p.neighbours, "4, 6 or 26");
+            if (!rc && p.neighbours != 4 && p.neighbours != 6 && p.neighbours != 26)
+                return bad("neighbours", v, "4, 6 or 26");
+            break;
+        case O_NOHALO: p.no_halo = 1; break;
         default:
             return hs__usage_error(CMD, "unknown option or missing value: '%s'", argv[optind - 1]);
         }

@@ -261,8 +261,9 @@ static void compute(gen *g)
 
 /* ---- process grids --------------------------------------------------------------- */
 
-/* Balanced factors of n into three, largest first (like MPI_Dims_create). */
-static void dims_create(uint32_t n, uint32_t d[3])
+/* Balanced factors of n into nd (2 or 3), largest first (like
+ * MPI_Dims_create); d[2] is 1 when nd is 2. */
+static void dims_create(uint32_t n, int nd, uint32_t d[3])
 {
     d[0] = d[1] = d[2] = 1;
     uint32_t m = n;
@@ -277,7 +278,7 @@ static void dims_create(uint32_t n, uint32_t d[3])
         f[nf++] = m;
     for (uint32_t i = nf; i-- > 0;) {
         int s = 0;
-        for (int k = 1; k < 3; k++)
+        for (int k = 1; k < nd; k++)
             if (d[k] < d[s])
                 s = k;
         d[s] *= f[i];
@@ -304,14 +305,47 @@ static uint32_t halo_peer(const uint32_t d[3], uint32_t r, int dir)
     return c[0] + d[0] * (c[1] + d[1] * c[2]);
 }
 
+/* Neighbour of rank r at offset (dx, dy, dz) in {-1, 0, 1}^3, periodic. */
+static uint32_t halo_peer_off(const uint32_t d[3], uint32_t r, int dx, int dy, int dz)
+{
+    uint32_t c[3] = { r % d[0], (r / d[0]) % d[1], r / (d[0] * d[1]) };
+    int o[3] = { dx, dy, dz };
+    for (int a = 0; a < 3; a++)
+        c[a] = (uint32_t)(((int64_t)c[a] + d[a] + o[a]) % d[a]);
+    return c[0] + d[0] * (c[1] + d[1] * c[2]);
+}
+
+/* The 26-neighbour halo: offset k (0..26, k = 9(dx+1) + 3(dy+1) + dz+1,
+ * 13 the rank itself) carries tag TAG_HALO + k - (k > 13), 100..125; its
+ * opposite is 26 - k. */
+static int halo26_iteration(gen *g, uint64_t bytes)
+{
+    int rc = 0;
+    for (int k = 0; k < 27 && !rc; k++)
+        if (k != 13) {
+            int o = 26 - k;
+            rc = irecv(g, halo_peer_off(g->dims, g->rank, o / 9 - 1, o / 3 % 3 - 1, o % 3 - 1),
+                       TAG_HALO + k - (k > 13), bytes, HS_TRACE_COMM_WORLD);
+        }
+    for (int k = 0; k < 27 && !rc; k++)
+        if (k != 13)
+            rc = isend(g, halo_peer_off(g->dims, g->rank, k / 9 - 1, k / 3 % 3 - 1, k % 3 - 1),
+                       TAG_HALO + k - (k > 13), bytes, HS_TRACE_COMM_WORLD);
+    return rc ? rc : waitall(g);
+}
+
 static int halo_iteration(gen *g, uint64_t bytes)
 {
     int rc = 0;
+    if (g->p->neighbours == 26)
+        return halo26_iteration(g, bytes);
+    /* 4 neighbours: the x and y directions only (0..3) */
+    int nd = g->p->neighbours == 4 ? 4 : 6;
     /* Direction d carries tag TAG_HALO + d: receive it from the neighbour
      * on the opposite side, send it to the neighbour in direction d. */
-    for (int d = 0; d < 6 && !rc; d++)
+    for (int d = 0; d < nd && !rc; d++)
         rc = irecv(g, halo_peer(g->dims, g->rank, d ^ 1), TAG_HALO + d, bytes, HS_TRACE_COMM_WORLD);
-    for (int d = 0; d < 6 && !rc; d++)
+    for (int d = 0; d < nd && !rc; d++)
         rc = isend(g, halo_peer(g->dims, g->rank, d), TAG_HALO + d, bytes, HS_TRACE_COMM_WORLD);
     return rc ? rc : waitall(g);
 }
@@ -392,7 +426,7 @@ static int gen_rank(gen *g, const ringplan *rp)
         case HS_GEN_PF3D: {
             uint32_t gs = p->group, first = r / gs * gs, n = first + gs <= R ? gs : R - first;
             rc = coll(g, HS_TRACE_ALLTOALL, gcomm, p->a2a_size * n, p->a2a_size * n);
-            if (!rc)
+            if (!rc && !p->no_halo)
                 rc = halo_iteration(g, p->size);
             if (!rc && p->reduce_every && (it + 1) % p->reduce_every == 0)
                 rc = coll(g, HS_TRACE_ALLREDUCE, HS_TRACE_COMM_WORLD, p->reduce_size,
@@ -493,6 +527,10 @@ static int check(const hs_gen_params *p, hs_error *err)
                                     (unsigned long long)prod, p->ranks);
         }
     }
+    if (p->neighbours != 0 && p->neighbours != 4 && p->neighbours != 6 && p->neighbours != 26)
+        return hs_error_set(err, HS_EINVAL, "neighbours %u: must be 4, 6 or 26", p->neighbours);
+    if (p->no_halo && p->pattern != HS_GEN_PF3D)
+        return hs_error_set(err, HS_EINVAL, "no-halo applies to pf3d only");
     if (p->pattern == HS_GEN_PF3D && (p->group < 1 || p->group > 64))
         return hs_error_set(err, HS_EINVAL, "group size %u: must be 1..64", p->group);
     if (p->pattern == HS_GEN_INCAST && p->root >= p->ranks)
@@ -559,7 +597,7 @@ int hs_gen_write(const hs_gen_params *p, const char *dir, hs_error *err)
         if (p->dims[0])
             memcpy(g.dims, p->dims, sizeof g.dims);
         else
-            dims_create(p->ranks, g.dims);
+            dims_create(p->ranks, p->neighbours == 4 ? 2 : 3, g.dims);
     }
     ringplan rp = { NULL, NULL };
     if (p->pattern == HS_GEN_CANARY && (rc = ring_plan(p, &rp, err)))

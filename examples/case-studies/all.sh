@@ -15,7 +15,9 @@ the diagnosis it documents (`tests/integration/case_studies.sh`).  The
 pictures are the SVGs `hopscope render` wrote (dark links are congested,
 thick links carry the application's own traffic; docs/viz.md).  A fourth
 (section 4) starts from real MPI code run at 1024 ranks under SimGrid's
-SMPI, with `examples/smpi/halo3d-smpi.sh`.
+SMPI, with `examples/smpi/halo3d-smpi.sh`.  A fifth (section 5) asks which
+network component the run time depends on, over hundreds of mappings
+(`hopscope sweep`, `hopscope culprits`; `examples/culprits/case_study.sh`).
 MD
 for cs in halo pf3d incast; do
     sh "examples/case-studies/$cs.sh" --doc
@@ -24,4 +26,8 @@ done
 # computation): its text, with the figures of one run of
 # examples/smpi/halo3d-smpi.sh, is kept in examples/smpi/case-study.md.
 cat examples/smpi/case-study.md >> docs/case-studies.md
+# The culprits study (section 5) takes about half an hour: its text, with
+# the figures of one run of examples/culprits/case_study.sh, is kept in
+# examples/culprits/case-study.md.
+cat examples/culprits/case-study.md >> docs/case-studies.md
 echo "docs/case-studies.md regenerated"

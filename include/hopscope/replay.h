@@ -294,6 +294,10 @@ typedef struct hs_gen_params {
     uint64_t reduce_size;    /* canary: allreduce bytes (8); halo3d: with
                                 reduce_every, bytes of its allreduce (8) */
     uint32_t reduce_every;   /* halo3d/pf3d: an allreduce every N iterations (0: none) */
+    uint32_t neighbours;     /* halo3d/pf3d halo: 6 faces (0 means 6), 4 (2D: the x and
+                                y faces only; default grid balanced in x, y), or 26
+                                (faces, edges and corners: the diagonal neighbours) */
+    int      no_halo;        /* pf3d: only the sub-communicator all-to-all */
 } hs_gen_params;
 
 /* "halo3d", "pf3d", "canary", "incast", "pingpong"; HS_EINVAL otherwise. */
