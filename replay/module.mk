@@ -9,4 +9,4 @@ CORE_SRCS += replay/coll.c replay/mapping.c replay/gen.c replay/replay.c replay/
 CFLAGS_replay_ := -O3
 INSTALL_HEADERS += include/hopscope/replay.h
 UNIT_TESTS += tests/unit/test_coll.c
-UNIT_TESTS += tests/unit/test_replay.c tests/unit/test_replay_wire.c
+UNIT_TESTS += tests/unit/test_replay.c tests/unit/test_replay_wire.c tests/unit/test_gen.c
