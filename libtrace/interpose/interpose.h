@@ -269,6 +269,26 @@ static inline hs__rec *hs__rec0(uint16_t kind, uint64_t t0, uint64_t t1, uint32_
     return r;
 }
 
+/* A record with na + nb list entries (hs__rec_size), its header filled as
+ * hs__rec0 does; *size is what hs__commit takes.  NULL when nothing can be
+ * recorded. */
+static inline hs__rec *hs__recn(uint16_t kind, uint64_t t0, uint64_t t1, uint32_t flags,
+                                uint32_t na, uint32_t nb, size_t *size)
+{
+    *size = hs__rec_size(kind, na, nb);
+    hs__rec *r = hs__reserve(*size);
+    if (hs__likely(r != NULL)) {
+        r->kind = kind;
+        r->t0 = t0;
+        r->t1 = t1;
+        r->flags = flags;
+        r->repeat = 1;
+        r->na = na;
+        r->nb = nb;
+    }
+    return r;
+}
+
 /* Per-thread ids of requests (and matched messages): thread index in the
  * top bits so that threads never need to agree. */
 static inline uint64_t hs__new_req_id(void)

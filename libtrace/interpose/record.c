@@ -126,16 +126,9 @@ void hs__wait1_finish(MPI_Request before, int known, hs__reqinfo *ri, int instan
         t0 = t1;
     int done = known && (rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS);
     uint32_t nrec = done && (!ri->persistent || ri->active);
-    size_t sz = hs__rec_size(HS_TRACE_WAIT, nrec, 0);
-    hs__rec *r = hs__reserve(sz);
+    size_t sz;
+    hs__rec *r = hs__recn(HS_TRACE_WAIT, t0, t1, hs__rcflag(rc), nrec, 0, &sz);
     if (r) {
-        r->kind = HS_TRACE_WAIT;
-        r->t0 = t0;
-        r->t1 = t1;
-        r->flags = hs__rcflag(rc);
-        r->repeat = 1;
-        r->na = nrec;
-        r->nb = 0;
         if (nrec)
             put_completion(hs__rec_list(r), ri, st, rc);
         hs__commit(r, sz);
@@ -176,16 +169,11 @@ void hs__compl_finish(hs__compl *c, uint16_t kind, uint64_t t0, int rc, int ndon
     if (nrec == 0 && test && rc == MPI_SUCCESS && fold_poll(kind, t1)) {
         /* folded */
     } else {
-        size_t sz = hs__rec_size(kind, nrec, 0);
-        hs__rec *r = hs__reserve(sz);
+        size_t sz;
+        hs__rec *r = hs__recn(kind, t0, t1,
+                              hs__rcflag(rc) | (test && nrec ? HS_TRACE_F_FOUND : 0), nrec, 0,
+                              &sz);
         if (r) {
-            r->kind = kind;
-            r->t0 = t0;
-            r->t1 = t1;
-            r->flags = hs__rcflag(rc) | (test && nrec ? HS_TRACE_F_FOUND : 0);
-            r->repeat = 1;
-            r->na = nrec;
-            r->nb = 0;
             uint64_t *w = hs__rec_list(r);
             for (int j = 0; j < ndone; j++) {
                 int i = idx[j];

@@ -374,20 +374,14 @@ static hs__comm *comm_publish(MPI_Comm comm, hs__comm *c, int ctor, hs__comm *pa
     c->index = atomic_fetch_add(&hs__g.next_comm_index, 1);
     map_put(&comms, (uintptr_t)comm, &c);
     atomic_fetch_add_explicit(&hs__g.comm_gen, 1, memory_order_release);
-    size_t sz = hs__rec_size(HS_TRACE_COMM_CREATE, (uint32_t)c->size, (uint32_t)c->rsize);
-    hs__rec *r = hs__reserve(sz);
+    size_t sz;
+    hs__rec *r = hs__recn(HS_TRACE_COMM_CREATE, t0, t1, 0, (uint32_t)c->size,
+                          (uint32_t)c->rsize, &sz);
     if (r) {
-        r->kind = HS_TRACE_COMM_CREATE;
-        r->t0 = t0;
-        r->t1 = t1;
-        r->flags = 0;
-        r->repeat = 1;
         r->comm = c->index;
         r->comm2 = parent ? parent->index : HS__NOIDX;
         r->tag = ctor;
         r->aux = c->id;
-        r->na = (uint32_t)c->size;
-        r->nb = (uint32_t)c->rsize;
         uint64_t *w = hs__rec_list(r);
         for (int i = 0; i < c->size; i++)
             *w++ = (uint64_t)(int64_t)c->local[i];

@@ -23,17 +23,9 @@ static hs__rec *coll_begin(uint16_t kind, uint64_t t0, int rc, hs__comm *c, int 
                            size_t *size)
 {
     uint64_t t1 = hs__now();
-    *size = hs__rec_size(kind, na, nb);
-    hs__rec *r = hs__reserve(*size);
+    hs__rec *r = hs__recn(kind, t0, t1, flags | hs__rcflag(rc), na, nb, size);
     if (!r)
         return NULL;
-    r->kind = kind;
-    r->t0 = t0;
-    r->t1 = t1;
-    r->flags = flags | hs__rcflag(rc);
-    r->repeat = 1;
-    r->na = na;
-    r->nb = nb;
     r->comm = c->index;
     r->peer = root == MPI_UNDEFINED ? HS_TRACE_RANK_NONE : hs__peer(c, root);
     r->bytes = r->bytes2 = 0;

@@ -426,17 +426,10 @@ static void rec_starts(uint16_t kind, uint64_t t0, int rc, int n, const MPI_Requ
 {
     uint64_t t1 = hs__now();
     uint32_t cnt = n > 0 ? (uint32_t)n : 0;
-    size_t sz = hs__rec_size(kind, cnt, 0);
-    hs__rec *r = hs__reserve(sz);
+    size_t sz;
+    hs__rec *r = hs__recn(kind, t0, t1, hs__rcflag(rc), cnt, 0, &sz);
     if (!r)
         return;
-    r->kind = kind;
-    r->t0 = t0;
-    r->t1 = t1;
-    r->flags = hs__rcflag(rc);
-    r->repeat = 1;
-    r->na = cnt;
-    r->nb = 0;
     uint64_t *w = hs__rec_list(r);
     for (uint32_t i = 0; i < cnt; i++) {
         hs__reqinfo ri;

@@ -362,19 +362,12 @@ static void rec_pscw(uint16_t kind, uint64_t t0, int rc, MPI_Group group, int as
             tmp[i] = i;
         HS_PMPI(Group_translate_ranks)(group, n, tmp, hs__g.world_group, tmp + n);
     }
-    size_t s = hs__rec_size(kind, (uint32_t)n, 0);
-    hs__rec *r = hs__reserve(s);
+    size_t s;
+    hs__rec *r = hs__recn(kind, t0, t1, hs__rcflag(rc), (uint32_t)n, 0, &s);
     if (!r)
         return;
-    r->kind = kind;
-    r->t0 = t0;
-    r->t1 = t1;
-    r->flags = hs__rcflag(rc);
-    r->repeat = 1;
     r->win = x->index;
     r->aux = (uint64_t)(unsigned)assert_;
-    r->na = (uint32_t)n;
-    r->nb = 0;
     uint64_t *w = hs__rec_list(r);
     for (int i = 0; i < n; i++)
         w[i] = (uint64_t)(int64_t)(tmp[n + i] == MPI_UNDEFINED ? HS_TRACE_RANK_NONE : tmp[n + i]);
