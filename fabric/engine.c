@@ -102,14 +102,16 @@ static int lane_append(hs_fabric *F, hs__lane *L, hs__fev e)
 
 int hs__ev_push(hs_fabric *F, hs_time t, unsigned type, uint64_t arg)
 {
-    hs__fev e = { t, F->evseq++, (uint64_t)type << EV_SHIFT | arg };
+    uint32_t org = F->in_run ? F->cur_dev : F->ext_dev;
+    hs__fev e = { t, (uint64_t)org << EV_ORG_SHIFT | F->dev_seq[org]++,
+                  (uint64_t)type << EV_SHIFT | arg };
     hs_time delay = t - F->now;
     int rc;
     for (unsigned i = 0; i < F->nlanes; i++) {
         hs__lane *L = &F->lanes[i];
         if (L->delay != delay)
             continue;
-        if (L->n && L->e[(L->head + L->n - 1) & (L->cap - 1)].t > t)
+        if (L->n && fev_less(&e, &L->e[(L->head + L->n - 1) & (L->cap - 1)]))
             break;  /* would break the lane's order: the heap takes it */
         if ((rc = lane_append(F, L, e)))
             return rc;
@@ -190,12 +192,19 @@ int hs__ev_init_lanes(hs_fabric *F)
 
 int hs__ev_init(hs_fabric *F)
 {
-    (void)F;
+    uint64_t ndev = (uint64_t)F->S + F->N + 1;
+    if (ndev > EV_ORG_MAX)
+        return HS_ERANGE;
+    F->dev_seq = calloc(ndev, sizeof *F->dev_seq);
+    if (!F->dev_seq)
+        return HS_ENOMEM;
+    F->ext_dev = F->cur_dev = F->S + F->N;
     return 0;
 }
 
 void hs__ev_free(hs_fabric *F)
 {
+    free(F->dev_seq);
     for (unsigned i = 0; i < F->nlanes; i++)
         free(F->lanes[i].e);
     free(F->ev);
@@ -203,7 +212,7 @@ void hs__ev_free(hs_fabric *F)
 
 size_t hs__ev_bytes(const hs_fabric *F)
 {
-    size_t n = F->ev_cap * sizeof(hs__fev);
+    size_t n = F->ev_cap * sizeof(hs__fev) + ((size_t)F->S + F->N + 1) * sizeof(uint64_t);
     for (unsigned i = 0; i < F->nlanes; i++)
         n += (size_t)F->lanes[i].cap * sizeof(hs__fev);
     return n;
@@ -332,6 +341,13 @@ static inline void prefetch_near(const hs_fabric *F, uint64_t d)
     }
 }
 
+/* The device a link leaves (its transmitter), as an origin index. */
+static inline uint32_t link_from_dev(const hs_fabric *F, uint32_t l)
+{
+    const hs_link_info *li = &F->lk[l];
+    return li->from_kind == HS_DEV_NODE ? F->S + li->from : li->from;
+}
+
 static void on_timer(hs_fabric *F, uint32_t slot)
 {
     uint64_t cookie = F->tm[slot];
@@ -379,29 +395,39 @@ int hs_fabric_run(hs_fabric *F, hs_time until)
         F->now = e.t;
         F->st.events++;
         uint64_t arg = e.d & EV_ARG_MASK;
+        /* F->cur_dev: the device the event happens at, origin of what it
+         * schedules */
         switch (e.d >> EV_SHIFT) {
         case EV_TX_END:
+            F->cur_dev = F->op[arg].sw;
             hs__switch_tx_end(F, (uint32_t)arg);
             break;
         case EV_NIC_TX_END:
+            F->cur_dev = F->S + F->lk[arg].from;
             hs__nic_tx_end(F, (uint32_t)arg);
             break;
         case EV_CREDIT:
+            F->cur_dev = link_from_dev(F, (uint32_t)(arg >> CR_LINK_SHIFT));
             hs__on_credit(F, arg);
             break;
         case EV_ARRIVE:
+            F->cur_dev = F->lk[F->pk[arg].in].to;
             hs__switch_arrive(F, (uint32_t)arg);
             break;
         case EV_DELIVER:
+            F->cur_dev = F->S + F->pk[arg].dst;
             hs__nic_deliver(F, (uint32_t)arg);
             break;
         case EV_POST:
+            F->cur_dev = F->S + F->ms[arg].src;
             hs__nic_post(F, (uint32_t)arg);
             break;
         case EV_TIMER:
+            F->cur_dev = F->S + F->N;
             on_timer(F, (uint32_t)arg);
             break;
         case EV_WAKE:
+            F->cur_dev = link_from_dev(F, (uint32_t)arg);
             hs__on_wake(F, (uint32_t)arg);
             break;
         }

@@ -39,9 +39,16 @@
 #define HS_NIL UINT32_MAX
 
 /* ---- events -------------------------------------------------------------
- * Events run in (time, seq) order, seq being the order in which they were
- * scheduled: a total order, the same for any queue implementation, so the
- * same inputs give the same run. */
+ * Events run in (time, key) order, key = origin device << EV_ORG_SHIFT |
+ * that device's count of events scheduled so far: the origin is the device
+ * (switch s, or NIC n as S + n) whose event scheduled it, or, outside a
+ * run, the NIC a message is posted at (timers: the driver, S + N).  A
+ * total order, the same for any queue implementation and for any
+ * partitioning of the devices over processes (each device's count is kept
+ * where the device is simulated), so the same inputs give the same run,
+ * sequential or parallel (docs/fabric.md, "Parallel runs"). */
+#define EV_ORG_SHIFT 42
+#define EV_ORG_MAX ((1u << (64 - EV_ORG_SHIFT)) - 1)
 enum {
     EV_TX_END = 0,   /* arg: link; a transmission ended */
     EV_CREDIT = 1,   /* arg: link | vc | bytes; credits reached the transmitter */
@@ -72,7 +79,7 @@ typedef struct hs__ev {
  * and the heap top. */
 typedef struct hs__fev {
     hs_time  t;
-    uint64_t seq;
+    uint64_t seq;        /* origin << EV_ORG_SHIFT | origin's count */
     uint64_t d;
 } hs__fev;
 
@@ -260,7 +267,9 @@ struct hs_fabric {
     unsigned    nlanes;
     hs__fev    *ev;         /* heap */
     size_t      ev_n, ev_cap;
-    uint64_t    evseq;
+    uint64_t   *dev_seq;    /* [S + N + 1] events scheduled per origin device */
+    uint32_t    cur_dev;    /* origin of what is scheduled now (in a run) */
+    uint32_t    ext_dev;    /* origin of what is scheduled outside a run */
     size_t      nev;        /* events pending in total */
     hs_time   now;
     uint64_t  rng[4];
@@ -310,10 +319,6 @@ int  hs__ev_init(hs_fabric *F);
 int  hs__ev_init_lanes(hs_fabric *F);
 size_t hs__ev_bytes(const hs_fabric *F);
 void hs__ev_free(hs_fabric *F);
-static inline uint64_t hs__rand(hs_fabric *F)
-{
-    return hs__xoshiro(F->rng);
-}
 uint32_t hs__pkt_alloc(hs_fabric *F);
 void hs__pkt_free(hs_fabric *F, uint32_t p);
 

@@ -328,11 +328,20 @@ int hs_fabric_inject(hs_fabric *F, hs_time t, uint32_t src, uint32_t dst, uint64
     msg->pidx = pidx;
     msg->monitored = monitored != 0;
     msg->sent = 0;
+    /* a post originates at its NIC, in a run or outside (the event order's
+     * origin, engine.h): whoever simulates the NIC counts its events */
+    uint32_t cur = F->cur_dev, ext = F->ext_dev;
+    F->cur_dev = F->ext_dev = F->S + src;
+    int rc;
     if (t == F->now) {
         hs__nic_post(F, m);
-        return F->error;
+        rc = F->error;
+    } else {
+        rc = hs__ev_push(F, t, EV_POST, m);
     }
-    return hs__ev_push(F, t, EV_POST, m);
+    F->cur_dev = cur;
+    F->ext_dev = ext;
+    return rc;
 }
 
 int hs_fabric_timer(hs_fabric *F, hs_time t, uint64_t cookie)

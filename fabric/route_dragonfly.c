@@ -82,10 +82,18 @@ static uint64_t path_occupancy(hs_fabric *F, const uint32_t *path, unsigned n)
     return q;
 }
 
-static uint32_t pick_intermediate(hs_fabric *F, uint32_t G, uint32_t Gd)
+/* The Valiant group of packet p: a function of the seed and the packet's
+ * key alone, not a draw from a stream shared by all switches, so that it
+ * does not depend on the order in which switches route (nor on how they
+ * are split over processes in a parallel run, docs/fabric.md). */
+static uint32_t pick_intermediate(hs_fabric *F, const hs__pkt *p, uint32_t G, uint32_t Gd)
 {
     uint32_t g = F->topo->u.df.g;
-    uint32_t x = (uint32_t)(hs__rand(F) % (g - 2));
+    uint64_t z = F->rng[0] ^ (p->key + 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    z ^= z >> 31;
+    uint32_t x = (uint32_t)(((unsigned __int128)z * (g - 2)) >> 64);
     uint32_t lo = G < Gd ? G : Gd, hi = G < Gd ? Gd : G;
     if (x >= lo)
         x++;
@@ -104,9 +112,9 @@ void hs__route_dragonfly(hs_fabric *F, uint32_t sw, hs__pkt *p)
     const uint32_t *po = t->port_out + t->port_off[sw];
     if (G != Gd && d->g > 2 && F->lk[p->in].kind == HS_LINK_INJECTION) {
         if (t->routing == HS_ROUTE_VALIANT) {
-            p->inter = pick_intermediate(F, G, Gd);
+            p->inter = pick_intermediate(F, p, G, Gd);
         } else if (t->routing == HS_ROUTE_UGAL) {
-            uint32_t I = pick_intermediate(F, G, Gd);
+            uint32_t I = pick_intermediate(F, p, G, Gd);
             unsigned h1, h2, h3;
             uint32_t e1, e2, e3;
             uint32_t omin = towards(F, G, r, Gd, Rd, p->dst, &h1, &e1);
@@ -118,7 +126,7 @@ void hs__route_dragonfly(hs_fabric *F, uint32_t sw, hs__pkt *p)
             if (qmin * hmin > qval * hval + F->ugal_t)
                 p->inter = I;
         } else if (t->routing == HS_ROUTE_UGAL_G) {
-            uint32_t I = pick_intermediate(F, G, Gd);
+            uint32_t I = pick_intermediate(F, p, G, Gd);
             uint32_t pm[3], pv[6];
             unsigned nm = 0, nv = 0;
             last_hop(F, segment(F, G, r, Gd, Rd, p->dst, pm, &nm), Rd, pm, &nm);
