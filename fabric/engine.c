@@ -105,7 +105,14 @@ int hs__ev_push(hs_fabric *F, hs_time t, unsigned type, uint64_t arg)
     uint32_t org = F->in_run ? F->cur_dev : F->ext_dev;
     hs__fev e = { t, (uint64_t)org << EV_ORG_SHIFT | F->dev_seq[org]++,
                   (uint64_t)type << EV_SHIFT | arg };
-    hs_time delay = t - F->now;
+    if (F->pd && (type == EV_ARRIVE || type == EV_CREDIT) && hs__pdes_remote(F, &e))
+        return hs__pdes_send(F, &e);   /* for another process (pdes.c) */
+    return hs__ev_insert(F, e);
+}
+
+int hs__ev_insert(hs_fabric *F, hs__fev e)
+{
+    hs_time t = e.t, delay = t - F->now;
     int rc;
     for (unsigned i = 0; i < F->nlanes; i++) {
         hs__lane *L = &F->lanes[i];
@@ -372,7 +379,8 @@ int hs_fabric_run(hs_fabric *F, hs_time until)
         if (src < 0)
             break;
         if (x->t > until) {
-            F->now = until;
+            if (!F->pd)   /* a parallel run keeps the last event's time */
+                F->now = until;
             rc = 0;
             break;
         }
@@ -393,6 +401,7 @@ int hs_fabric_run(hs_fabric *F, hs_time until)
         }
         F->nev--;
         F->now = e.t;
+        F->cur_key = e.seq;
         F->st.events++;
         uint64_t arg = e.d & EV_ARG_MASK;
         /* F->cur_dev: the device the event happens at, origin of what it
@@ -442,6 +451,8 @@ int hs_fabric_run(hs_fabric *F, hs_time until)
     F->stop = 0;
     if (F->error)
         return F->error;
+    if (F->pd)
+        return rc;   /* idle here may wait for other processes: pdes.c decides */
     if (rc == 1 && F->pk_live > 0)
         return HS_EDEADLOCK;
     if (rc == 1 && F->ms_live > 0) {
@@ -450,6 +461,12 @@ int hs_fabric_run(hs_fabric *F, hs_time until)
         return HS_EDEADLOCK;
     }
     return rc;
+}
+
+hs_time hs__ev_next_time(const hs_fabric *F)
+{
+    const hs__fev *x;
+    return ev_next(F, &x) < 0 ? HS_TIME_NEVER : x->t;
 }
 
 void hs_fabric_stop(hs_fabric *F)

@@ -117,7 +117,10 @@ typedef struct hs__pkt {
 
 typedef struct hs__pkc {
     uint64_t seq;        /* source NIC's sequence number */
-    uint32_t msg;
+    uint64_t cookie;     /* its message's, for `delivered` at the destination */
+    uint64_t mser;       /* its message's serial at the source NIC */
+    uint32_t npk;        /* packets in its message */
+    uint32_t msg;        /* its message at the source NIC */
     uint32_t src;
     uint32_t payload;    /* message bytes it carries */
     uint16_t phase;
@@ -126,11 +129,11 @@ typedef struct hs__pkc {
 typedef struct hs__msg {
     uint64_t cookie;
     uint64_t bytes;
+    uint64_t mser;       /* serial at its source NIC */
     hs_time  t_post;
     uint32_t src, dst;
     uint32_t npk;        /* packets in the message (>= 1) */
     uint32_t cut;        /* packets created so far */
-    uint32_t done;       /* packets delivered */
     uint32_t next;       /* injection queue successor / free list */
     uint16_t phase, pidx;
     uint8_t  monitored;
@@ -203,6 +206,7 @@ typedef struct hs__nic {
     uint32_t nactive;      /* messages in its queues */
     uint32_t qmax;         /* the most of them at once (hs_fabric_nic_queue_max) */
     uint32_t rr_lane;      /* vcsel=rr: the next packet's lane */
+    uint64_t mser;         /* next message serial */
 } hs__nic;
 
 /* Ground truth of one link (one phase, one window, or the total). */
@@ -215,6 +219,8 @@ typedef struct hs__truth {
 typedef struct hs__record {
     uint32_t src, dst;
     uint64_t seq;
+    uint64_t key;          /* its delivery event's key: (t, key) orders the
+                              records of a parallel run's parts */
     hs_time  t;
     uint64_t field;        /* hs_field_pack */
     uint16_t phase;
@@ -257,8 +263,16 @@ struct hs_fabric {
     hs__pkt  *pk;
     hs__pkc  *pc;           /* cold parts, same index */
     uint32_t  pk_cap, pk_free, pk_live, pk_peak;
-    hs__msg  *ms;
+    hs__msg  *ms;           /* messages at their source, until sent */
     uint32_t  ms_cap, ms_free, ms_live;
+    uint64_t  ms_pending;   /* injected, not yet delivered */
+    /* Messages of several packets being received, counted at the
+     * destination (which needs nothing from the source's record, so that
+     * source and destination may be simulated by different processes):
+     * open addressing on (source << 40 | serial) + 1, 0 = empty. */
+    uint64_t *rx_key;
+    uint32_t *rx_cnt;
+    size_t    rx_cap, rx_n;
     uint64_t *tm;           /* timer cookies */
     uint32_t  tm_cap, tm_free;
 
@@ -269,6 +283,7 @@ struct hs_fabric {
     size_t      ev_n, ev_cap;
     uint64_t   *dev_seq;    /* [S + N + 1] events scheduled per origin device */
     uint32_t    cur_dev;    /* origin of what is scheduled now (in a run) */
+    uint64_t    cur_key;    /* key of the event being run */
     uint32_t    ext_dev;    /* origin of what is scheduled outside a run */
     size_t      nev;        /* events pending in total */
     hs_time   now;
@@ -305,6 +320,8 @@ struct hs_fabric {
     uint32_t *dl_next, *dl_mark;
     int64_t  *dl_pend;
 
+    struct hs__pdes *pd;    /* parallel run: partition and outboxes, or NULL */
+
     hs_fabric_callbacks cb;
     void *cb_ctx;
     hs_fabric_stats st;
@@ -315,6 +332,17 @@ struct hs_fabric {
 
 /* ---- engine.c -------------------------------------------------------------- */
 int  hs__ev_push(hs_fabric *F, hs_time t, unsigned type, uint64_t arg);
+/* Queues an event whose key is already set (one from another process). */
+int  hs__ev_insert(hs_fabric *F, hs__fev e);
+/* Time of the next event, HS_TIME_NEVER if none. */
+hs_time hs__ev_next_time(const hs_fabric *F);
+/* ---- pdes.c: a parallel run's exchange (docs/fabric.md, "Parallel runs") */
+struct hs__pdes;
+/* Whether event e is for a device another process simulates. */
+int  hs__pdes_remote(const hs_fabric *F, const hs__fev *e);
+/* Hands e (and its packet, which leaves this process) to the outbox. */
+int  hs__pdes_send(hs_fabric *F, const hs__fev *e);
+void hs__pdes_free(hs_fabric *F);
 int  hs__ev_init(hs_fabric *F);
 int  hs__ev_init_lanes(hs_fabric *F);
 size_t hs__ev_bytes(const hs_fabric *F);
@@ -410,5 +438,7 @@ hs__truth *hs__truth_window(hs_fabric *F, size_t w);
 /* Fills and returns F->truth, the per-link totals (sum over phases). */
 const hs__truth *hs__truth_sum(hs_fabric *F);
 size_t hs__truth_bytes(const hs_fabric *F);
+/* Doubles the window width, merging windows pairwise (exact: all sums). */
+void hs__truth_coarsen(hs_fabric *F);
 
 #endif

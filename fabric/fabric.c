@@ -89,11 +89,14 @@ void hs_fabric_destroy(hs_fabric *F)
     free(F->pk);
     free(F->pc);
     free(F->ms);
+    free(F->rx_key);
+    free(F->rx_cnt);
     free(F->tm);
     free(F->dl_next);
     free(F->dl_mark);
     free(F->dl_pend);
     hs__ev_free(F);
+    hs__pdes_free(F);
     hs_topo_free(F->topo);
     free(F);
 }
@@ -265,7 +268,7 @@ const hs_topo *hs_fabric_topo(const hs_fabric *F) { return F->topo; }
 const hs_fabric_params *hs_fabric_get_params(const hs_fabric *F) { return &F->prm; }
 const hs_scheme *hs_fabric_scheme(const hs_fabric *F) { return &F->scheme; }
 hs_time hs_fabric_now(const hs_fabric *F) { return F->now; }
-uint64_t hs_fabric_pending(const hs_fabric *F) { return F->ms_live; }
+uint64_t hs_fabric_pending(const hs_fabric *F) { return F->ms_pending; }
 
 hs_time hs_fabric_phase_last_delivery(const hs_fabric *F, uint16_t phase)
 {
@@ -317,12 +320,13 @@ int hs_fabric_inject(hs_fabric *F, hs_time t, uint32_t src, uint32_t dst, uint64
     hs__msg *msg = &F->ms[m];
     msg->cookie = cookie;
     msg->bytes = bytes;
+    msg->mser = F->nic[src].mser++;
+    F->ms_pending++;
     msg->t_post = t;
     msg->src = src;
     msg->dst = dst;
     msg->npk = (uint32_t)npk;
     msg->cut = 0;
-    msg->done = 0;
     msg->next = HS_NIL;
     msg->phase = phase;
     msg->pidx = pidx;

@@ -83,11 +83,18 @@ void hs__stall_end(hs_fabric *F, uint32_t o)
     }
 }
 
+/* Credits for a switch-to-switch link go back as an event at the
+ * transmitter: the ring below is the transmitter's state, and whether it
+ * is full or the transmitter waits is known at the transmitter, not at the
+ * switch that frees the buffer; in a parallel run that switch may be in
+ * another process (docs/fabric.md, "Parallel runs").  Credits to a NIC,
+ * and from a NIC to its switch's ejection transmitter, stay within one
+ * switch's reach and use the ring. */
 void hs__credit_return(hs_fabric *F, uint32_t l, unsigned vc, uint32_t bytes)
 {
     hs_time t = F->now + F->lk[l].lat;
     hs__cring *r = &F->cring[l];
-    if (r->n == CR_RING) {
+    if (r->n == CR_RING || F->lk[l].kind == HS_LINK_SWITCH) {
         hs__ev_push(F, t, EV_CREDIT,
                     (uint64_t)l << CR_LINK_SHIFT | (uint64_t)vc << CR_VC_SHIFT | bytes);
         return;

@@ -96,6 +96,9 @@ static uint32_t cut_packet(hs_fabric *F, uint32_t node)
     if (wire < HS_FABRIC_MIN_PACKET)
         wire = HS_FABRIC_MIN_PACKET;
     pc->seq = n->seq++;
+    pc->cookie = msg->cookie;
+    pc->mser = msg->mser;
+    pc->npk = msg->npk;
     pc->src = node;
     pc->msg = m;
     pc->payload = (uint32_t)payload;
@@ -166,18 +169,82 @@ void hs__nic_kick(hs_fabric *F, uint32_t node)
     hs__link_transmit(F, o, pi, F->now);
 }
 
+/* The source is done with a message when its last packet has left: its
+ * delivery is counted at the destination (rx_count). */
 static void msg_sent(hs_fabric *F, uint32_t m)
 {
     hs__msg *msg = &F->ms[m];
     msg->sent = 1;
+    uint64_t cookie = msg->cookie;
+    msg_free(F, m);
     if (F->cb.sent)
-        F->cb.sent(F->cb_ctx, F, msg->cookie, F->now);
-    if (msg->done == msg->npk) {
-        F->st.messages_delivered++;
-        if (F->cb.delivered)
-            F->cb.delivered(F->cb_ctx, F, F->ms[m].cookie, F->now);
-        msg_free(F, m);
+        F->cb.sent(F->cb_ctx, F, cookie, F->now);
+}
+
+static inline size_t rx_slot(uint64_t key, size_t mask)
+{
+    key *= 0x9e3779b97f4a7c15ull;
+    return (size_t)(key ^ (key >> 29)) & mask;
+}
+
+static int rx_grow(hs_fabric *F)
+{
+    size_t nc = F->rx_cap ? F->rx_cap * 2 : 1024;
+    uint64_t *k = calloc(nc, sizeof *k);
+    uint32_t *c = malloc(nc * sizeof *c);
+    if (!k || !c) {
+        free(k);
+        free(c);
+        return HS_ENOMEM;
     }
+    for (size_t i = 0; i < F->rx_cap; i++) {
+        if (!F->rx_key[i])
+            continue;
+        size_t j = rx_slot(F->rx_key[i], nc - 1);
+        while (k[j])
+            j = (j + 1) & (nc - 1);
+        k[j] = F->rx_key[i];
+        c[j] = F->rx_cnt[i];
+    }
+    free(F->rx_key);
+    free(F->rx_cnt);
+    F->rx_key = k;
+    F->rx_cnt = c;
+    F->rx_cap = nc;
+    return 0;
+}
+
+/* Counts a delivered packet of a message of npk > 1 packets; 1 when it was
+ * the last (the entry is removed), 0 otherwise, negative on failure. */
+static int rx_count(hs_fabric *F, uint32_t src, uint64_t mser, uint32_t npk)
+{
+    if (2 * (F->rx_n + 1) > F->rx_cap && rx_grow(F))
+        return HS_ENOMEM;
+    uint64_t key = ((uint64_t)src << 40 | (mser & ((1ull << 40) - 1))) + 1;
+    size_t mask = F->rx_cap - 1, i = rx_slot(key, mask);
+    while (F->rx_key[i] && F->rx_key[i] != key)
+        i = (i + 1) & mask;
+    if (!F->rx_key[i]) {
+        F->rx_key[i] = key;
+        F->rx_cnt[i] = 1;
+        F->rx_n++;
+        return 0;
+    }
+    if (++F->rx_cnt[i] < npk)
+        return 0;
+    /* remove, shifting back the entries of the probe run after it */
+    F->rx_n--;
+    for (size_t j = (i + 1) & mask; F->rx_key[j]; j = (j + 1) & mask) {
+        size_t h = rx_slot(F->rx_key[j], mask);
+        int stays = i < j ? (h > i && h <= j) : (h > i || h <= j);
+        if (stays)
+            continue;
+        F->rx_key[i] = F->rx_key[j];
+        F->rx_cnt[i] = F->rx_cnt[j];
+        i = j;
+    }
+    F->rx_key[i] = 0;
+    return 1;
 }
 
 void hs__nic_tx_end(hs_fabric *F, uint32_t o)
@@ -227,6 +294,7 @@ void hs__nic_deliver(hs_fabric *F, uint32_t pi)
                 r->src = pc->src;
                 r->dst = node;
                 r->seq = pc->seq;
+                r->key = F->cur_key;
                 r->t = F->now;
                 r->field = hs_field_pack(&F->scheme, &p->field);
                 r->phase = pc->phase;
@@ -240,16 +308,19 @@ void hs__nic_deliver(hs_fabric *F, uint32_t pi)
     F->ph_last[p->pidx] = F->now;
     uint32_t ej = hs_topo_node_ejection(F->topo, node);
     hs__credit_return(F, ej, 0, p->bytes);
-    uint32_t m = pc->msg;
+    uint64_t cookie = pc->cookie;
+    int last = pc->npk > 1 ? rx_count(F, pc->src, pc->mser, pc->npk) : 1;
     hs__pkt_free(F, pi);
-    hs__msg *msg = &F->ms[m];
-    if (++msg->done == msg->npk && msg->sent) {
-        /* `sent` fired at the end of the last injection, which always
-         * precedes the last delivery (ties go to EV_TX_END); if it has not,
-         * msg_sent delivers when it does */
+    if (last < 0) {
+        F->error = last;
+        return;
+    }
+    if (last) {
+        /* `sent` fired at the end of the last injection, which precedes
+         * the last delivery by at least the links' latencies */
         F->st.messages_delivered++;
+        F->ms_pending--;
         if (F->cb.delivered)
-            F->cb.delivered(F->cb_ctx, F, msg->cookie, F->now);
-        msg_free(F, m);
+            F->cb.delivered(F->cb_ctx, F, cookie, F->now);
     }
 }

@@ -1,6 +1,7 @@
 /* The partition of a network for a parallel run (pdes.h; docs/fabric.md,
  * "Parallel runs"). */
 #include "pdes.h"
+#include "engine.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -106,4 +107,256 @@ int hs__partition(const hs_topo *t, unsigned np, hs_time route_delay, hs__part *
             out->lookahead_pkt = li->lat + route_delay;
     }
     return 0;
+}
+
+/* ---- the engine's side of a parallel run -------------------------------------
+ * The process's fabric holds the whole network (the arrays are shared
+ * constants and per-link state) but runs only the events of its part's
+ * devices.  An event for another part (a packet arriving at, or a credit
+ * returning to, a switch there) is written to that part's outbox with its
+ * key, and its packet leaves the pool; the receiver queues it with the
+ * same key, so the order of everything is the sequential run's. */
+typedef struct hs__obuf {
+    unsigned char *b;
+    size_t n, cap;
+} hs__obuf;
+
+struct hs__pdes {
+    hs__part  part;
+    unsigned  me;
+    hs__obuf *out;        /* [np] */
+};
+
+/* On the wire: the event (24 bytes), then for EV_ARRIVE its packet's hot
+ * and cold parts.  Every process runs the same binary, so the layout is
+ * the in-memory one. */
+typedef struct hs__wev {
+    hs_time  t;
+    uint64_t seq;
+    uint64_t d;
+} hs__wev;
+
+void hs__pdes_free(hs_fabric *F)
+{
+    struct hs__pdes *pd = F->pd;
+    if (!pd)
+        return;
+    for (unsigned i = 0; i < pd->part.np; i++)
+        free(pd->out[i].b);
+    free(pd->out);
+    hs__partition_free(&pd->part);
+    free(pd);
+    F->pd = NULL;
+}
+
+int hs_fabric_partition(hs_fabric *F, unsigned np, unsigned me)
+{
+    if (F->in_run || F->pd || me >= np || F->st.messages_posted || F->ms_live)
+        return F->pd ? HS_ESTATE : HS_EINVAL;
+    if (F->topo->routing == HS_ROUTE_UGAL_G)
+        return HS_ENOTSUP;   /* reads queues in other groups: no lookahead covers it */
+    struct hs__pdes *pd = calloc(1, sizeof *pd);
+    if (!pd)
+        return HS_ENOMEM;
+    int rc = hs__partition(F->topo, np, F->prm.route_delay, &pd->part);
+    if (rc) {
+        free(pd);
+        return rc;
+    }
+    pd->me = me;
+    pd->out = calloc(np, sizeof *pd->out);
+    if (!pd->out) {
+        hs__partition_free(&pd->part);
+        free(pd);
+        return HS_ENOMEM;
+    }
+    F->pd = pd;
+    return 0;
+}
+
+int hs_fabric_node_local(const hs_fabric *F, uint32_t node)
+{
+    return !F->pd || hs__part_of_node(F->topo, &F->pd->part, node) == F->pd->me;
+}
+
+hs_time hs_fabric_lookahead(const hs_fabric *F)
+{
+    return F->pd ? F->pd->part.lookahead : HS_TIME_NEVER;
+}
+
+unsigned hs_fabric_nparts(const hs_fabric *F) { return F->pd ? F->pd->part.np : 1; }
+unsigned hs_fabric_part(const hs_fabric *F) { return F->pd ? F->pd->me : 0; }
+
+/* The part of the device an EV_ARRIVE or EV_CREDIT happens at. */
+static uint32_t ev_part(const hs_fabric *F, const hs__fev *e)
+{
+    uint64_t arg = e->d & EV_ARG_MASK;
+    uint32_t sw;
+    if ((e->d >> EV_SHIFT) == EV_ARRIVE) {
+        sw = F->lk[F->pk[arg].in].to;
+    } else {
+        const hs_link_info *li = &F->lk[(uint32_t)(arg >> CR_LINK_SHIFT)];
+        sw = li->from_kind == HS_DEV_NODE ? F->topo->node_sw[li->from] : li->from;
+    }
+    return F->pd->part.sw_part[sw];
+}
+
+int hs__pdes_remote(const hs_fabric *F, const hs__fev *e)
+{
+    return ev_part(F, e) != F->pd->me;
+}
+
+static int obuf_put(hs_fabric *F, hs__obuf *o, const void *x, size_t n)
+{
+    if (o->n + n > o->cap) {
+        size_t nc = o->cap ? o->cap * 2 : 4096;
+        while (nc < o->n + n)
+            nc *= 2;
+        unsigned char *b = realloc(o->b, nc);
+        if (!b) {
+            F->error = HS_ENOMEM;
+            return HS_ENOMEM;
+        }
+        o->b = b;
+        o->cap = nc;
+    }
+    memcpy(o->b + o->n, x, n);
+    o->n += n;
+    return 0;
+}
+
+int hs__pdes_send(hs_fabric *F, const hs__fev *e)
+{
+    hs__obuf *o = &F->pd->out[ev_part(F, e)];
+    hs__wev w = { e->t, e->seq, e->d };
+    int rc = obuf_put(F, o, &w, sizeof w);
+    if (!rc && (e->d >> EV_SHIFT) == EV_ARRIVE) {
+        uint32_t p = (uint32_t)(e->d & EV_ARG_MASK);
+        if (!(rc = obuf_put(F, o, &F->pk[p], sizeof F->pk[p])) &&
+            !(rc = obuf_put(F, o, &F->pc[p], sizeof F->pc[p])))
+            hs__pkt_free(F, p);
+    }
+    return rc;
+}
+
+int hs_fabric_outbox(const hs_fabric *F, unsigned part, const void **buf, size_t *len)
+{
+    if (!F->pd || part >= F->pd->part.np)
+        return HS_EINVAL;
+    *buf = F->pd->out[part].b;
+    *len = F->pd->out[part].n;
+    return 0;
+}
+
+void hs_fabric_outbox_clear(hs_fabric *F)
+{
+    if (F->pd)
+        for (unsigned i = 0; i < F->pd->part.np; i++)
+            F->pd->out[i].n = 0;
+}
+
+int hs_fabric_inbox(hs_fabric *F, const void *buf, size_t len)
+{
+    if (!F->pd)
+        return HS_ESTATE;
+    const unsigned char *b = buf, *end = b + len;
+    while (b < end) {
+        hs__wev w;
+        if ((size_t)(end - b) < sizeof w)
+            return HS_EFORMAT;
+        memcpy(&w, b, sizeof w);
+        b += sizeof w;
+        hs__fev e = { w.t, w.seq, w.d };
+        unsigned type = (unsigned)(w.d >> EV_SHIFT);
+        if (w.t < F->now || (type != EV_ARRIVE && type != EV_CREDIT))
+            return HS_EFORMAT;
+        if (type == EV_ARRIVE) {
+            if ((size_t)(end - b) < sizeof(hs__pkt) + sizeof(hs__pkc))
+                return HS_EFORMAT;
+            uint32_t p = hs__pkt_alloc(F);
+            if (p == HS_NIL)
+                return HS_ENOMEM;
+            memcpy(&F->pk[p], b, sizeof(hs__pkt));
+            b += sizeof(hs__pkt);
+            memcpy(&F->pc[p], b, sizeof(hs__pkc));
+            b += sizeof(hs__pkc);
+            e.d = (uint64_t)EV_ARRIVE << EV_SHIFT | p;
+        }
+        int rc = hs__ev_insert(F, e);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+hs_time hs_fabric_next_time(const hs_fabric *F)
+{
+    return hs__ev_next_time(F);
+}
+
+int hs_fabric_run_window(hs_fabric *F, hs_time end)
+{
+    if (!F->pd)
+        return HS_ESTATE;
+    if (end == 0)
+        return 0;
+    int rc = hs_fabric_run(F, end - 1);
+    return rc == 1 ? 0 : rc;
+}
+
+uint64_t hs_fabric_held(const hs_fabric *F)
+{
+    return (uint64_t)F->pk_live + F->ms_live;
+}
+
+int hs_fabric_run_parallel(hs_fabric *F, const hs_fabric_transport *tr)
+{
+    if (!F->pd)
+        return HS_ESTATE;
+    unsigned np = F->pd->part.np;
+    hs_time la = F->pd->part.lookahead;
+    const void **out = calloc(np, sizeof *out);
+    size_t *outlen = calloc(np, sizeof *outlen);
+    int rc = out && outlen ? 0 : HS_ENOMEM;
+    for (;;) {
+        /* one reduction carries the next time, shifted by one, and a
+         * failure anywhere as 0, so that every process stops together */
+        hs_time t = hs_fabric_next_time(F);
+        t = rc ? 0 : t == HS_TIME_NEVER ? t : t + 1;
+        int trc = tr->min_time(tr->ctx, &t);
+        if (trc || t == 0) {
+            rc = rc ? rc : trc ? trc : HS_ECHILD;   /* another process failed */
+            break;
+        }
+        if (t == HS_TIME_NEVER)
+            break;
+        t--;
+        hs_time end = la == HS_TIME_NEVER || t > HS_TIME_NEVER - la ? HS_TIME_NEVER : t + la;
+        rc = hs_fabric_run_window(F, end);
+        if (rc == 2)
+            rc = HS_ENOTSUP;
+        for (unsigned p = 0; p < np; p++) {
+            out[p] = F->pd->out[p].b;
+            outlen[p] = p == F->pd->me ? 0 : F->pd->out[p].n;
+        }
+        const void *in;
+        size_t inlen;
+        trc = tr->exchange(tr->ctx, out, outlen, &in, &inlen);
+        hs_fabric_outbox_clear(F);
+        if (trc) {
+            rc = rc ? rc : trc;
+            break;
+        }
+        if (!rc)
+            rc = hs_fabric_inbox(F, in, inlen);
+    }
+    free(out);
+    free(outlen);
+    if (rc == HS_ENOTSUP || rc < 0)
+        return rc;
+    /* globally idle: anything still held anywhere is stuck */
+    hs_time any = hs_fabric_held(F) ? 0 : 1;
+    if ((rc = tr->min_time(tr->ctx, &any)))
+        return rc;
+    return any == 0 ? HS_EDEADLOCK : 1;
 }

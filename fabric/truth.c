@@ -120,7 +120,7 @@ hs__truth *hs__truth_window(hs_fabric *F, size_t w)
 /* Doubles the window width, merging windows 2i and 2i+1 into window i:
  * truth entries and counters are sums, so the result is exactly what the
  * wider windows would have counted.  Bounds memory for long runs. */
-static void coarsen(hs_fabric *F)
+void hs__truth_coarsen(hs_fabric *F)
 {
     size_t nw = (F->nwin + 1) / 2;
     for (size_t i = 0; i < nw; i++) {
@@ -172,7 +172,7 @@ static size_t window_index(hs_fabric *F, hs_time t)
     size_t w;
     while ((w = (size_t)(t / F->prm.window)) >= F->prm.max_windows && F->prm.max_windows &&
            F->prm.window <= UINT64_MAX / 2)
-        coarsen(F);
+        hs__truth_coarsen(F);
     return w;
 }
 

@@ -310,6 +310,51 @@ hs_time hs_fabric_now(const hs_fabric *f);
 /* Messages posted and not yet delivered. */
 uint64_t hs_fabric_pending(const hs_fabric *f);
 
+/* ---- parallel runs (conservative, windowed; docs/fabric.md, "Parallel
+ * runs") ------------------------------------------------------------------
+ * Every process builds the same network, then hs_fabric_partition(f, np,
+ * me) before any injection: the process simulates the switches of part
+ * `me` (hs__partition's split) and their NICs, and injects only messages
+ * whose source is local (hs_fabric_node_local).  Events for another part
+ * go to per-part outboxes; a window [T, T + lookahead) runs, the outboxes
+ * are exchanged, and the next window starts at the least next-event time
+ * of all processes.  fabric/ knows no MPI: hs_fabric_run_parallel takes a
+ * transport, and the step functions serve a driver that runs several
+ * parts in one process (the unit tests). */
+int hs_fabric_partition(hs_fabric *f, unsigned nparts, unsigned me);
+int hs_fabric_node_local(const hs_fabric *f, uint32_t node);
+/* The window bound (least latency of a cut link); HS_TIME_NEVER with one
+ * part. */
+hs_time hs_fabric_lookahead(const hs_fabric *f);
+unsigned hs_fabric_nparts(const hs_fabric *f);
+unsigned hs_fabric_part(const hs_fabric *f);
+
+typedef struct hs_fabric_transport {
+    /* *t = the least *t over all processes */
+    int (*min_time)(void *ctx, hs_time *t);
+    /* sends out[p] (outlen[p] bytes) to part p (out[me] is empty) and
+     * returns what all parts sent to this one, concatenated in part order,
+     * in a buffer the transport owns until the next call */
+    int (*exchange)(void *ctx, const void *const *out, const size_t *outlen,
+                    const void **in, size_t *inlen);
+    void *ctx;
+} hs_fabric_transport;
+
+/* Runs to global idle; 1 idle, HS_EDEADLOCK when packets or messages
+ * remain anywhere (summed with min_time over -count), other negative
+ * status on failure.  hs_fabric_stop is not supported (HS_ENOTSUP). */
+int hs_fabric_run_parallel(hs_fabric *f, const hs_fabric_transport *tr);
+/* Steps: the local next-event time; run the events with t < end (0, or a
+ * negative status; 2 if a callback stopped); the bytes queued for part p;
+ * forget the outboxes; take in what other parts sent. */
+hs_time hs_fabric_next_time(const hs_fabric *f);
+int hs_fabric_run_window(hs_fabric *f, hs_time end);
+int hs_fabric_outbox(const hs_fabric *f, unsigned part, const void **buf, size_t *len);
+void hs_fabric_outbox_clear(hs_fabric *f);
+int hs_fabric_inbox(hs_fabric *f, const void *buf, size_t len);
+/* Packets and messages (not yet sent) held by this process. */
+uint64_t hs_fabric_held(const hs_fabric *f);
+
 /* A network (routing) deadlock: a cycle of switch input buffers, each of
  * whose head packets waits for credit that only the next buffer of the
  * cycle can return (docs/fabric.md, "Deadlock detection").  Hops are in

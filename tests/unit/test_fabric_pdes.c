@@ -10,8 +10,10 @@
 #include <cmocka.h>
 
 #include <stdlib.h>
+#include <string.h>
 #include "hopscope/fabric.h"
 #include "../../fabric/pdes.h"
+#include "../../fabric/engine.h"
 
 #define RD 100000  /* routing delay, ps */
 
@@ -123,12 +125,218 @@ static void test_torus(void **state)
     hs_topo_free(t);
 }
 
+/* ---- a parallel run in one process ------------------------------------------
+ * np fabrics, each simulating one part, stepped window by window with the
+ * outboxes moved by hand (what hs_fabric_run_parallel does over a
+ * transport), against the sequential run of the same injections: the same
+ * deliveries (cookie and time), the same events, hops and end time, the same
+ * ground truth on every link. */
+typedef struct dl {
+    uint64_t cookie;
+    hs_time t;
+} dl;
+typedef struct dlist {
+    dl *v;
+    size_t n, cap;
+} dlist;
+
+static void on_dl(void *ctx, hs_fabric *F, uint64_t cookie, hs_time t)
+{
+    (void)F;
+    dlist *l = ctx;
+    if (l->n == l->cap) {
+        l->cap = l->cap ? 2 * l->cap : 256;
+        l->v = realloc(l->v, l->cap * sizeof *l->v);
+        assert_non_null(l->v);
+    }
+    l->v[l->n].cookie = cookie;
+    l->v[l->n++].t = t;
+}
+
+static int dl_cmp(const void *a, const void *b)
+{
+    const dl *x = a, *y = b;
+    if (x->t != y->t)
+        return x->t < y->t ? -1 : 1;
+    return x->cookie < y->cookie ? -1 : x->cookie > y->cookie;
+}
+
+static hs_fabric *build(const char *spec)
+{
+    hs_fabric_params p;
+    hs_fabric_params_default(&p);
+    p.vc_buffer = 8192;     /* small buffers: back-pressure across the cut */
+    hs_fabric *F = NULL;
+    hs_error e;
+    hs_error_clear(&e);
+    if (hs_fabric_create(&F, spec, &p, &e))
+        fail_msg("%s: %s", spec, hs_error_str(&e, -1));
+    return F;
+}
+
+/* The same messages for every run: node i sends to i + N/2 (every one
+ * crosses a cut of a two-part split) and to a scattered node, messages of
+ * 1 to 3 packets, half at time 0 and half later; only the source's part
+ * injects. */
+static void inject_all(hs_fabric *F)
+{
+    uint32_t N = F->N;
+    uint64_t x = 12345;
+    for (uint32_t r = 0; r < 3; r++)
+        for (uint32_t i = 0; i < N; i++) {
+            x = x * 6364136223846793005ull + 1442695040888963407ull;
+            uint32_t d1 = (i + N / 2) % N, d2 = (uint32_t)((x >> 33) % N);
+            uint64_t bytes = 1000 + (x >> 20) % 10000;
+            hs_time t = r * 300000 + (x >> 40) % 50000;
+            if (!hs_fabric_node_local(F, i))
+                continue;
+            assert_int_equal(hs_fabric_inject(F, t, i, d1, bytes, 0, 1, (uint64_t)r << 32 | i), 0);
+            if (d2 != i)
+                assert_int_equal(hs_fabric_inject(F, t, i, d2, 64, 0, 1,
+                                                  1ull << 60 | (uint64_t)r << 32 | i), 0);
+        }
+}
+
+static void check_parallel(const char *spec, unsigned np)
+{
+    hs_fabric *S = build(spec);
+    dlist ls = { 0 };
+    hs_fabric_callbacks cb = { NULL, on_dl, NULL };
+    hs_fabric_set_callbacks(S, &cb, &ls);
+    inject_all(S);
+    assert_int_equal(hs_fabric_run(S, HS_TIME_NEVER), 1);
+    hs_fabric_stats ss;
+    hs_fabric_get_stats(S, &ss);
+    assert_true(ss.messages_delivered > 0);
+
+    hs_fabric *P[4];
+    dlist lp = { 0 };
+    for (unsigned k = 0; k < np; k++) {
+        P[k] = build(spec);
+        assert_int_equal(hs_fabric_partition(P[k], np, k), 0);
+        hs_fabric_set_callbacks(P[k], &cb, &lp);
+        inject_all(P[k]);
+    }
+    hs_time la = hs_fabric_lookahead(P[0]);
+    assert_true(la > 0);
+    assert_true((la == HS_TIME_NEVER) == (np == 1));
+    unsigned windows = 0;
+    uint64_t crossed = 0;
+    for (;;) {
+        hs_time t = HS_TIME_NEVER;
+        for (unsigned k = 0; k < np; k++) {
+            hs_time tk = hs_fabric_next_time(P[k]);
+            if (tk < t)
+                t = tk;
+        }
+        if (t == HS_TIME_NEVER)
+            break;
+        windows++;
+        for (unsigned k = 0; k < np; k++)
+            assert_int_equal(hs_fabric_run_window(P[k], la == HS_TIME_NEVER ? la : t + la), 0);
+        for (unsigned k = 0; k < np; k++)
+            for (unsigned j = 0; j < np; j++) {
+                const void *b;
+                size_t n;
+                assert_int_equal(hs_fabric_outbox(P[k], j, &b, &n), 0);
+                if (j == k || !n)
+                    continue;
+                crossed += n;
+                assert_int_equal(hs_fabric_inbox(P[j], b, n), 0);
+            }
+        for (unsigned k = 0; k < np; k++)
+            hs_fabric_outbox_clear(P[k]);
+    }
+    assert_true(np == 1 || windows > 1);
+    assert_true(np == 1 || crossed > 0);
+    hs_fabric_stats sum = { 0 };
+    hs_time end = 0;
+    for (unsigned k = 0; k < np; k++) {
+        hs_fabric_stats s;
+        hs_fabric_get_stats(P[k], &s);
+        sum.events += s.events;
+        sum.hops += s.hops;
+        sum.packets_delivered += s.packets_delivered;
+        sum.messages_delivered += s.messages_delivered;
+        sum.bytes_delivered += s.bytes_delivered;
+        assert_int_equal(hs_fabric_held(P[k]), 0);
+        if (hs_fabric_now(P[k]) > end)
+            end = hs_fabric_now(P[k]);
+    }
+    assert_int_equal(sum.events, ss.events);
+    assert_int_equal(sum.hops, ss.hops);
+    assert_int_equal(sum.packets_delivered, ss.packets_delivered);
+    assert_int_equal(sum.messages_delivered, ss.messages_delivered);
+    assert_int_equal(sum.bytes_delivered, ss.bytes_delivered);
+    assert_int_equal(end, hs_fabric_now(S));
+    assert_int_equal(lp.n, ls.n);
+    qsort(ls.v, ls.n, sizeof *ls.v, dl_cmp);
+    qsort(lp.v, lp.n, sizeof *lp.v, dl_cmp);
+    for (size_t i = 0; i < ls.n; i++)
+        if (ls.v[i].cookie != lp.v[i].cookie || ls.v[i].t != lp.v[i].t)
+            fail_msg("%s np=%u: delivery %zu: %llx at %llu, sequential %llx at %llu", spec, np,
+                     i, (unsigned long long)lp.v[i].cookie, (unsigned long long)lp.v[i].t,
+                     (unsigned long long)ls.v[i].cookie, (unsigned long long)ls.v[i].t);
+    /* ground truth: each link's is kept by its transmitter's part */
+    const hs__truth *ts = hs__truth_sum(S);
+    for (uint32_t l = 1; l <= S->L; l++) {
+        hs__truth a = { 0 };
+        for (unsigned k = 0; k < np; k++) {
+            const hs__truth *tp = hs__truth_sum(P[k]);
+            a.packets += tp[l].packets;
+            a.bytes += tp[l].bytes;
+            a.busy += tp[l].busy;
+            a.stall += tp[l].stall;
+            a.congested += tp[l].congested;
+        }
+        if (a.packets != ts[l].packets || a.bytes != ts[l].bytes || a.busy != ts[l].busy ||
+            a.stall != ts[l].stall || a.congested != ts[l].congested)
+            fail_msg("%s np=%u: link %u truth differs (stall %llu vs %llu)", spec, np, l,
+                     (unsigned long long)a.stall, (unsigned long long)ts[l].stall);
+    }
+    for (unsigned k = 0; k < np; k++)
+        hs_fabric_destroy(P[k]);
+    hs_fabric_destroy(S);
+    free(ls.v);
+    free(lp.v);
+}
+
+static void test_parallel_inprocess(void **state)
+{
+    (void)state;
+    static const char *specs[] = {
+        "fattree:k=4,n=2",
+        "fattree:k=4,n=2,routing=adaptive",
+        "dragonfly:a=2,p=2,h=1,g=3,routing=ugal",
+        "dragonfly:a=2,p=2,h=1,g=3,routing=valiant",
+        "torus:4x4",
+    };
+    for (size_t i = 0; i < sizeof specs / sizeof *specs; i++)
+        for (unsigned np = 1; np <= 3; np++)
+            check_parallel(specs[i], np);
+}
+
+static void test_parallel_refuses(void **state)
+{
+    (void)state;
+    hs_fabric *F = build("dragonfly:a=2,p=2,h=1,g=3,routing=ugal-g");
+    assert_int_equal(hs_fabric_partition(F, 2, 0), HS_ENOTSUP);
+    hs_fabric_destroy(F);
+    F = build("torus:4x4");
+    assert_int_equal(hs_fabric_partition(F, 2, 2), HS_EINVAL);
+    assert_int_equal(hs_fabric_inject(F, 0, 0, 1, 100, 0, 0, 0), 0);
+    assert_int_equal(hs_fabric_partition(F, 2, 0), HS_EINVAL);  /* after a post */
+    hs_fabric_destroy(F);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fattree),
         cmocka_unit_test(test_dragonfly),
         cmocka_unit_test(test_torus),
+        cmocka_unit_test(test_parallel_inprocess),
+        cmocka_unit_test(test_parallel_refuses),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
