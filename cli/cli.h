@@ -13,6 +13,15 @@ typedef struct hs__cmd {
     const char *help;                  /* full text for `hopscope help NAME` */
 } hs__cmd;
 
+/* The command's main (cli/main.c), called by main() in cli/entry.c and by
+ * hopscope-par's (cli/par_mpi.c). */
+int hs__cli_main(int argc, char **argv);
+/* Set by hopscope-par: the MPI transport, the processes and this one's
+ * rank; NULL, 1, 0 in hopscope (docs/fabric.md, "Parallel runs"). */
+struct hs_fabric_transport;
+extern const struct hs_fabric_transport *hs__par_transport;
+extern unsigned hs__par_np, hs__par_rank;
+
 /* Exit codes of the hopscope command. */
 enum { HS_EXIT_OK = 0, HS_EXIT_FAIL = 1, HS_EXIT_USAGE = 2 };
 

@@ -10,7 +10,10 @@
 #include "hopscope/fabric.h"
 #include "hopscope/replay.h"
 
+#include <errno.h>
+#include <ftw.h>
 #include <getopt.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -551,6 +554,53 @@ int hs__cmd_simulate_check(int argc, char **argv)
 
 static int sim_main(const char *cmd, int argc, char **argv);
 
+static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    return remove(p);
+}
+
+static void rm_rf(const char *path)
+{
+    struct stat st;
+    if (lstat(path, &st) == 0)
+        nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* A parallel run's run directory: written whole beside RUN and renamed
+ * into place, so that a run whose processes did not all finish leaves no
+ * run directory, and an older RUN is replaced only by a complete one. */
+static int write_rundir_whole(hs_fabric *F, const char *out, extra_ctx *x, hs_error *err)
+{
+    char tmp[4096], old[4096];
+    if ((size_t)snprintf(tmp, sizeof tmp, "%s.part-%ld", out, (long)getpid()) >= sizeof tmp ||
+        (size_t)snprintf(old, sizeof old, "%s.old-%ld", out, (long)getpid()) >= sizeof old)
+        return hs_error_set(err, HS_EINVAL, "run directory name too long");
+    rm_rf(tmp);
+    int rc = hs_fabric_write_rundir(F, tmp, add_traffic, x, err);
+    if (rc) {
+        rm_rf(tmp);
+        return rc;
+    }
+    if (rename(tmp, out) == 0)
+        return 0;
+    if (errno != ENOTEMPTY && errno != EEXIST) {
+        rc = hs_error_set(err, HS_EIO, "cannot rename '%s' to '%s': %s", tmp, out,
+                          strerror(errno));
+        rm_rf(tmp);
+        return rc;
+    }
+    if (rename(out, old) != 0 || rename(tmp, out) != 0) {
+        rc = hs_error_set(err, HS_EIO, "cannot replace '%s': %s", out, strerror(errno));
+        rm_rf(tmp);
+        return rc;
+    }
+    rm_rf(old);
+    return 0;
+}
+
 int hs__cmd_simulate(int argc, char **argv)
 {
     char *cmd = hs__cmd_line(argc, argv); /* before getopt permutes argv */
@@ -569,6 +619,9 @@ static int sim_main(const char *cmd, int argc, char **argv)
     if (!o.topo)
         return hs__usage_error(CMD, "give the network: --topo SPEC (see 'hopscope help topo')");
     check_hop_width(&o);
+    if (o.rp.trace && hs__par_transport)
+        return hs__usage_error(CMD, "a replay (-i) does not run in parallel yet: run it with "
+                               "hopscope (docs/fabric.md, \"Parallel runs\")");
     if (o.rp.trace)
         return replay(&o);
     if (o.rp.map || o.rp.background || o.rp.congestion_impact)
@@ -588,12 +641,32 @@ static int sim_main(const char *cmd, int argc, char **argv)
     hs_traffic_result r;
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    rc = hs_traffic_run(F, &o.tc, &r, &err);
+    if (hs__par_transport) {
+        /* hopscope-par: this process simulates one part of the network */
+        rc = hs_fabric_partition(F, hs__par_np, hs__par_rank);
+        if (rc) {
+            fprintf(stderr, "hopscope %s: cannot split %s over %u processes: %s\n", CMD,
+                    o.topo, hs__par_np,
+                    rc == HS_ENOTSUP ? "routing=ugal-g reads queues of every group"
+                    : rc == HS_EINVAL ? "more processes than switches" : hs_strerror(rc));
+            hs_fabric_destroy(F);
+            return rc == HS_ENOMEM ? HS_EXIT_FAIL : HS_EXIT_USAGE;
+        }
+        rc = hs_traffic_run_parallel(F, &o.tc, &r, hs__par_transport, &err);
+    } else {
+        rc = hs_traffic_run(F, &o.tc, &r, &err);
+    }
     clock_gettime(CLOCK_MONOTONIC, &t1);
     if (rc) {
         fprintf(stderr, "hopscope %s: %s\n", CMD, hs_error_str(&err, rc));
         hs_fabric_destroy(F);
-        return rc == HS_EINVAL ? HS_EXIT_USAGE : HS_EXIT_FAIL;
+        return rc == HS_EINVAL || rc == HS_ENOTSUP ? HS_EXIT_USAGE : HS_EXIT_FAIL;
+    }
+    if (hs__par_rank != 0) {
+        /* part 0 has the merged results: it reports and writes */
+        int ret = r.status == HS_EDEADLOCK ? HS_EXIT_FAIL : HS_EXIT_OK;
+        hs_fabric_destroy(F);
+        return ret;
     }
     double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
     hs_fabric_stats st;
@@ -672,7 +745,8 @@ static int sim_main(const char *cmd, int argc, char **argv)
         if ((size_t)snprintf(path, sizeof path, "%s/app.json", o.out) < sizeof path)
             unlink(path);
         extra_ctx x = { &shown, &r };
-        rc = hs_fabric_write_rundir(F, o.out, add_traffic, &x, &err);
+        rc = hs__par_transport ? write_rundir_whole(F, o.out, &x, &err)
+                               : hs_fabric_write_rundir(F, o.out, add_traffic, &x, &err);
         if (rc) {
             fprintf(stderr, "hopscope %s: %s\n", CMD, hs_error_str(&err, rc));
             ret = HS_EXIT_FAIL;

@@ -175,7 +175,12 @@ static const hs__cmd commands[] = {
       "  hopscope simulate --topo fattree:k=8,n=2,taper=2 --ppn 4 --map random \\\n"
       "                    -i halo.trace -o RUN\n"
       "  hopscope simulate --topo fattree:k=16,n=2 -i canary.trace --map random \\\n"
-      "                    --background mixed:frac=0.5 --congestion-impact -o RUN\n" },
+      "                    --background mixed:frac=0.5 --congestion-impact -o RUN\n"
+      "\n"
+      "Parallel (synthetic traffic with --packets; the run directory is the same as\n"
+      "hopscope's, byte for byte; docs/fabric.md, \"Parallel runs\"):\n"
+      "  mpirun -np 4 hopscope-par simulate --topo dragonfly:a=16,p=8,h=8,g=129 \\\n"
+      "                    --packets 1000000 -o RUN\n" },
     { "analyze", hs__cmd_analyze, "where, when and why the application met congestion (analysis.json)",
       "usage: hopscope analyze RUN [--phases FILE] [--decoder auto|blind|route] [options]\n"
       "\n"
@@ -400,7 +405,12 @@ static const char *closest(const char *name)
     return NULL;
 }
 
-int main(int argc, char **argv)
+/* The hopscope command parallel runs go through (set by hopscope-par's
+ * main, cli/par_mpi.c; NULL in hopscope). */
+const struct hs_fabric_transport *hs__par_transport;
+unsigned hs__par_np = 1, hs__par_rank;
+
+int hs__cli_main(int argc, char **argv)
 {
     if (argc < 2) {
         usage(stderr);

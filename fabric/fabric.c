@@ -308,6 +308,8 @@ int hs_fabric_inject(hs_fabric *F, hs_time t, uint32_t src, uint32_t dst, uint64
         return F->error;
     if (src >= F->N || dst >= F->N || src == dst || t < F->now)
         return HS_EINVAL;
+    if (!hs_fabric_node_local(F, src))
+        return HS_EINVAL;   /* a parallel run: another process simulates src */
     uint64_t npk = bytes ? (bytes + F->prm.mtu - 1) / F->prm.mtu : 1;
     if (npk >= UINT32_MAX)
         return HS_ERANGE;

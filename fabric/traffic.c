@@ -181,6 +181,13 @@ typedef struct driver {
     uint32_t nmembers[2];
     double   rate[2];      /* arrivals per ps, per class */
     int      error;
+    /* parallel run: every process runs the same driver (its draws do not
+     * depend on the network) and injects only its own sources' messages;
+     * measured deliveries are kept as (serial, time) and turned into
+     * latencies by part 0 once the source's `sent` times are gathered */
+    int      par;
+    uint64_t *dl;          /* serial, time pairs */
+    size_t   ndl, capdl;
 } driver;
 
 #define COOKIE_MEASURED (1ull << 63)
@@ -287,9 +294,11 @@ static void post(driver *d, uint32_t src)
         c->win_generated++;
     }
     int mon = d->c->monitor >= 1.0 || (d->c->monitor > 0 && drand01(d) < d->c->monitor);
-    int rc = hs_fabric_inject(F, now, src, dst, d->c->size, 0, mon, cookie);
-    if (rc)
-        d->error = rc;
+    if (!d->par || hs_fabric_node_local(F, src)) {
+        int rc = hs_fabric_inject(F, now, src, dst, d->c->size, 0, mon, cookie);
+        if (rc)
+            d->error = rc;
+    }
     d->generated++;
     d->last_gen = now;
 }
@@ -350,6 +359,8 @@ static void on_sent(void *ctx, hs_fabric *F, uint64_t cookie, hs_time t)
         d->m[cookie & ~COOKIE_MEASURED].sent = t;
 }
 
+static void add_latency(driver *d, hs_fabric *F, uint64_t serial, hs_time t);
+
 static void on_delivered(void *ctx, hs_fabric *F, uint64_t cookie, hs_time t)
 {
     driver *d = ctx;
@@ -360,7 +371,29 @@ static void on_delivered(void *ctx, hs_fabric *F, uint64_t cookie, hs_time t)
         c->win_delivered++;
     if (!(cookie & COOKIE_MEASURED))
         return;
-    const meas *m = &d->m[cookie & ~COOKIE_MEASURED];
+    if (d->par) {
+        if (d->ndl + 2 > d->capdl) {
+            size_t nc = d->capdl ? d->capdl * 2 : 8192;
+            uint64_t *n = realloc(d->dl, nc * sizeof *n);
+            if (!n) {
+                d->error = HS_ENOMEM;
+                return;
+            }
+            d->dl = n;
+            d->capdl = nc;
+        }
+        d->dl[d->ndl++] = cookie & ~COOKIE_MEASURED;
+        d->dl[d->ndl++] = t;
+        return;
+    }
+    add_latency(d, F, cookie & ~COOKIE_MEASURED, t);
+}
+
+/* The latencies of measured message `serial` delivered at t. */
+static void add_latency(driver *d, hs_fabric *F, uint64_t serial, hs_time t)
+{
+    const meas *m = &d->m[serial];
+    lats *c = &d->cls[m->bg];
     if (c->n == c->cap) {
         size_t nc = c->cap ? c->cap * 2 : 4096;
         hs_time *a = realloc(c->lat, nc * sizeof *a);
@@ -371,7 +404,8 @@ static void on_delivered(void *ctx, hs_fabric *F, uint64_t cookie, hs_time t)
             c->net = b;
         if (!a || !b) {
             d->error = HS_ENOMEM;
-            hs_fabric_stop(F);
+            if (!d->par)
+                hs_fabric_stop(F);
             return;
         }
         c->cap = nc;
@@ -381,7 +415,7 @@ static void on_delivered(void *ctx, hs_fabric *F, uint64_t cookie, hs_time t)
     c->net[c->n] = t - (m->sent - ser);
     c->n++;
     c->outstanding--;
-    if (--d->outstanding == 0 && t >= d->w1)
+    if (--d->outstanding == 0 && t >= d->w1 && !d->par)
         hs_fabric_stop(F);
 }
 
@@ -527,8 +561,166 @@ static int setup(driver *d, hs_error *err)
     return 0;
 }
 
+/* Sends `n` bytes at `mine` to part 0 (part 0 sends nothing); part 0 gets
+ * the other parts' buffers concatenated in part order, each preceded by its
+ * length (8 bytes). */
+static int gather0(hs_fabric *F, const hs_fabric_transport *tr, const void *mine, size_t n,
+                   const void **in, size_t *inlen)
+{
+    unsigned np = hs_fabric_nparts(F), me = hs_fabric_part(F);
+    const void **out = calloc(np, sizeof *out);
+    size_t *ol = calloc(np, sizeof *ol);
+    unsigned char *b = malloc(n + 8);
+    int rc = out && ol && b ? 0 : HS_ENOMEM;
+    if (b) {
+        uint64_t len = n;
+        memcpy(b, &len, 8);
+        if (n)
+            memcpy(b + 8, mine, n);
+    }
+    if (out && ol && b && me != 0) {
+        out[0] = b;
+        ol[0] = n + 8;
+    }
+    /* every process takes part in the exchange, even after a failure */
+    int trc = tr->exchange(tr->ctx, out, ol, in, inlen);
+    free(out);
+    free(ol);
+    free(b);
+    return rc ? rc : trc;
+}
+
+/* Part 0 collects the other parts' `sent` times of their sources' measured
+ * messages and their measured deliveries, then computes the latencies as
+ * the sequential run does at each delivery. */
+static int gather_traffic(driver *d, const hs_fabric_transport *tr)
+{
+    hs_fabric *F = d->F;
+    unsigned me = hs_fabric_part(F);
+    /* [error, win_delivered x2, nsent, (serial, sent)..., ndl, (serial, t)...] */
+    size_t nsent = 0;
+    for (size_t i = 0; i < d->nm; i++)
+        nsent += d->m[i].sent != 0;
+    size_t nw = 4 + 2 * nsent + 1 + d->ndl;
+    uint64_t *w = malloc(nw * sizeof *w);
+    int rc = w ? 0 : HS_ENOMEM;
+    if (w) {
+        size_t k = 0;
+        w[k++] = (uint64_t)(int64_t)d->error;
+        w[k++] = d->cls[0].win_delivered;
+        w[k++] = d->cls[1].win_delivered;
+        w[k++] = nsent;
+        for (size_t i = 0; i < d->nm; i++)
+            if (d->m[i].sent) {
+                w[k++] = i;
+                w[k++] = d->m[i].sent;
+            }
+        w[k++] = d->ndl / 2;
+        memcpy(w + k, d->dl, d->ndl * sizeof *w);
+    }
+    const void *in;
+    size_t inlen;
+    int grc = gather0(F, tr, w, w ? nw * sizeof *w : 0, &in, &inlen);
+    rc = rc ? rc : grc;
+    if (me != 0 || rc) {
+        free(w);
+        return rc;
+    }
+    /* part 0: its own deliveries, then the others' (order does not matter:
+     * the latencies are sorted) */
+    const unsigned char *p = in, *end = p + inlen;
+    while (!rc && p < end) {
+        uint64_t len;
+        if ((size_t)(end - p) < 8) {
+            rc = HS_EFORMAT;
+            break;
+        }
+        memcpy(&len, p, 8);
+        p += 8;
+        if ((size_t)(end - p) < len || len % 8 || len < 5 * 8) {
+            rc = HS_EFORMAT;
+            break;
+        }
+        size_t n = len / 8, k = 0;
+        uint64_t *x = malloc(len);
+        if (!x) {
+            rc = HS_ENOMEM;
+            break;
+        }
+        memcpy(x, p, len);
+        p += len;
+        if ((int64_t)x[k] < 0)
+            rc = (int)(int64_t)x[k];
+        k++;
+        d->cls[0].win_delivered += x[k++];
+        d->cls[1].win_delivered += x[k++];
+        uint64_t ns = x[k++];
+        for (uint64_t i = 0; !rc && i < ns; i++, k += 2) {
+            if (k + 2 > n || x[k] >= d->nm) {
+                rc = HS_EFORMAT;
+                break;
+            }
+            d->m[x[k]].sent = x[k + 1];
+        }
+        if (!rc && k < n) {
+            uint64_t nd = x[k++];
+            if (k + 2 * nd != n) {
+                rc = HS_EFORMAT;
+            } else {
+                /* appended to part 0's own list */
+                size_t need = d->ndl + 2 * nd;
+                if (need > d->capdl) {
+                    uint64_t *nb = realloc(d->dl, need * sizeof *nb);
+                    if (!nb)
+                        rc = HS_ENOMEM;
+                    else {
+                        d->dl = nb;
+                        d->capdl = need;
+                    }
+                }
+                if (!rc) {
+                    memcpy(d->dl + d->ndl, x + k, 2 * nd * sizeof *x);
+                    d->ndl = need;
+                }
+            }
+        } else if (!rc) {
+            rc = HS_EFORMAT;
+        }
+        free(x);
+    }
+    free(w);
+    for (size_t i = 0; !rc && i < d->ndl; i += 2) {
+        if (d->dl[i] >= d->nm)
+            return HS_EFORMAT;
+        add_latency(d, F, d->dl[i], d->dl[i + 1]);
+    }
+    return rc ? rc : d->error;
+}
+
+static int traffic_run(hs_fabric *F, const hs_traffic_cfg *cin, hs_traffic_result *r,
+                       const hs_fabric_transport *tr, hs_error *err);
+
 int hs_traffic_run(hs_fabric *F, const hs_traffic_cfg *cin, hs_traffic_result *r,
                    hs_error *err)
+{
+    return traffic_run(F, cin, r, NULL, err);
+}
+
+int hs_traffic_run_parallel(hs_fabric *F, const hs_traffic_cfg *cin, hs_traffic_result *r,
+                            const hs_fabric_transport *tr, hs_error *err)
+{
+    memset(r, 0, sizeof *r);
+    if (!cin->packets)
+        return hs_error_set(err, HS_ENOTSUP, "a parallel run of synthetic traffic needs "
+                            "--packets N (the duration mode stops at the last measured "
+                            "delivery, a condition over all processes)");
+    if (hs_fabric_nparts(F) > 1 && hs_fabric_lookahead(F) == HS_TIME_NEVER)
+        return hs_error_set(err, HS_ENOTSUP, "no link is cut between the parts");
+    return traffic_run(F, cin, r, tr, err);
+}
+
+static int traffic_run(hs_fabric *F, const hs_traffic_cfg *cin, hs_traffic_result *r,
+                       const hs_fabric_transport *tr, hs_error *err)
 {
     memset(r, 0, sizeof *r);
     hs_traffic_cfg c = *cin;
@@ -554,6 +746,7 @@ int hs_traffic_run(hs_fabric *F, const hs_traffic_cfg *cin, hs_traffic_result *r
     d.F = F;
     d.c = &c;
     d.N = F->N;
+    d.par = tr != NULL;
     hs__seed(d.rng, c.seed ^ 0x5f3759df9e3779b9ull);  /* a stream apart from the network's */
     d.gap = calloc(d.N, sizeof *d.gap);
     d.role = calloc(d.N, 1);
@@ -611,7 +804,24 @@ int hs_traffic_run(hs_fabric *F, const hs_traffic_cfg *cin, hs_traffic_result *r
     }
     /* packets mode: runs until the network drains; duration mode: until
      * the measured messages are delivered or the drain limit */
-    int frc = rc ? 0 : hs_fabric_run(F, HS_TIME_NEVER);
+    int frc;
+    if (!tr) {
+        frc = rc ? 0 : hs_fabric_run(F, HS_TIME_NEVER);
+    } else {
+        /* every process goes through the same collective steps, failed
+         * or not (a failure is passed on through them) */
+        frc = hs_fabric_run_parallel(F, tr);
+        int grc = hs_fabric_gather_results(F, tr);
+        if (!rc && frc < 0 && frc != HS_EDEADLOCK)
+            rc = frc;
+        if (!rc)
+            rc = grc;
+        int trc = gather_traffic(&d, tr);
+        if (!rc)
+            rc = trc;
+        if (!rc && hs_fabric_part(F) != 0)
+            goto out;   /* part 0 reports */
+    }
     d.generating = 0;
     if (!rc && d.error)
         rc = d.error;
@@ -686,6 +896,7 @@ out:
     free(d.m);
     free(d.members[0]);
     free(d.members[1]);
+    free(d.dl);
     for (int k = 0; k < 2; k++) {
         free(d.cls[k].lat);
         free(d.cls[k].net);

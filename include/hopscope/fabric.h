@@ -354,6 +354,16 @@ void hs_fabric_outbox_clear(hs_fabric *f);
 int hs_fabric_inbox(hs_fabric *f, const void *buf, size_t len);
 /* Packets and messages (not yet sent) held by this process. */
 uint64_t hs_fabric_held(const hs_fabric *f);
+/* After the run: every part sends what it adds to the run directory to
+ * part 0, which merges it (ground truth, counters, records in the
+ * sequential order, statistics, end time); then part 0's fabric writes the
+ * run directory.  Collective (every part calls it). */
+int hs_fabric_gather_results(hs_fabric *f, const hs_fabric_transport *tr);
+/* The pieces: pack this part's results (malloc'd), merge a packed part
+ * into f, and put the merged records in order once all are in. */
+int hs_fabric_results_pack(hs_fabric *f, void **buf, size_t *len);
+int hs_fabric_results_merge(hs_fabric *f, const void *buf, size_t len);
+int hs_fabric_results_finish(hs_fabric *f);
 
 /* A network (routing) deadlock: a cycle of switch input buffers, each of
  * whose head packets waits for credit that only the next buffer of the
@@ -516,6 +526,14 @@ typedef struct hs_traffic_result {
  * does not fit the network (err says why). */
 int hs_traffic_run(hs_fabric *f, const hs_traffic_cfg *c, hs_traffic_result *r,
                    hs_error *err);
+/* The same over a parallel fabric (hs_fabric_partition), every process
+ * calling it with the same arguments: each runs the same traffic driver and
+ * injects its own sources' messages; part 0 gets the result (the
+ * sequential run's, exactly) and the merged results for the run directory
+ * (hs_fabric_gather_results); the other parts' *r is zero.  --packets mode
+ * only (HS_ENOTSUP otherwise). */
+int hs_traffic_run_parallel(hs_fabric *f, const hs_traffic_cfg *c, hs_traffic_result *r,
+                            const hs_fabric_transport *tr, hs_error *err);
 /* Adds the config and result as "traffic" to a manifest (for `extra`). */
 void hs_traffic_json(hs_json *w, const hs_traffic_cfg *c, const hs_traffic_result *r);
 

@@ -9,8 +9,10 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "hopscope/fabric.h"
 #include "../../fabric/pdes.h"
 #include "../../fabric/engine.h"
@@ -161,11 +163,49 @@ static int dl_cmp(const void *a, const void *b)
     return x->cookie < y->cookie ? -1 : x->cookie > y->cookie;
 }
 
+static char *slurp(const char *dir, const char *name, size_t *n)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        fail_msg("cannot open %s", path);
+    char *b = NULL;
+    size_t cap = 0;
+    *n = 0;
+    for (;;) {
+        if (*n == cap) {
+            cap = cap ? 2 * cap : 65536;
+            b = realloc(b, cap);
+            assert_non_null(b);
+        }
+        size_t r = fread(b + *n, 1, cap - *n, f);
+        if (!r)
+            break;
+        *n += r;
+    }
+    fclose(f);
+    return b;
+}
+
+static void rm_dir(const char *dir, const char **files, size_t n)
+{
+    char path[256];
+    for (size_t i = 0; i < n; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, files[i]);
+        unlink(path);
+    }
+    rmdir(dir);
+}
+
 static hs_fabric *build(const char *spec)
 {
     hs_fabric_params p;
     hs_fabric_params_default(&p);
     p.vc_buffer = 8192;     /* small buffers: back-pressure across the cut */
+    p.window = 1000000;     /* 1 us windows, at most 4: parts widen them apart */
+    p.max_windows = 4;
+    p.records_cap = 200;    /* the cap cuts the merged records */
     hs_fabric *F = NULL;
     hs_error e;
     hs_error_clear(&e);
@@ -294,6 +334,35 @@ static void check_parallel(const char *spec, unsigned np)
             fail_msg("%s np=%u: link %u truth differs (stall %llu vs %llu)", spec, np, l,
                      (unsigned long long)a.stall, (unsigned long long)ts[l].stall);
     }
+    /* the run directory: the parts' results merged into part 0's fabric
+     * give the sequential run's files byte for byte */
+    for (unsigned k = 1; k < np; k++) {
+        void *b;
+        size_t n;
+        assert_int_equal(hs_fabric_results_pack(P[k], &b, &n), 0);
+        assert_int_equal(hs_fabric_results_merge(P[0], b, n), 0);
+        free(b);
+    }
+    assert_int_equal(hs_fabric_results_finish(P[0]), 0);
+    char ds[64], dp[64];
+    snprintf(ds, sizeof ds, "/tmp/hs-pdes-%d-s", (int)getpid());
+    snprintf(dp, sizeof dp, "/tmp/hs-pdes-%d-p", (int)getpid());
+    hs_error e;
+    hs_error_clear(&e);
+    assert_int_equal(hs_fabric_write_rundir(S, ds, NULL, NULL, &e), 0);
+    assert_int_equal(hs_fabric_write_rundir(P[0], dp, NULL, NULL, &e), 0);
+    static const char *files[] = { "manifest.json", "links.tsv", "nodes.tsv", "switches.tsv",
+                                   "phases.tsv", "counters.bin", "records.bin", "truth.bin" };
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+        size_t na, nb;
+        char *a = slurp(ds, files[i], &na), *b = slurp(dp, files[i], &nb);
+        if (na != nb || memcmp(a, b, na))
+            fail_msg("%s np=%u: %s differs from the sequential run's", spec, np, files[i]);
+        free(a);
+        free(b);
+    }
+    rm_dir(ds, files, sizeof files / sizeof *files);
+    rm_dir(dp, files, sizeof files / sizeof *files);
     for (unsigned k = 0; k < np; k++)
         hs_fabric_destroy(P[k]);
     hs_fabric_destroy(S);
@@ -324,6 +393,12 @@ static void test_parallel_refuses(void **state)
     hs_fabric_destroy(F);
     F = build("torus:4x4");
     assert_int_equal(hs_fabric_partition(F, 2, 2), HS_EINVAL);
+    assert_int_equal(hs_fabric_partition(F, 2, 1), 0);
+    assert_int_equal(hs_fabric_node_local(F, 3), 0);   /* nodes 0-7 are part 0's */
+    assert_int_equal(hs_fabric_node_local(F, 12), 1);
+    assert_int_equal(hs_fabric_inject(F, 0, 3, 12, 100, 0, 0, 0), HS_EINVAL);
+    hs_fabric_destroy(F);
+    F = build("torus:4x4");
     assert_int_equal(hs_fabric_inject(F, 0, 0, 1, 100, 0, 0, 0), 0);
     assert_int_equal(hs_fabric_partition(F, 2, 0), HS_EINVAL);  /* after a post */
     hs_fabric_destroy(F);

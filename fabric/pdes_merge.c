@@ -1,0 +1,370 @@
+/* Results of a parallel run's parts, packed by each process and merged into
+ * part 0's fabric, which then writes the run directory as if it had run
+ * everything (docs/fabric.md, "Parallel runs").
+ *
+ * Everything a run directory holds is a sum over devices or over
+ * deliveries: a link's ground truth is kept by its transmitter's part only;
+ * counters (per phase and per window) are added; statistics add (queue
+ * maxima take the maximum); the end time and the phases' last deliveries
+ * take the maximum; records are put back in the sequential run's order,
+ * (delivery time, event key), and cut to the cap as the sequential run
+ * would have.  Windows: a part that saw less of the run may have kept
+ * narrower windows; they are merged into the wider ones (exact, sums). */
+#include "engine.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define PACK_MAGIC 0x52504853u   /* "HSPR" */
+
+typedef struct pk {
+    unsigned char *b;
+    size_t n, cap;
+    int err;
+} pk;
+
+static void put(pk *w, const void *x, size_t n)
+{
+    if (w->err)
+        return;
+    if (w->n + n > w->cap) {
+        size_t nc = w->cap ? w->cap : 65536;
+        while (nc < w->n + n)
+            nc *= 2;
+        unsigned char *b = realloc(w->b, nc);
+        if (!b) {
+            w->err = HS_ENOMEM;
+            return;
+        }
+        w->b = b;
+        w->cap = nc;
+    }
+    memcpy(w->b + w->n, x, n);
+    w->n += n;
+}
+static void put64(pk *w, uint64_t v) { put(w, &v, sizeof v); }
+
+typedef struct rd {
+    const unsigned char *b, *end;
+    int err;
+} rd;
+
+static const void *get(rd *r, size_t n)
+{
+    if (r->err || (size_t)(r->end - r->b) < n) {
+        r->err = HS_EFORMAT;
+        return NULL;
+    }
+    const void *x = r->b;
+    r->b += n;
+    return x;
+}
+static uint64_t get64(rd *r)
+{
+    const void *x = get(r, 8);
+    uint64_t v = 0;
+    if (x)
+        memcpy(&v, x, 8);
+    return v;
+}
+
+static void put_counters(pk *w, const hs_counters *c)
+{
+    put64(w, c && c->n ? 1 : 0);
+    if (!c || !c->n)
+        return;
+    put64(w, c->t2 != NULL);
+    put64(w, c->packets);
+    put64(w, c->flagged);
+    put64(w, c->overflow);
+    put64(w, c->unmarked);
+    put64(w, (uint64_t)c->sum_h2);
+    put64(w, (uint64_t)c->sum_h2_flag);
+    size_t len = (size_t)c->b * c->n;
+    put(w, c->t, len * sizeof *c->t);
+    put(w, c->c, len * sizeof *c->c);
+    if (c->t2) {
+        put(w, c->t2, len * sizeof *c->t2);
+        put(w, c->c2, len * sizeof *c->c2);
+    }
+}
+
+/* Adds packed counters to *dst (initialised with the scheme if empty). */
+static int add_counters(hs_fabric *F, rd *r, hs_counters *dst)
+{
+    if (!get64(r))
+        return r->err;
+    uint64_t second = get64(r);
+    hs_counters x;
+    memset(&x, 0, sizeof x);
+    int rc = hs_counters_init(&x, &F->scheme, NULL);
+    if (rc)
+        return rc;
+    if ((x.t2 != NULL) != (second != 0)) {
+        hs_counters_free(&x);
+        return HS_EFORMAT;
+    }
+    x.packets = get64(r);
+    x.flagged = get64(r);
+    x.overflow = get64(r);
+    x.unmarked = get64(r);
+    x.sum_h2 = (int64_t)get64(r);
+    x.sum_h2_flag = (int64_t)get64(r);
+    size_t len = (size_t)x.b * x.n;
+    int64_t *a[4] = { x.t, x.c, x.t2, x.c2 };
+    for (int i = 0; i < (x.t2 ? 4 : 2); i++) {
+        const void *s = get(r, len * sizeof(int64_t));
+        if (s)
+            memcpy(a[i], s, len * sizeof(int64_t));
+    }
+    if (r->err) {
+        hs_counters_free(&x);
+        return r->err;
+    }
+    if (!dst->n && (rc = hs_counters_init(dst, &F->scheme, NULL))) {
+        hs_counters_free(&x);
+        return rc;
+    }
+    rc = hs_counters_add(dst, &x);
+    hs_counters_free(&x);
+    return rc;
+}
+
+int hs_fabric_results_pack(hs_fabric *F, void **buf, size_t *len)
+{
+    pk w = { 0 };
+    put64(&w, PACK_MAGIC);
+    put64(&w, F->L);
+    put64(&w, F->nphase);
+    put64(&w, F->prm.window);
+    put64(&w, F->nwin);
+    put64(&w, F->nctwin);
+    put64(&w, F->now);
+    put(&w, &F->st, sizeof F->st);
+    put64(&w, F->nrec);
+    put64(&w, F->rec_dropped);
+    size_t lb = ((size_t)F->L + 1) * sizeof(hs__truth);
+    for (unsigned i = 0; i < F->nphase; i++) {
+        put64(&w, F->phase_ids[i]);
+        put64(&w, F->ph_last[i]);
+        put(&w, F->truth_ph[i], lb);
+        put_counters(&w, F->counters_ok ? &F->ct_ph[i] : NULL);
+    }
+    for (size_t i = 0; i < F->nwin; i++) {
+        put64(&w, F->truth_win[i] != NULL);
+        if (F->truth_win[i])
+            put(&w, F->truth_win[i], lb);
+    }
+    for (size_t i = 0; i < F->nctwin; i++)
+        put_counters(&w, F->ct_win[i]);
+    put(&w, F->rec, F->nrec * sizeof *F->rec);
+    if (w.err) {
+        free(w.b);
+        return w.err;
+    }
+    *buf = w.b;
+    *len = w.n;
+    return 0;
+}
+
+static void truth_add(hs__truth *a, const hs__truth *b, uint32_t n)
+{
+    for (uint32_t l = 0; l < n; l++) {
+        a[l].packets += b[l].packets;
+        a[l].bytes += b[l].bytes;
+        a[l].busy += b[l].busy;
+        a[l].stall += b[l].stall;
+        a[l].congested += b[l].congested;
+    }
+}
+
+static hs_counters *ctwin_at(hs_fabric *F, size_t w)
+{
+    if (w >= F->nctwin) {
+        size_t nc = F->nctwin ? F->nctwin : 16;
+        while (nc <= w)
+            nc *= 2;
+        hs_counters **n = realloc(F->ct_win, nc * sizeof *n);
+        if (!n)
+            return NULL;
+        memset(n + F->nctwin, 0, (nc - F->nctwin) * sizeof *n);
+        F->ct_win = n;
+        F->nctwin = nc;
+    }
+    if (!F->ct_win[w])
+        F->ct_win[w] = calloc(1, sizeof **F->ct_win);
+    return F->ct_win[w];
+}
+
+int hs_fabric_results_merge(hs_fabric *F, const void *buf, size_t len)
+{
+    rd r = { buf, (const unsigned char *)buf + len, 0 };
+    if (get64(&r) != PACK_MAGIC || get64(&r) != F->L)
+        return HS_EFORMAT;
+    uint64_t nphase = get64(&r), width = get64(&r), nwin = get64(&r), nctwin = get64(&r);
+    hs_time now = get64(&r);
+    hs_fabric_stats st;
+    const void *x = get(&r, sizeof st);
+    if (!x || width == 0 || nphase > 65536)
+        return HS_EFORMAT;
+    memcpy(&st, x, sizeof st);
+    uint64_t nrec = get64(&r), dropped = get64(&r);
+    if (r.err)
+        return r.err;
+    /* the wider windows win; the narrower are merged into them */
+    while (F->prm.window < width && F->prm.window <= UINT64_MAX / 2)
+        hs__truth_coarsen(F);
+    if (F->prm.window % width || (F->prm.window / width & (F->prm.window / width - 1)))
+        return HS_EFORMAT;
+    uint64_t factor = F->prm.window / width;
+    F->twin_blk = NULL;
+    F->twin_lo = F->twin_hi = 0;
+    F->cwin_ct = NULL;
+    F->cwin_lo = F->cwin_hi = 0;
+
+    size_t lb = ((size_t)F->L + 1) * sizeof(hs__truth);
+    int rc = 0;
+    for (uint64_t i = 0; i < nphase && !rc; i++) {
+        uint64_t id = get64(&r);
+        hs_time last = get64(&r);
+        const hs__truth *t = get(&r, lb);
+        if (r.err || id > 0xffff)
+            return HS_EFORMAT;
+        uint16_t p = hs__phase_index(F, (uint16_t)id);
+        if (p == 0xffff)
+            return HS_ENOMEM;
+        truth_add(F->truth_ph[p], t, F->L + 1);
+        if (last != HS_TIME_NEVER && (F->ph_last[p] == HS_TIME_NEVER || last > F->ph_last[p]))
+            F->ph_last[p] = last;
+        rc = add_counters(F, &r, &F->ct_ph[p]);
+    }
+    for (uint64_t i = 0; i < nwin && !rc; i++) {
+        if (!get64(&r))
+            continue;
+        const hs__truth *t = get(&r, lb);
+        if (!t)
+            return HS_EFORMAT;
+        hs__truth *d = hs__truth_window(F, (size_t)(i / factor));
+        if (!d)
+            return HS_ENOMEM;
+        truth_add(d, t, F->L + 1);
+    }
+    for (uint64_t i = 0; i < nctwin && !rc; i++) {
+        /* peek: an absent set is one word */
+        if (r.b + 8 <= r.end) {
+            uint64_t present;
+            memcpy(&present, r.b, 8);
+            if (!present) {
+                r.b += 8;
+                continue;
+            }
+        }
+        hs_counters *c = ctwin_at(F, (size_t)(i / factor));
+        if (!c)
+            return HS_ENOMEM;
+        rc = add_counters(F, &r, c);
+    }
+    if (rc)
+        return rc;
+    if (nrec) {
+        const hs__record *recs = get(&r, nrec * sizeof *recs);
+        if (!recs)
+            return HS_EFORMAT;
+        if (F->nrec + nrec > F->caprec) {
+            hs__record *n = realloc(F->rec, (F->nrec + nrec) * sizeof *n);
+            if (!n)
+                return HS_ENOMEM;
+            F->rec = n;
+            F->caprec = F->nrec + nrec;
+        }
+        memcpy(F->rec + F->nrec, recs, nrec * sizeof *recs);
+        F->nrec += nrec;
+    }
+    if (r.err || r.b != r.end)
+        return HS_EFORMAT;
+    F->rec_dropped += dropped;
+    if (now > F->now)
+        F->now = now;
+    F->st.events += st.events;
+    F->st.hops += st.hops;
+    F->st.packets_injected += st.packets_injected;
+    F->st.packets_delivered += st.packets_delivered;
+    F->st.bytes_delivered += st.bytes_delivered;
+    F->st.messages_posted += st.messages_posted;
+    F->st.messages_delivered += st.messages_delivered;
+    F->st.packets_monitored += st.packets_monitored;
+    F->st.packets_overflowed += st.packets_overflowed;
+    F->st.nonminimal += st.nonminimal;
+    if (st.max_injection_queue > F->st.max_injection_queue)
+        F->st.max_injection_queue = st.max_injection_queue;
+    return 0;
+}
+
+static int rec_cmp(const void *a, const void *b)
+{
+    const hs__record *x = a, *y = b;
+    if (x->t != y->t)
+        return x->t < y->t ? -1 : 1;
+    return x->key < y->key ? -1 : x->key > y->key;
+}
+
+int hs_fabric_results_finish(hs_fabric *F)
+{
+    qsort(F->rec, F->nrec, sizeof *F->rec, rec_cmp);
+    if (F->nrec > F->prm.records_cap) {
+        F->rec_dropped += F->nrec - F->prm.records_cap;
+        F->nrec = F->prm.records_cap;
+    }
+    return 0;
+}
+
+int hs_fabric_gather_results(hs_fabric *F, const hs_fabric_transport *tr)
+{
+    unsigned np = hs_fabric_nparts(F), me = hs_fabric_part(F);
+    void *mine = NULL;
+    size_t n = 0;
+    int rc = me != 0 ? hs_fabric_results_pack(F, &mine, &n) : 0;
+    const void **out = calloc(np, sizeof *out);
+    size_t *ol = calloc(np, sizeof *ol);
+    unsigned char *b = malloc(n + 8);
+    if (!rc && (!out || !ol || !b))
+        rc = HS_ENOMEM;
+    if (b) {
+        /* a failed part sends a length of all ones */
+        uint64_t len = rc ? UINT64_MAX : n;
+        memcpy(b, &len, 8);
+        if (!rc && n)
+            memcpy(b + 8, mine, n);
+    }
+    free(mine);
+    if (out && ol && b && me != 0) {
+        out[0] = b;
+        ol[0] = rc ? 8 : n + 8;
+    }
+    const void *in = NULL;
+    size_t inlen = 0;
+    int trc = tr->exchange(tr->ctx, out, ol, &in, &inlen);
+    free(out);
+    free(ol);
+    free(b);
+    if (rc || trc)
+        return rc ? rc : trc;
+    if (me != 0)
+        return 0;
+    const unsigned char *p = in, *end = p + inlen;
+    while (p < end) {
+        uint64_t len;
+        if ((size_t)(end - p) < 8)
+            return HS_EFORMAT;
+        memcpy(&len, p, 8);
+        p += 8;
+        if (len == UINT64_MAX)
+            return HS_ECHILD;   /* another process failed */
+        if ((size_t)(end - p) < len)
+            return HS_EFORMAT;
+        if ((rc = hs_fabric_results_merge(F, p, len)))
+            return rc;
+        p += len;
+    }
+    return hs_fabric_results_finish(F);
+}

@@ -1,0 +1,131 @@
+#!/bin/sh
+# Parallel runs (issue 15; docs/fabric.md, "Parallel runs"): hopscope-par
+# under Open MPI and MPICH writes run directories byte-identical to
+# hopscope's with 1, 2 and 3 processes, on every topology family, with a
+# congestion tree cut by the partition and with traffic that all crosses
+# it; a killed process stops the run with an error and no run directory;
+# what a parallel run refuses; hopscope itself links no MPI.
+. tests/integration/lib.sh
+
+hash_dir() { (cd "$1" 2>/dev/null && md5sum -- * | md5sum | cut -c1-32); }
+
+# A ring of 6 switches in a topology file (a graph partition, not a family).
+cat > "$T_TMP/ring.topo" <<'T'
+hopscope-topology 1
+switch s0 s1 s2 s3 s4 s5
+node a b c d e f g h i j k l
+link a s0
+link b s0
+link c s1
+link d s1
+link e s2
+link f s2
+link g s3
+link h s3
+link i s4
+link j s4
+link k s5
+link l s5
+link s0 s1
+link s1 s2
+link s2 s3
+link s3 s4
+link s4 s5
+link s5 s0
+T
+
+# name|topology|options
+CASES="fattree|fattree:k=4,n=2,routing=adaptive|--load 0.8 --packets 300 --size 6000
+dragonfly|dragonfly:a=2,p=2,h=1,g=3,routing=ugal|--load 0.8 --packets 300 --traffic groupshift
+torus|torus:4x4|--load 0.9 --packets 300 --monitor 0.5 --window 1us --max-windows 4
+file|file:$T_TMP/ring.topo|--load 0.6 --packets 200
+incast-tree|fattree:k=4,n=2|--traffic incast:target=0,senders=12 --load 0.6 --packets 300 --records-cap 150
+all-cross|torus:4x4|--traffic shift --load 0.9 --packets 300"
+
+echo "$CASES" | while IFS='|' read -r name topo opts; do
+    # shellcheck disable=SC2086
+    "$HOPSCOPE" simulate --topo "$topo" $opts --quiet -o "$T_TMP/seq-$name" >/dev/null 2>&1
+    echo "$name $(hash_dir "$T_TMP/seq-$name")"
+done > "$T_TMP/seq.hashes"
+t_eq "sequential runs wrote their run directories" 6 "$(grep -c ' [0-9a-f]\{32\}$' "$T_TMP/seq.hashes")"
+
+for mpi in openmpi mpich; do
+    PAR="$BUILD/bin/$mpi/hopscope-par"
+    case $mpi in openmpi) RUN=$MPIRUN_OMPI ;; *) RUN=$MPIRUN_MPICH ;; esac
+    if [ ! -x "$PAR" ]; then
+        t_fail "hopscope-par built for $mpi" "missing $PAR"
+        continue
+    fi
+    echo "$CASES" | while IFS='|' read -r name topo opts; do
+        want=$(sed -n "s/^$name //p" "$T_TMP/seq.hashes")
+        got=""
+        for np in 1 2 3; do
+            rm -rf "$T_TMP/p"
+            # shellcheck disable=SC2086
+            timeout 300 $RUN -np $np "$PAR" simulate --topo "$topo" $opts --quiet \
+                -o "$T_TMP/p" > "$T_TMP/p.log" 2>&1 < /dev/null
+            h=$(hash_dir "$T_TMP/p")
+            [ "$h" = "$want" ] && got="$got $np:same" || got="$got $np:differs"
+        done
+        t_eq "$mpi: $name, 1 2 3 processes, run directory identical to hopscope's" \
+            " 1:same 2:same 3:same" "$got"
+    done
+done
+
+# The processes of a run under mpirun PID (the launcher's descendants
+# named hopscope-par), by process id.
+ranks_of() {
+    kids=$1 all=""
+    while [ -n "$kids" ]; do
+        next=""
+        for k in $kids; do
+            for c in $(cat /proc/"$k"/task/*/children 2>/dev/null); do
+                next="$next $c"
+                [ "$(cat /proc/"$c"/comm 2>/dev/null)" = hopscope-par ] && all="$all $c"
+            done
+        done
+        kids=$next
+    done
+    echo $all
+}
+
+# Kill one process of a long run: the run fails and leaves no run directory.
+for mpi in openmpi mpich; do
+    PAR="$BUILD/bin/$mpi/hopscope-par"
+    [ -x "$PAR" ] || continue
+    case $mpi in openmpi) RUN=$MPIRUN_OMPI ;; *) RUN=$MPIRUN_MPICH ;; esac
+    rm -rf "$T_TMP/killed"*
+    timeout 120 $RUN -np 2 "$PAR" simulate --topo fattree:k=4,n=2 --load 0.5 \
+        --packets 50000000 --quiet -o "$T_TMP/killed" > "$T_TMP/k.log" 2>&1 &
+    launcher=$!
+    victims=""
+    for i in $(seq 1 100); do
+        victims=$(ranks_of $launcher)
+        [ "$(echo $victims | wc -w)" -ge 2 ] && break
+        sleep 0.1
+    done
+    sleep 1
+    v=$(echo $victims | awk '{print $NF}')
+    [ -n "$v" ] && kill -9 "$v"
+    wait $launcher
+    rc=$?
+    t_eq "$mpi: a killed process stops the run with an error" "failed" \
+        "$([ -n "$v" ] && [ $rc -ne 0 ] && [ $rc -ne 124 ] && echo failed || echo "rc=$rc victim=$v")"
+    t_eq "$mpi: and leaves no run directory" "" "$(ls -d "$T_TMP"/killed* 2>/dev/null)"
+done
+
+PAR="$BUILD/bin/openmpi/hopscope-par"
+if [ -x "$PAR" ]; then
+    $MPIRUN_OMPI -np 2 "$PAR" simulate --topo torus:4x4 --duration 1us -o "$T_TMP/d" \
+        > "$T_TMP/r1" 2>&1
+    t_eq "duration mode refused in parallel (usage error)" 2 $?
+    t_grep "the refusal names --packets" 'needs --packets' "$T_TMP/r1"
+    $MPIRUN_OMPI -np 2 "$PAR" simulate --topo dragonfly:a=2,p=2,h=1,g=3,routing=ugal-g \
+        --packets 10 > "$T_TMP/r2" 2>&1
+    t_eq "ugal-g refused in parallel" 2 $?
+    "$HOPSCOPE" gen halo3d --ranks 8 --iters 1 -o "$T_TMP/h.trace" --quiet
+    $MPIRUN_OMPI -np 2 "$PAR" simulate --topo torus:4x4 -i "$T_TMP/h.trace" > "$T_TMP/r3" 2>&1
+    t_eq "a replay is refused in parallel (not built yet)" 2 $?
+fi
+t_eq "hopscope links no MPI library" 0 "$(ldd "$HOPSCOPE" | grep -c 'libmpi')"
+exit $t_failed
