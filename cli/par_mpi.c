@@ -109,6 +109,22 @@ int main(int argc, char **argv)
         fprintf(stderr, "hopscope-par: out of memory\n");
         MPI_Abort(m.comm, HS_EXIT_FAIL);
     }
+    /* only simulate runs in parallel; every other command would run once
+     * per process, each writing the same files */
+    const char *cmd = argc > 1 ? argv[1] : "";
+    if (strcmp(cmd, "simulate") && strcmp(cmd, "help") && strcmp(cmd, "--help") &&
+        strcmp(cmd, "-h") && strcmp(cmd, "--version")) {
+        if (m.me == 0)
+            fprintf(stderr, "hopscope-par: runs 'simulate' over MPI processes "
+                    "(docs/fabric.md, \"Parallel runs\"); run '%s' with hopscope\n",
+                    cmd[0] ? cmd : "a command");
+        free(m.scnt);
+        free(m.sdsp);
+        free(m.rcnt);
+        free(m.rdsp);
+        MPI_Finalize();
+        return HS_EXIT_USAGE;
+    }
     hs_fabric_transport tr = { min_time, exchange, &m };
     hs__par_transport = &tr;
     hs__par_np = (unsigned)m.np;

@@ -126,6 +126,8 @@ if [ -x "$PAR" ]; then
     "$HOPSCOPE" gen halo3d --ranks 8 --iters 1 -o "$T_TMP/h.trace" --quiet
     $MPIRUN_OMPI -np 2 "$PAR" simulate --topo torus:4x4 -i "$T_TMP/h.trace" > "$T_TMP/r3" 2>&1
     t_eq "a replay is refused in parallel (not built yet)" 2 $?
+    $MPIRUN_OMPI -np 2 "$PAR" topo torus:4x4 > "$T_TMP/r4" 2>&1
+    t_eq "hopscope-par runs simulate only" 2 $?
 fi
 t_eq "hopscope links no MPI library" 0 "$(ldd "$HOPSCOPE" | grep -c 'libmpi')"
 exit $t_failed
