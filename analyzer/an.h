@@ -527,6 +527,10 @@ const char *hs__an_cf_text(char *buf, size_t n, double cf, double se);
  * ejection capacity) or cannot tell (no records, no packets); 0 when its
  * packets come from one partner at a time.  HS_ENOMEM. */
 int hs__an_incast_present(const hs_analysis *a, uint8_t **ok);
+/* Dark and thin links of a heavy cluster whose packets, through a clean
+ * input and onto a link not possibly congested, are congested all the
+ * same: a bottleneck of someone else's traffic (diagnose.c). */
+int hs__an_local_congestion(hs_analysis *a, uint8_t **local);
 /* diagnose.c: findings from the roots. */
 int hs__an_diagnose(hs_analysis *a, hs_error *err);
 /* mapping.c */

@@ -741,8 +741,8 @@ static int app_explains(const hs_analysis *a, uint32_t l)
     if (a->quiet) {
         hs_estimate e;
         hs__an_est(a, &a->quiet[l], a->paths_exact, &e);
-        if (e.cf_valid && e.traffic >= a->p.min_packets &&
-            e.cf - a->p.z * e.cf_se >= a->p.cf_threshold)
+        if (hs__an_judge_one(&e, a->p.cf_threshold, a->p.z, a->p.max_traffic_cv,
+                             a->judge_hbar, a->sample_p, NULL) == HS__V_CONGESTED)
             return 0;
     }
     return 1;
@@ -867,6 +867,135 @@ static int free_victims(hs_analysis *a, uint8_t **freed, hs_estimate *via)
     free(want);
     free(ncong);
     free(one);
+    free(sum);
+    return rc;
+}
+
+/* Congestion of a link's own, inside a heavy cluster.  A congested link
+ * the application's load does not explain ("dark and thin") is taken for
+ * back-pressure from the heavy root whose cluster holds it: its packets
+ * wait because the root's queue is full, or behind the root's packets at a
+ * shared input.  Neither holds for the packets that came to the link
+ * through an input feeding no other possibly congested output of its
+ * switch (as for the victims above) and leave it onto a link that is not
+ * possibly congested: nothing downstream stalls them and nothing ahead of
+ * them at their input waits for another output.  If those packets are
+ * congested all the same (judged like any link, judge.c), the link itself
+ * is a bottleneck, and since the application's load there does not explain
+ * it, someone else's traffic is: interference.  Needs exact paths and
+ * other traffic in the run.  *local[l] = 1 for such links.  HS_ENOMEM. */
+typedef struct local_ctx {
+    const uint8_t *want, *ncong, *maybe;
+    const uint32_t *one;
+    const uint32_t *seq;
+    uint32_t n, pos;
+} local_ctx;
+
+static int local_keep(void *ctx, uint32_t l)
+{
+    local_ctx *v = ctx;
+    uint32_t k = v->pos++;
+    if (k >= v->n || v->seq[k] != l || !v->want[l] || k == 0)
+        return 0;
+    uint32_t u = v->seq[k - 1];
+    int clean_in = v->ncong[u] == 0 || (v->ncong[u] == 1 && v->one[u] == l);
+    int free_out = k + 1 >= v->n || !v->maybe[v->seq[k + 1]];
+    return clean_in && free_out;
+}
+
+/* per switch input u: how many possibly congested outputs of its switch it
+ * feeds (0, 1 and which in one[u], or 2 for more) */
+static void inputs_feeding(const hs_analysis *a, uint8_t *ncong, uint32_t *one)
+{
+    const hs__run *r = a->r;
+    for (uint32_t w = 1; w <= r->L; w++) {
+        if (r->lk[w].from_kind != HS__DEV_SWITCH || !maybe_congested(a, w))
+            continue;
+        for (uint32_t u = 1; u <= r->L; u++)
+            if (ncong[u] < 2 && r->lk[u].to_kind == HS__DEV_SWITCH &&
+                r->lk[u].to == r->lk[w].from && hs__an_feeds(a, u, w) > 0) {
+                if (ncong[u]++ == 0)
+                    one[u] = w;
+            }
+    }
+}
+
+int hs__an_local_congestion(hs_analysis *a, uint8_t **local)
+{
+    const hs__run *r = a->r;
+    size_t nl = (size_t)r->L + 1;
+    *local = calloc(nl, 1);
+    if (!*local)
+        return HS_ENOMEM;
+    if (a->alone || !a->paths || !a->paths_exact || !r->R)
+        return 0;
+    uint8_t *want = calloc(nl, 1), *ncong = calloc(nl, 1), *maybe = calloc(nl, 1);
+    uint32_t *one = calloc(nl, sizeof *one), *seq = NULL;
+    hs_linksum *sum = calloc(nl, sizeof *sum);
+    int rc = 0, any = 0;
+    if (!want || !ncong || !maybe || !one || !sum)
+        rc = HS_ENOMEM;
+    for (uint32_t l = 1; !rc && l <= r->L; l++) {
+        maybe[l] = (uint8_t)maybe_congested(a, l);
+        if (a->congested[l] && a->explained[l] && !app_explains(a, l))
+            want[l] = 1, any = 1;
+    }
+    if (any && !rc) {
+        inputs_feeding(a, ncong, one);
+        hs__decoder d;
+        hs_error e;
+        hs_totals tot;
+        memset(&tot, 0, sizeof tot);
+        uint32_t cap = 0;
+        rc = hs__an_decoder_init(&d, a->paths, &e);
+        if (!rc) {
+            local_ctx v = { want, ncong, maybe, one, NULL, 0, 0 };
+            for (uint64_t i = 0; i < r->R && !rc; i++) {
+                hs__rec rec;
+                hs__rec_get(r, i, &rec);
+                hs__pentry *pe;
+                rc = hs__an_paths_get(a->paths, r->nd[rec.src].sw, hs__node_class(r, rec.dst),
+                                      &pe);
+                if (rc)
+                    break;
+                if (pe->n + 2 > cap) {
+                    uint32_t *ns = realloc(seq, ((size_t)pe->n + 2) * sizeof *ns);
+                    if (!ns) {
+                        rc = HS_ENOMEM;
+                        break;
+                    }
+                    seq = ns;
+                    cap = pe->n + 2;
+                }
+                /* the order route_add offers them: injection, path, ejection */
+                const hs__paths *pp = a->paths;
+                v.n = 0;
+                seq[v.n++] = r->nd[rec.src].inj;
+                for (uint32_t j = 0; j < pe->n; j++)
+                    seq[v.n++] = pp->pool[pe->off + j];
+                seq[v.n++] = r->nd[rec.dst].ej;
+                v.seq = seq;
+                v.pos = 0;
+                rc = hs__an_route_add(&d, i, local_keep, &v, sum, &tot, NULL);
+            }
+            if (!rc)
+                rc = hs__an_route_flush(&d, sum, &tot);
+            hs__an_decoder_free(&d);
+        }
+    }
+    for (uint32_t l = 1; any && !rc && l <= r->L; l++) {
+        if (!want[l])
+            continue;
+        hs_estimate e;
+        hs__an_est(a, &sum[l], a->paths_exact, &e);
+        (*local)[l] = hs__an_judge_one(&e, a->p.cf_threshold, a->p.z, a->p.max_traffic_cv,
+                                       a->judge_hbar, a->sample_p, NULL) == HS__V_CONGESTED;
+    }
+    free(want);
+    free(ncong);
+    free(maybe);
+    free(one);
+    free(seq);
     free(sum);
     return rc;
 }
@@ -1051,10 +1180,13 @@ int hs__an_diagnose(hs_analysis *a, hs_error *err)
     free(via);
     if (rc)
         return hs_error_set(err, rc, "out of memory");
-    /* dark and thin links no heavy cluster explains join the interference */
-    uint8_t *explained = a->explained;
+    /* dark and thin links no heavy cluster explains join the interference,
+     * and so do those of a heavy cluster congested on their own (above) */
+    uint8_t *explained = a->explained, *local = NULL;
+    if (hs__an_local_congestion(a, &local))
+        return hs_error_set(err, HS_ENOMEM, "out of memory");
     for (uint32_t l = 1; l <= r->L && !rc; l++) {
-        if (!a->congested[l] || explained[l] || app_explains(a, l))
+        if (!a->congested[l] || (explained[l] && !local[l]) || app_explains(a, l))
             continue;
         if (interf_idx == HS__NIL) {
             if (!new_finding(a, HS_AN_INTERFERENCE)) {
@@ -1074,6 +1206,7 @@ int hs__an_diagnose(hs_analysis *a, hs_error *err)
             }
         }
     }
+    free(local);
     if (rc)
         return hs_error_set(err, rc, "out of memory");
     for (uint32_t i = 0; i < a->nfindings; i++) {
