@@ -547,6 +547,10 @@ static void describe_interference(hs_analysis *a, hs__finding *f, sbuf *b)
 static void need_phrase(const hs_analysis *a, sbuf *b, double k)
 {
     double m = a->monitor > 0 ? a->monitor : 1;
+    /* a factor just above 1 must not print as "1x" (the present run):
+     * below 10, rounded up to a tenth */
+    if (k > 1 && k < 10)
+        k = ceil(k * 10 - 1e-9) / 10;
     if (k >= 1e6)
         sb_printf(b, "practically no run: their CFs sit at the threshold");
     else if (m * k <= 1)
@@ -891,16 +895,23 @@ typedef struct local_ctx {
     uint32_t n, pos;
 } local_ctx;
 
+int hs__an_local_keep_at(const uint32_t *seq, uint32_t n, uint32_t k, const uint8_t *want,
+                         const uint8_t *ncong, const uint32_t *one, const uint8_t *maybe)
+{
+    if (k == 0 || k >= n || !want[seq[k]])
+        return 0;
+    uint32_t l = seq[k], u = seq[k - 1];
+    int clean_in = ncong[u] == 0 || (ncong[u] == 1 && one[u] == l);
+    int free_out = k + 1 >= n || !maybe[seq[k + 1]];
+    return clean_in && free_out;
+}
+
 static int local_keep(void *ctx, uint32_t l)
 {
     local_ctx *v = ctx;
     uint32_t k = v->pos++;
-    if (k >= v->n || v->seq[k] != l || !v->want[l] || k == 0)
-        return 0;
-    uint32_t u = v->seq[k - 1];
-    int clean_in = v->ncong[u] == 0 || (v->ncong[u] == 1 && v->one[u] == l);
-    int free_out = k + 1 >= v->n || !v->maybe[v->seq[k + 1]];
-    return clean_in && free_out;
+    return k < v->n && v->seq[k] == l &&
+           hs__an_local_keep_at(v->seq, v->n, k, v->want, v->ncong, v->one, v->maybe);
 }
 
 /* per switch input u: how many possibly congested outputs of its switch it

@@ -487,19 +487,20 @@ static void do_label(const run *A, const run *B, const run *C, int funnel, label
     }
     o->set = (o->n_pat ? C_PATTERN : 0) | (o->n_map ? C_MAPPING : 0) |
              (o->n_int ? C_INTERFERENCE : 0);
-    /* the counterfactual of the mapping cause: a mapping is a cause when a
-     * better one relieves the interior (the compact mapping C has at most
-     * half the root-like interior links of B, the mapping class's own
-     * check).  When it does not, the interior congestion is the job's own
-     * demand on the machine's bisection, which a "mapping" finding also
-     * names ("a mapping or bisection problem"): undetermined beside
-     * another cause, still expected when it is the only one (some finding
-     * must name the job's interior congestion). */
-    if ((o->set & C_MAPPING) && o->n_map_c * 2 > o->n_map && (o->set & ~(unsigned)C_MAPPING)) {
-        o->set &= ~(unsigned)C_MAPPING;
-        o->undetermined |= C_MAPPING;
-    }
+    /* UNDETERMINED: causes outside the set that the truth cannot rule out
+     * (above), and a mapping in the set that its counterfactual does not
+     * confirm: a mapping is shown to be a cause when a better one relieves
+     * the interior (the compact mapping C has at most half the root-like
+     * interior links of B, the mapping class's own check).  When it does
+     * not, the interior congestion is the job's own demand on the
+     * machine's bisection, which a "mapping" finding also names ("a
+     * mapping or bisection problem"): undetermined beside another cause,
+     * still required when it is the only one (some finding must name the
+     * job's interior congestion).  The set itself is the rule's, as
+     * before: the strict score is unchanged. */
     o->undetermined &= ~o->set;
+    if ((o->set & C_MAPPING) && o->n_map_c * 2 > o->n_map && (o->set & ~(unsigned)C_MAPPING))
+        o->undetermined |= C_MAPPING;
     if (o->set == 0) {
         for (uint32_t i = 1; i <= A->L; i++)
             if (!cool(&A->l[i]))
@@ -675,14 +676,15 @@ static int cmd_selftest(void)
      * pattern; alone it stays expected. */
     st_copy(&C, &A);
     do_label(&A, &B, &C, 0, &o);
-    st_check("compact mapping does not relieve -> pattern, mapping undetermined", o.set,
-             C_PATTERN, o.primary, C_PATTERN, o.ambiguous, 0);
+    st_check("compact mapping does not relieve -> pattern+mapping, mapping undetermined",
+             o.set, C_PATTERN | C_MAPPING, o.primary, C_PATTERN, o.ambiguous, 0);
     st_check("  mapping undetermined", o.undetermined, C_MAPPING, 0, 0, 0, 0);
     st_link(&A, 2, 'e', 2000, 100, 0, 800, 0);
     st_copy(&B, &A); st_copy(&C, &A);
     do_label(&A, &B, &C, 0, &o);
     st_check("the same, interior only -> mapping", o.set, C_MAPPING, o.primary, C_MAPPING,
              o.ambiguous, 0);
+    st_check("  and required", o.undetermined, 0, 0, 0, 0, 0);
 
     /* A HOL victim: hot, but hardly transmitting (busy < 2% of the run). */
     st_clear(&A);
@@ -806,8 +808,9 @@ static void cf_add(cfacc *a, double est, double se, double truth)
 /* Scoring rule: the reported cause set is the findings' kinds among pattern,
  * mapping, interference.  Fully right: that set equals EXPECTED, and when
  * EXPECTED is none a "none" finding is present.  Fully right with the
- * undetermined causes either way (FULLYU): EXPECTED <= reported <=
- * EXPECTED + UNDETERMINED (the causes the truth cannot settle, label).  Any other finding kind
+ * undetermined causes either way (FULLYU): EXPECTED - UNDETERMINED <=
+ * reported <= EXPECTED + UNDETERMINED (UNDETERMINED, from the label: the
+ * causes the truth cannot settle).  Any other finding kind
  * (a "cannot judge" statement about unmeasured links) is an abstention: it
  * neither adds nor removes a cause, so with EXPECTED none and only
  * abstentions the scenario is not fully right.  Top right: the first
@@ -845,7 +848,8 @@ static int cmd_score(const char *dir, const char *exp_s, const char *prim_s, con
             abstain = 1;
     }
     int fully = rep == exp && (exp != 0 || none);
-    int fullyu = (rep & exp) == exp && (rep & ~(exp | und)) == 0 && (exp != 0 || none);
+    unsigned need = exp & ~und;
+    int fullyu = (rep & need) == need && (rep & ~(exp | und)) == 0 && (exp != 0 || none);
     int topright = !strcmp(top, class_name(prim));
     printf("REPORTED=%s\nFINDINGS=%s\nTOP=%s\nFULLY=%d\nFULLYU=%d\nTOPRIGHT=%d\nABSTAIN=%d\n",
            rep ? class_name(rep) : none ? "none" : abstain ? "abstain" : "nothing",

@@ -49,6 +49,8 @@ score_und undetermined-added interference pattern "interference pattern" "0 1"
 score_und undetermined-left-out interference pattern "interference" "1 1"
 score_und undetermined-other-extra interference pattern "interference mapping" "0 0"
 score_und undetermined-never-excuses-a-miss mapping+interference pattern "interference pattern" "0 0"
+score_und expected-but-undetermined-left-out pattern+mapping mapping "pattern" "0 1"
+score_und expected-but-undetermined-named pattern+mapping mapping "pattern mapping" "1 1"
 
 # 3. Draws are a function of the seed; classes go in turn.
 t_eq "draw: deterministic" "$("$SC" draw 12345 2)" "$("$SC" draw 12345 2)"
