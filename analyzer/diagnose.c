@@ -745,8 +745,8 @@ static int app_explains(const hs_analysis *a, uint32_t l)
     if (a->quiet) {
         hs_estimate e;
         hs__an_est(a, &a->quiet[l], a->paths_exact, &e);
-        if (hs__an_judge_one(&e, a->p.cf_threshold, a->p.z, a->p.max_traffic_cv,
-                             a->judge_hbar, a->sample_p, NULL) == HS__V_CONGESTED)
+        if (e.cf_valid && e.traffic >= a->p.min_packets &&
+            e.cf - a->p.z * e.cf_se >= a->p.cf_threshold)
             return 0;
     }
     return 1;
