@@ -793,6 +793,23 @@ static int maybe_congested(const hs_analysis *a, uint32_t l)
            (e->cf_valid && e->cf + a->p.z * e->cf_se >= a->p.cf_threshold);
 }
 
+/* per switch input u: how many possibly congested outputs of its switch it
+ * feeds (0, 1 and which in one[u], or 2 for more) */
+static void inputs_feeding(const hs_analysis *a, uint8_t *ncong, uint32_t *one)
+{
+    const hs__run *r = a->r;
+    for (uint32_t w = 1; w <= r->L; w++) {
+        if (r->lk[w].from_kind != HS__DEV_SWITCH || !maybe_congested(a, w))
+            continue;
+        for (uint32_t u = 1; u <= r->L; u++)
+            if (ncong[u] < 2 && r->lk[u].to_kind == HS__DEV_SWITCH &&
+                r->lk[u].to == r->lk[w].from && hs__an_feeds(a, u, w) > 0) {
+                if (ncong[u]++ == 0)
+                    one[u] = w;
+            }
+    }
+}
+
 static int free_victims(hs_analysis *a, uint8_t **freed, hs_estimate *via)
 {
     const hs__run *r = a->r;
@@ -816,19 +833,11 @@ static int free_victims(hs_analysis *a, uint8_t **freed, hs_estimate *via)
             any = 1;
         }
     }
-    /* per input: the possibly congested outputs of its switch it feeds
-     * (0, 1 and which, or 2 for more), whoever congests them: a packet
-     * behind the head of that input may have waited for any of them */
-    for (uint32_t w = 1; any && !rc && w <= r->L; w++) {
-        if (r->lk[w].from_kind != HS__DEV_SWITCH || !maybe_congested(a, w))
-            continue;
-        for (uint32_t u = 1; u <= r->L; u++)
-            if (ncong[u] < 2 && r->lk[u].to_kind == HS__DEV_SWITCH &&
-                r->lk[u].to == r->lk[w].from && hs__an_feeds(a, u, w) > 0) {
-                if (ncong[u]++ == 0)
-                    one[u] = w;
-            }
-    }
+    /* per input: the possibly congested outputs of its switch it feeds,
+     * whoever congests them: a packet behind the head of that input may
+     * have waited for any of them */
+    if (any && !rc)
+        inputs_feeding(a, ncong, one);
     if (any && !rc) {
         hs__decoder d;
         hs_error e;
@@ -914,23 +923,6 @@ static int local_keep(void *ctx, uint32_t l)
            hs__an_local_keep_at(v->seq, v->n, k, v->want, v->ncong, v->one, v->maybe);
 }
 
-/* per switch input u: how many possibly congested outputs of its switch it
- * feeds (0, 1 and which in one[u], or 2 for more) */
-static void inputs_feeding(const hs_analysis *a, uint8_t *ncong, uint32_t *one)
-{
-    const hs__run *r = a->r;
-    for (uint32_t w = 1; w <= r->L; w++) {
-        if (r->lk[w].from_kind != HS__DEV_SWITCH || !maybe_congested(a, w))
-            continue;
-        for (uint32_t u = 1; u <= r->L; u++)
-            if (ncong[u] < 2 && r->lk[u].to_kind == HS__DEV_SWITCH &&
-                r->lk[u].to == r->lk[w].from && hs__an_feeds(a, u, w) > 0) {
-                if (ncong[u]++ == 0)
-                    one[u] = w;
-            }
-    }
-}
-
 int hs__an_local_congestion(hs_analysis *a, uint8_t **local)
 {
     const hs__run *r = a->r;
@@ -1008,6 +1000,10 @@ int hs__an_local_congestion(hs_analysis *a, uint8_t **local)
     free(one);
     free(seq);
     free(sum);
+    if (rc) {
+        free(*local);
+        *local = NULL;
+    }
     return rc;
 }
 
