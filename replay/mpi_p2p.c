@@ -247,6 +247,17 @@ int hs__rp_leg(rp *R, unsigned leg, uint32_t idx, uint32_t src, uint32_t dst, ui
                uint16_t phase, int mon, int app)
 {
     uint32_t a = R->ranks[src].node, b = R->ranks[dst].node;
+    if (app && leg_has_sent(leg) && R->prm->max_packets) {
+        /* --max-packets at run time: what the estimate of the trace did not
+         * see (persistent sends, collectives' algorithms) */
+        uint64_t n = hs__rp_packets(R, bytes);
+        R->app_packets = R->app_packets + n < n ? UINT64_MAX : R->app_packets + n;
+        if (R->app_packets > R->prm->max_packets) {
+            R->over_packets = 1;
+            R->error = HS_ERANGE;
+            return R->error;
+        }
+    }
     if (a == b) {
         hs_time t = hs_fabric_now(R->F) + hs__rp_copy_time(R, bytes);
         if (leg_has_sent(leg) && hs__rp_timer(R, t, TM_LSENT, leg, idx, 0))
