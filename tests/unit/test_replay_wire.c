@@ -139,6 +139,16 @@ static void test_wire_pingpong(void **s)
     assert_int_equal(r.total, 2 * L(B) + 10 * HS_PS_PER_NS);
     hs_replay_result_free(&r);
 
+    /* --max-packets: the two transfers are 2 x 256 packets of 4 KiB */
+    p.max_packets = 511;
+    assert_int_equal(hs_replay_run(&p, &r, &e), HS_ERANGE);
+    assert_non_null(strstr(e.msg, "hold 512 packets of 4096 bytes (the largest transfer: "
+                                  "1048576 bytes), more than the limit --max-packets 511"));
+    hs_replay_result_free(&r);
+    p.max_packets = 512;
+    assert_int_equal(hs_replay_run(&p, &r, &e), 0);
+    hs_replay_result_free(&r);
+
     /* a background makes no sense below MPI */
     p.background = "gpcnet:incast";
     assert_int_equal(hs_replay_run(&p, &r, &e), HS_EINVAL);
