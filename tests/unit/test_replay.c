@@ -176,12 +176,19 @@ static void rm_trace(void)
     assert_int_equal(system(cmd), 0);
 }
 
+/* The defaults, on the trace of this test and TOPO, one rank per node. */
+static void params(hs_replay_params *p)
+{
+    hs_replay_params_default(p);
+    p->trace = dir;
+    p->topo = TOPO;
+    p->ppn = 1;
+}
+
 static int replay(const char *map, uint32_t ppn, hs_replay_result *r)
 {
     hs_replay_params p;
-    hs_replay_params_default(&p);
-    p.trace = dir;
-    p.topo = TOPO;
+    params(&p);
     p.map = map;
     p.ppn = ppn;
     hs_error e;
@@ -431,11 +438,8 @@ static void test_max_compute(void **s)
     }
     finish(w, 2);
     hs_replay_params p;
-    hs_replay_params_default(&p);
+    params(&p);
     assert_int_equal(p.max_compute, 3600ull * 1000000000000ull);
-    p.trace = dir;
-    p.topo = TOPO;
-    p.ppn = 1;
     hs_error e;
     hs_error_clear(&e);
     hs_replay_result r;
@@ -464,11 +468,8 @@ static void test_max_packets_refuses(void **s)
     recv_(&w[1], 0, 4, 1ull << 60, 0);
     finish(w, 2);
     hs_replay_params p;
-    hs_replay_params_default(&p);
+    params(&p);
     assert_int_equal(p.max_packets, 1ull << 28);
-    p.trace = dir;
-    p.topo = TOPO;
-    p.ppn = 1;
     hs_error e;
     hs_error_clear(&e);
     hs_replay_result r;
@@ -487,6 +488,18 @@ static void test_max_packets_refuses(void **s)
     rm_trace();
 }
 
+/* 4 ranks: an allreduce of 8 bytes, then a barrier. */
+static void allreduce_barrier_trace(void)
+{
+    tw w[4];
+    new_trace(4, w);
+    for (int r = 0; r < 4; r++) {
+        coll(&w[r], HS_TRACE_ALLREDUCE, 8, 0);
+        coll(&w[r], HS_TRACE_BARRIER, 0, 0);
+    }
+    finish(w, 4);
+}
+
 /* --max-packets while running: an allreduce of 8 bytes and a barrier on 4
  * ranks are 4 packets in the trace's estimate (the barrier sends no bytes),
  * but recursive doubling sends 8 messages of one packet for each: 16
@@ -495,18 +508,9 @@ static void test_max_packets_refuses(void **s)
 static void test_max_packets_at_run_time(void **s)
 {
     (void)s;
-    tw w[4];
-    new_trace(4, w);
-    for (int r = 0; r < 4; r++) {
-        coll(&w[r], HS_TRACE_ALLREDUCE, 8, 0);
-        coll(&w[r], HS_TRACE_BARRIER, 0, 0);
-    }
-    finish(w, 4);
+    allreduce_barrier_trace();
     hs_replay_params p;
-    hs_replay_params_default(&p);
-    p.trace = dir;
-    p.topo = TOPO;
-    p.ppn = 1;
+    params(&p);
     p.max_packets = 15;
     hs_error e;
     hs_error_clear(&e);
@@ -547,13 +551,7 @@ static void test_leftover_reported(void **s)
 static void test_allreduce_and_barrier(void **s)
 {
     (void)s;
-    tw w[4];
-    new_trace(4, w);
-    for (int r = 0; r < 4; r++) {
-        coll(&w[r], HS_TRACE_ALLREDUCE, 8, 0);
-        coll(&w[r], HS_TRACE_BARRIER, 0, 0);
-    }
-    finish(w, 4);
+    allreduce_barrier_trace();
     hs_replay_result r;
     assert_int_equal(replay(NULL, 1, &r), 0);
     assert_int_equal(r.status, 0);
