@@ -389,6 +389,28 @@ static int own_comm(lctx *L, const hs_trace_event *ev, uint32_t *ci)
 
 /* ---- point-to-point ------------------------------------------------------------------ */
 
+/* The request of a nonblocking or persistent point-to-point call whose op
+ * o is the thread's last: a slot for it, remembered with where the op
+ * stands (completions resolve wildcards through it, starts read it).
+ * *out is NULL when the event has no request id (the interposer could not
+ * track it). */
+static int p2p_req(lctx *L, thr *T, const hs_trace_event *ev, rp_op *o, int init, int recv,
+                   rqinfo **out)
+{
+    rqinfo *q = NULL;
+    int rc = req_new(L, ev->req, (uint8_t)init, (uint8_t)recv, &q);
+    if (rc)
+        return hs_error_set(L->err, rc, "out of memory");
+    if (q) {
+        o->slot = q->slot;
+        q->active = !init;
+        q->th = (uint32_t)(T - L->th);
+        q->opi = (uint32_t)(T->n - 1);
+    }
+    *out = q;
+    return 0;
+}
+
 /* A call that failed in the real run moved nothing: skip it (1).  Else its
  * communicator (0), or an error. */
 static int call_comm(lctx *L, thr *T, const hs_trace_event *ev, uint32_t *ci)
@@ -434,17 +456,11 @@ static int c_send(lctx *L, thr *T, const hs_trace_event *ev)
     if (ev->peer == HS_TRACE_PROC_NULL)
         o->flags |= F_NULLPEER;
     if (nb || init) {
-        rqinfo *q = NULL;
-        if ((rc = req_new(L, ev->req, (uint8_t)init, 0, &q)))
-            return hs_error_set(L->err, rc, "out of memory");
-        if (!q) {
+        rqinfo *q;
+        if ((rc = p2p_req(L, T, ev, o, init, 0, &q)))
+            return rc;
+        if (!q)
             o->code = OP_SEND;      /* no request id: treat as blocking */
-            return 0;
-        }
-        o->slot = q->slot;
-        q->active = !init;
-        q->th = (uint32_t)(T - L->th);
-        q->opi = (uint32_t)(T->n - 1);
     }
     return 0;
 }
@@ -499,19 +515,14 @@ static int c_recv(lctx *L, thr *T, const hs_trace_event *ev)
         }
         if (wild && !init)
             o->flags |= F_UNRESOLVED;
-        rqinfo *q = NULL;
-        if ((rc = req_new(L, ev->req, (uint8_t)init, 1, &q)))
-            return hs_error_set(L->err, rc, "out of memory");
+        rqinfo *q;
+        if ((rc = p2p_req(L, T, ev, o, init, 1, &q)))
+            return rc;
         if (!q) {
             /* no request id: the interposer could not track it */
             o->code = OP_IRECV;
             o->flags |= F_UNRESOLVED;
-            return 0;
         }
-        o->slot = q->slot;
-        q->active = !init;
-        q->th = (uint32_t)(T - L->th);
-        q->opi = (uint32_t)(T->n - 1);
         return 0;
     }
     }
@@ -550,18 +561,13 @@ static int c_sendrecv(lctx *L, thr *T, const hs_trace_event *ev)
     if (nb) {
         if (is_wild(ev))
             o->flags |= F_UNRESOLVED;
-        rqinfo *q = NULL;
-        if ((rc = req_new(L, ev->req, 0, 1, &q)))
-            return hs_error_set(L->err, rc, "out of memory");
-        if (!q) {
+        rqinfo *q;
+        if ((rc = p2p_req(L, T, ev, o, 0, 1, &q)))
+            return rc;
+        if (!q)
             o->code = OP_SENDRECV;
-            return 0;
-        }
-        o->slot = q->slot;
-        q->active = 1;
-        q->sendrecv = 1;
-        q->th = (uint32_t)(T - L->th);
-        q->opi = (uint32_t)(T->n - 1);
+        else
+            q->sendrecv = 1;
     }
     return 0;
 }
