@@ -268,8 +268,10 @@ int hs__rp_leg(rp *R, unsigned leg, uint32_t idx, uint32_t src, uint32_t dst, ui
         R->app_pending++;
     int rc = hs_fabric_inject(R->F, hs_fabric_now(R->F), a, b, bytes, phase, mon,
                               (uint64_t)leg << 32 | idx | (app ? CK_APP : 0));
-    if (rc)
+    if (rc) {
         R->error = rc;
+        R->err_bytes = bytes;
+    }
     return rc;
 }
 

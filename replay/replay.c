@@ -548,6 +548,12 @@ static int run_once(const hs_replay_params *p, const char *bg, const char *out, 
                           "(0: none) to replay it anyway", hs_time_str(R->t_end, tb, sizeof tb),
                           (unsigned long long)p->max_packets,
                           (unsigned long long)R->est_packets)
+           : R->error == HS_ERANGE && R->err_bytes
+           ? hs_error_set(err, HS_ERANGE, "stopped at %s: a message of %llu bytes is more "
+                          "packets than the network model carries in one message (2^32 - 1 "
+                          "of %u bytes); --max-packets 0 lifts only the replay's own limit",
+                          hs_time_str(R->t_end, tb, sizeof tb),
+                          (unsigned long long)R->err_bytes, p->net.mtu)
            : hs_error_set(err, R->error, "replay failed: %s", hs_strerror(R->error));
         rp_free(R);
         return rc;

@@ -408,6 +408,7 @@ typedef struct rp {
     uint16_t  est_big_kind;
     uint64_t  app_packets;
     int       over_packets;  /* stopped: app_packets passed --max-packets */
+    uint64_t  err_bytes;     /* the message the network refused (error) */
 
     /* collectives */
     hs__coll_tuning tuning;

@@ -480,11 +480,17 @@ static void test_max_packets_refuses(void **s)
     assert_non_null(strstr(e.msg, "largest message: 1152921504606846976 bytes, rank 0, event 1, "
                                   "send"));
     assert_non_null(strstr(e.msg, "--max-packets 268435456"));
-    /* the limit is a strict bound: 2^48 packets pass a limit of 2^48 - 1
-     * only by raising it (not run here: it would take days) */
+    /* the limit is a strict bound: 2^48 packets do not pass 2^48 - 1 */
     p.max_packets = (1ull << 48) - 1;
     assert_int_equal(hs_replay_run(&p, &r, &e), HS_ERANGE);
     hs_replay_result_free(&r);
+    /* without the replay's limit the network refuses the message (more than
+     * 2^32 - 1 packets) when its data is posted, and says so */
+    p.max_packets = 0;
+    assert_int_equal(hs_replay_run(&p, &r, &e), HS_ERANGE);
+    hs_replay_result_free(&r);
+    assert_non_null(strstr(e.msg, "a message of 1152921504606846976 bytes is more packets than "
+                                  "the network model carries in one message"));
     rm_trace();
 }
 
