@@ -354,6 +354,33 @@ static void arrived(wsim *S, uint32_t i, hs_time t)
     }
 }
 
+/* --max-packets, as the MPI replay counts it: every transfer (puts, sends,
+ * gets) in MTU-sized packets as if it crossed the network; the wire files
+ * list them all, so the check before the run is exact. */
+static int check_packets(const wsim *S, hs_error *err)
+{
+    uint64_t max = S->p->max_packets, mtu = S->p->net.mtu ? S->p->net.mtu : 1, n = 0, big = 0;
+    if (!max)
+        return 0;
+    for (uint32_t i = 0; i < S->nop; i++) {
+        const wop *o = &S->op[i];
+        if (o->kind != WK_OUT && o->kind != WK_GET)
+            continue;
+        uint64_t k = o->bytes / mtu + (o->bytes % mtu != 0) + (o->bytes == 0);
+        n = n + k < n ? UINT64_MAX : n + k;
+        if (o->bytes > big)
+            big = o->bytes;
+    }
+    if (n <= max)
+        return 0;
+    return hs_error_set(err, HS_ERANGE, "%s: the wire files hold %llu packets of %llu bytes "
+                        "(the largest transfer: %llu bytes), more than the limit --max-packets "
+                        "%llu; such a trace is likely damaged and would simulate for hours: "
+                        "raise the limit (0: none) to replay it anyway", S->p->trace,
+                        (unsigned long long)n, (unsigned long long)mtu,
+                        (unsigned long long)big, (unsigned long long)max);
+}
+
 static hs_time shm_time(const wsim *S, uint64_t bytes)
 {
     uint64_t bw = S->p->mem_bw ? S->p->mem_bw : 1;
@@ -543,6 +570,8 @@ int hs__replay_wire(const hs_replay_params *p, hs_replay_result *res, hs_error *
         rc = hs_error_set(err, HS_ENOMEM, "out of memory");
         goto out;
     }
+    if ((rc = check_packets(&S, err)))
+        goto out;
 
     /* network and placement, as the MPI-level replay does them */
     if ((rc = hs_fabric_create(&S.F, p->topo, &p->net, err)))

@@ -14,6 +14,7 @@
 #include "hopscope/fabric.h"
 #include "hopscope/replay.h"
 #include "hopscope/trace.h"
+#include "test_trace_util.h"
 
 #define TOPO "fattree:k=4,n=2"   /* nodes 0..3 share leaf switch 0 */
 
@@ -32,37 +33,12 @@ static hs_time L(uint64_t bytes)
 
 static char dir[256];
 
+/* n ranks, one per host "h(r)". */
 static void manifest(uint32_t n)
 {
-    hs_trace_manifest m;
-    memset(&m, 0, sizeof m);
-    char *names[8], *hosts[8];
-    uint32_t node[8], pid[8];
-    for (uint32_t r = 0; r < n; r++) {
-        names[r] = malloc(16);
-        snprintf(names[r], 16, "h%u", r);
-        hosts[r] = names[r];
-        node[r] = r;
-        pid[r] = 10 + r;
-    }
-    m.nranks = m.nnodes = n;
-    m.writer = "test";
-    m.mpi_abi = "none";
-    m.mpi_library = "test";
-    m.mpi_version = "3.1";
-    m.command = "./t";
-    m.start_time = "1970-01-01T00:00:00Z";
-    m.clock = "ns";
-    m.node_mode = "synthetic";
-    m.sample_rate = 1;
-    m.node_names = names;
-    m.rank_node = node;
-    m.rank_host = hosts;
-    m.rank_pid = pid;
-    hs_error e;
-    assert_int_equal(hs_trace_manifest_write(dir, &m, &e), 0);
-    for (uint32_t r = 0; r < n; r++)
-        free(names[r]);
+    test_manifest t;
+    test_manifest_init(&t, n, n, "h", 10);
+    test_manifest_write(&t, dir);
 }
 
 static void ev_put(hs_trace_writer *w, int kind, int op, int64_t t0, int64_t t1, uint64_t bytes,
@@ -137,6 +113,16 @@ static void test_wire_pingpong(void **s)
     if (rc)
         fail_msg("%s", hs_error_str(&e, rc));
     assert_int_equal(r.total, 2 * L(B) + 10 * HS_PS_PER_NS);
+    hs_replay_result_free(&r);
+
+    /* --max-packets: the two transfers are 2 x 256 packets of 4 KiB */
+    p.max_packets = 511;
+    assert_int_equal(hs_replay_run(&p, &r, &e), HS_ERANGE);
+    assert_non_null(strstr(e.msg, "hold 512 packets of 4096 bytes (the largest transfer: "
+                                  "1048576 bytes), more than the limit --max-packets 511"));
+    hs_replay_result_free(&r);
+    p.max_packets = 512;
+    assert_int_equal(hs_replay_run(&p, &r, &e), 0);
     hs_replay_result_free(&r);
 
     /* a background makes no sense below MPI */

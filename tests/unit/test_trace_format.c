@@ -17,63 +17,21 @@
 #include <unistd.h>
 #include "hopscope/trace.h"
 #include "../../libtrace/format.h"
+#include "test_trace_util.h"
 
 /* ---- helpers ------------------------------------------------------------ */
 
-static char *mkdtemp_dir(void)
-{
-    char tmpl[] = "/tmp/hs-trace-test.XXXXXX";
-    char *d = mkdtemp(tmpl);
-    assert_non_null(d);
-    return strdup(d);
-}
-
-static void rm_rf(const char *dir)
-{
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    assert_int_equal(system(cmd), 0);
-}
-
 static void write_manifest(const char *dir, uint32_t nranks, uint32_t nnodes)
 {
-    hs_trace_manifest m = { 0 };
-    char *names[8];
-    uint32_t node[64], pid[64];
-    char *hosts[64];
-    assert_true(nranks <= 64 && nnodes <= 8);
-    for (uint32_t n = 0; n < nnodes; n++) {
-        names[n] = malloc(16);
-        snprintf(names[n], 16, "node%u", n);
-    }
-    for (uint32_t r = 0; r < nranks; r++) {
-        node[r] = r % nnodes;
-        pid[r] = 1000 + r;
-        hosts[r] = names[r % nnodes];
-    }
-    m.nranks = nranks;
-    m.nnodes = nnodes;
-    m.writer = "test";
-    m.mpi_abi = "none";
-    m.mpi_library = "synthetic";
-    m.mpi_version = "3.1";
-    m.command = "./app --flag 'x y'\twith tab\nand newline \\ backslash";
-    m.start_time = "2024-01-01T00:00:00Z";
-    m.clock = "ns";
-    m.node_mode = "synthetic";
-    m.sample_rate = 0.25;
-    m.sample_seed = 42;
-    m.node_names = names;
-    m.rank_node = node;
-    m.rank_host = hosts;
-    m.rank_pid = pid;
+    test_manifest t;
+    test_manifest_init(&t, nranks, nnodes, "node", 1000);
+    t.m.command = "./app --flag 'x y'\twith tab\nand newline \\ backslash";
+    t.m.sample_rate = 0.25;
+    t.m.sample_seed = 42;
     char *set[] = { "HOPSCOPE_SAMPLE_RATE=0.25" };
-    m.settings = set;
-    m.nsettings = 1;
-    hs_error e;
-    assert_int_equal(hs_trace_manifest_write(dir, &m, &e), 0);
-    for (uint32_t n = 0; n < nnodes; n++)
-        free(names[n]);
+    t.m.settings = set;
+    t.m.nsettings = 1;
+    test_manifest_write(&t, dir);
 }
 
 static char *slurp(const char *path, size_t *len)
@@ -141,7 +99,7 @@ static void test_varint(void **state)
 static void test_manifest_roundtrip(void **state)
 {
     (void)state;
-    char *dir = mkdtemp_dir();
+    char *dir = test_tmpdir("trace");
     write_manifest(dir, 5, 2);
     hs_trace_manifest m;
     hs_error e;
@@ -167,7 +125,7 @@ static void test_manifest_roundtrip(void **state)
 static void test_manifest_errors(void **state)
 {
     (void)state;
-    char *dir = mkdtemp_dir();
+    char *dir = test_tmpdir("trace");
     write_manifest(dir, 3, 1);
     char path[600];
     snprintf(path, sizeof path, "%s/manifest.txt", dir);
@@ -429,7 +387,7 @@ static void write_job(const char *dir, int reps, size_t *counts)
 static void test_roundtrip(void **state)
 {
     (void)state;
-    char *dir = mkdtemp_dir();
+    char *dir = test_tmpdir("trace");
     size_t counts[NR];
     const int reps = 300;   /* > 256 KiB of raw records: several blocks per thread */
     write_job(dir, reps, counts);
@@ -486,7 +444,7 @@ static void test_roundtrip(void **state)
 static void test_writer_rejects(void **state)
 {
     (void)state;
-    char *dir = mkdtemp_dir();
+    char *dir = test_tmpdir("trace");
     hs_trace_writer *w;
     hs_error e;
     assert_int_equal(hs_trace_writer_open(&w, dir, 0, 2, &e), 0);
@@ -614,7 +572,7 @@ static void read_all(const char *dir, char *msg, size_t n)
 static void test_times_checked(void **state)
 {
     (void)state;
-    char *dir = mkdtemp_dir();
+    char *dir = test_tmpdir("trace");
     char msg[1024];
     /* a clean job reads (the reference for the cases below) */
     const uint64_t good[][2] = { { TBIAS - 500, TBIAS - 100 }, { TBIAS + 10, TBIAS + 20 },
@@ -657,7 +615,7 @@ static void test_times_checked(void **state)
 static void test_writer_refuses_times(void **state)
 {
     (void)state;
-    char *dir = mkdtemp_dir();
+    char *dir = test_tmpdir("trace");
     hs_trace_writer *w;
     hs_error e;
     assert_int_equal(hs_trace_writer_open(&w, dir, 0, 1, &e), 0);
@@ -735,7 +693,7 @@ static void write_ring(const char *dir, uint32_t n, int iters, uint64_t bytes, i
 static void test_stats_ring(void **state)
 {
     (void)state;
-    char *dir = mkdtemp_dir();
+    char *dir = test_tmpdir("trace");
     const uint32_t n = 4;
     const int iters = 10;
     write_ring(dir, n, iters, 256, 0);
@@ -798,7 +756,7 @@ static void test_stats_ring(void **state)
 static void test_stats_init_apart(void **state)
 {
     (void)state;
-    char *dir = mkdtemp_dir();
+    char *dir = test_tmpdir("trace");
     write_manifest(dir, 1, 1);
     hs_error e;
     hs_trace_writer *w;
@@ -846,7 +804,7 @@ static void test_stats_init_apart(void **state)
 static void test_truncation(void **state)
 {
     (void)state;
-    char *dir = mkdtemp_dir();
+    char *dir = test_tmpdir("trace");
     size_t counts[NR];
     write_job(dir, 200, counts);
     char path[600];
@@ -895,7 +853,7 @@ static void test_truncation(void **state)
 static void test_damage(void **state)
 {
     (void)state;
-    char *dir = mkdtemp_dir();
+    char *dir = test_tmpdir("trace");
     size_t counts[NR];
     write_job(dir, 50, counts);
     char path[600];
@@ -950,7 +908,7 @@ static uint64_t rnd(void)
 static void test_fuzz_decoder(void **state)
 {
     (void)state;
-    char *dir = mkdtemp_dir();
+    char *dir = test_tmpdir("trace");
     size_t counts[NR];
     write_job(dir, 3, counts);
     char path[600];
@@ -1047,7 +1005,7 @@ static void test_fuzz_decoder(void **state)
 static void test_fuzz_manifest(void **state)
 {
     (void)state;
-    char *dir = mkdtemp_dir();
+    char *dir = test_tmpdir("trace");
     write_manifest(dir, 7, 3);
     char path[600];
     snprintf(path, sizeof path, "%s/manifest.txt", dir);
@@ -1330,7 +1288,7 @@ static size_t assert_traces_equal(const char *a, const char *b)
 static void test_otf2_roundtrip(void **state)
 {
     (void)state;
-    char *dir = mkdtemp_dir();
+    char *dir = test_tmpdir("trace");
     char job[600], ar[600], back[600], plain[600];
     snprintf(job, sizeof job, "%s/job", dir);
     snprintf(ar, sizeof ar, "%s/archive", dir);
@@ -1390,7 +1348,7 @@ static void test_otf2_roundtrip(void **state)
 static void test_otf2_intercomm(void **state)
 {
     (void)state;
-    char *dir = mkdtemp_dir();
+    char *dir = test_tmpdir("trace");
     char job[600], ar[600], back[600], plain[600];
     snprintf(job, sizeof job, "%s/job", dir);
     snprintf(ar, sizeof ar, "%s/archive", dir);

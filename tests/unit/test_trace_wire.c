@@ -12,56 +12,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include "hopscope/trace.h"
-
-static char *mkdtemp_dir(void)
-{
-    char tmpl[] = "/tmp/hs-wire-test.XXXXXX";
-    char *d = mkdtemp(tmpl);
-    assert_non_null(d);
-    return strdup(d);
-}
-
-static void rm_rf(const char *dir)
-{
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    assert_int_equal(system(cmd), 0);
-}
+#include "test_trace_util.h"
 
 /* nranks ranks, rank r on host "h(r % nhosts)". */
 static void write_manifest(const char *dir, uint32_t nranks, uint32_t nhosts)
 {
-    hs_trace_manifest m = { 0 };
-    char *names[8], *hosts[16];
-    uint32_t node[16], pid[16];
-    for (uint32_t n = 0; n < nhosts; n++) {
-        names[n] = malloc(16);
-        snprintf(names[n], 16, "h%u", n);
-    }
-    for (uint32_t r = 0; r < nranks; r++) {
-        node[r] = r % nhosts;
-        pid[r] = 100 + r;
-        hosts[r] = names[r % nhosts];
-    }
-    m.nranks = nranks;
-    m.nnodes = nhosts;
-    m.writer = "test";
-    m.mpi_abi = "none";
-    m.mpi_library = "synthetic";
-    m.mpi_version = "3.1";
-    m.command = "./app";
-    m.start_time = "2024-01-01T00:00:00Z";
-    m.clock = "ns";
-    m.node_mode = "synthetic";
-    m.sample_rate = 1;
-    m.node_names = names;
-    m.rank_node = node;
-    m.rank_host = hosts;
-    m.rank_pid = pid;
-    hs_error e;
-    assert_int_equal(hs_trace_manifest_write(dir, &m, &e), 0);
-    for (uint32_t n = 0; n < nhosts; n++)
-        free(names[n]);
+    test_manifest t;
+    test_manifest_init(&t, nranks, nhosts, "h", 100);
+    test_manifest_write(&t, dir);
 }
 
 static void put(hs_trace_writer *w, const hs_trace_event *ev)
@@ -109,7 +67,7 @@ static uint64_t uuid_of(uint32_t r)
 static void test_wire_mapping(void **state)
 {
     (void)state;
-    char *dir = mkdtemp_dir();
+    char *dir = test_tmpdir("wire");
     write_manifest(dir, 3, 2);
     hs_error e;
     for (uint32_t r = 0; r < 3; r++) {
@@ -198,7 +156,7 @@ static int read_error(const char *dir, char *msg, size_t n)
 static void test_wire_rejects(void **state)
 {
     (void)state;
-    char *dir = mkdtemp_dir();
+    char *dir = test_tmpdir("wire");
     write_manifest(dir, 1, 1);
     hs_error e;
     hs_trace_writer *w;
@@ -278,7 +236,7 @@ static void coll(hs_trace_writer *mw, hs_trace_writer *ww, uint32_t r, int kind,
 static void test_wire_stats(void **state)
 {
     (void)state;
-    char *dir = mkdtemp_dir();
+    char *dir = test_tmpdir("wire");
     write_manifest(dir, P, 2);
     hs_error e;
     for (uint32_t r = 0; r < P; r++) {
