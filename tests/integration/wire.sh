@@ -10,7 +10,9 @@
 #     bytes are at least the MPI payload, bcast/allreduce/alltoall on world,
 #     a split and a dup move at least (P-1) x n bytes (tests/helpers/wire_check);
 #   - exact figures that follow from the program: the MPI payload per pair,
-#     the one-sided operations Open MPI's osc ucx makes;
+#     the one-sided operations Open MPI's osc ucx makes, and those of osc rdma
+#     over btl ofi (libfabric sockets provider: fi_write, fi_read,
+#     fi_fetch_atomic, fi_compare_atomic, on a scalable endpoint's context);
 #   - real applications (halo3d in C, ring in Fortran 90, Debian's hpcc)
 #     give the same results with --wire.
 # Open MPI only selects pml ucx on this machine's transports (shm, tcp,
@@ -28,12 +30,17 @@ if [ ! -f "$BUILD/lib/libhopscope-wire.so" ]; then
 fi
 UCX_OMPI="--mca pml ucx --mca osc ucx --mca pml_ucx_tls any --mca pml_ucx_devices any"
 OFI_OMPI="--mca pml cm --mca mtl ofi --mca mtl_ofi_provider_include tcp"
+# Open MPI's one-sided path over libfabric: osc rdma on btl ofi (sockets
+# provider; tcp and udp do not run it here, docs/wire.md); point-to-point
+# goes through ob1 and btl tcp, which is not below-MPI captured.
+BTLOFI_OMPI="--mca pml ob1 --mca osc rdma --mca btl self,tcp,ofi --mca btl_ofi_provider_include sockets"
 CHECK=$BUILD/tests/helpers/wire_check
 
 launch() {
     case $1 in
         openmpi) echo "$MPIRUN_OMPI $UCX_OMPI" ;;
         openmpi-ofi) echo "$MPIRUN_OMPI $OFI_OMPI" ;;
+        openmpi-btlofi) echo "$MPIRUN_OMPI $BTLOFI_OMPI" ;;
         mpich) echo "$MPIRUN_MPICH" ;;
     esac
 }
@@ -128,6 +135,43 @@ if [ -f "$T_TMP/wire-openmpi.wtxt" ]; then
     op() { awk -v o="$1" '$1 == o { print $2, $3 }' "$T_TMP/$n.wtxt"; }
     t_eq "$n: osc ucx puts: 4 x 4096 B plus 4 x 8 B of accumulate" "8 16416" "$(op put)"
     t_eq "$n: osc ucx gets: 4 x 8192 B plus 4 x 8 B of accumulate" "8 32800" "$(op get)"
+fi
+
+# Open MPI's osc rdma over btl ofi (libfabric sockets provider), window
+# from MPI_Win_create so that every access goes through the BTL: each rank's
+# put of 4096 B is one fi_write, its get of 8192 B one fi_read, and its
+# MPI_Accumulate and MPI_Fetch_and_op of one uint64 are each one
+# fi_fetch_atomic of 8 B (FI_SUM = 2), its MPI_Compare_and_swap one
+# fi_compare_atomic of 8 B (FI_CSWAP = 12; the operand, as for UCX), all to
+# the right neighbour: the calls and bytes of the MPI-level trace.
+if [ -n "$OFI" ]; then
+    n=wire-openmpi-btlofi
+    if wrun $n openmpi-btlofi $P "$BUILD/tests/mpi/openmpi/wire" create; then
+        "$HOPSCOPE" trace stats --wire "$T_TMP/$n" >"$T_TMP/$n.wtxt" 2>&1
+        "$HOPSCOPE" trace stats "$T_TMP/$n" >"$T_TMP/$n.txt" 2>&1
+        op() { awk -v o="$1" '$1 == o { print $2, $3 }' "$T_TMP/$n.wtxt"; }
+        call() { awk -v o="$1" -v c="$2" '$1 == o { print $2, $c }' "$T_TMP/$n.txt"; }
+        t_eq "$n: btl ofi puts: 4 x 4096 B" "4 16384" "$(op put)"
+        t_eq "$n: btl ofi gets: 4 x 8192 B" "4 32768" "$(op get)"
+        t_eq "$n: btl ofi fetching atomics: 12 x 8 B" "12 96" "$(op atomic_fetch)"
+        t_eq "$n: wire puts = MPI_Put calls and bytes" "$(call put 3)" "$(op put)"
+        t_eq "$n: wire gets = MPI_Get calls and bytes" "$(call get 4)" "$(op get)"
+        # operand bytes: what accumulate and fetch_and_op send, what
+        # compare_and_swap receives (its sent bytes count the compare value too)
+        t_eq "$n: wire atomics = accumulate + fetch_and_op + compare_and_swap calls, operand bytes" \
+            "$(awk '$1 == "accumulate" || $1 == "fetch_and_op" { c += $2; b += $3 }
+                    $1 == "compare_and_swap" { c += $2; b += $4 } END { print c, b }' "$T_TMP/$n.txt")" \
+            "$(op atomic_fetch)"
+        t_eq "$n: no other operation below MPI" 3 \
+            "$(awk '/^  operation/ { on = 1; next } /^  transfers/ { on = 0 } on' "$T_TMP/$n.wtxt" | wc -l)"
+        "$HOPSCOPE" trace dump --wire "$T_TMP/$n" >"$T_TMP/$n.wd" 2>&1
+        ops() { awk -v t="$1" '/op=atomic_fetch/ && $0 ~ "utag=" t " " { split($1, a, "."); p = $5; sub("peer=", "", p); print a[1] ">" p }' "$T_TMP/$n.wd" | sort | tr '\n' ' '; }
+        t_eq "$n: two FI_SUM atomics per rank, to its right neighbour" \
+            "0>1 0>1 1>2 1>2 2>3 2>3 3>0 3>0 " "$(ops 0x2)"
+        t_eq "$n: one FI_CSWAP per rank, to its right neighbour" "0>1 1>2 2>3 3>0 " "$(ops 0xc)"
+        t_eq "$n: every operation completed (a CQ entry each)" \
+            "$(grep -c ' wire_op ' "$T_TMP/$n.wd")" "$(grep -c ' wire_done ' "$T_TMP/$n.wd")"
+    fi
 fi
 
 # MPI_THREAD_MULTIPLE: 4 threads per rank each exchange 200 messages with
