@@ -40,6 +40,12 @@ typedef struct wop {        /* a wire transfer initiated by this rank */
     uint64_t bytes;
 } wop;
 
+typedef struct prun {       /* a run of ucp_worker_progress calls */
+    int64_t t;              /* its end */
+    uint16_t thread;
+    uint64_t ns;
+} prun;
+
 typedef struct tarr {
     uint16_t thread;
     mev *ev;
@@ -280,6 +286,8 @@ static int do_rank(hs_trace *t, uint32_t r, wstate *st, hs_trace_wire_stats *ws,
     size_t ncm = 0, cmcap = 0;
     wop *ops = NULL;
     size_t nops = 0, opcap = 0;
+    prun *pr = NULL;
+    size_t npr = 0, prcap = 0;
     int32_t *dst = NULL;
     uint64_t *dsz = NULL;
     size_t dcap = 0, dcap2 = 0;
@@ -337,6 +345,15 @@ static int do_rank(hs_trace *t, uint32_t r, wstate *st, hs_trace_wire_stats *ws,
     while ((rc = hs_trace_next(c, &ev, err)) == 1) {
         if (ev.kind == HS_TRACE_WIRE_DONE) {
             ws->completions++;
+            continue;
+        }
+        if (ev.kind == HS_TRACE_WIRE_PROGRESS) {
+            ws->progress_calls += ev.bytes;
+            ws->progress_useful += ev.aux;
+            ws->progress_ns += ev.bytes2;
+            if ((rc = grow((void **)&pr, &prcap, npr + 1, sizeof *pr)))
+                goto oom;
+            pr[npr++] = (prun){ .t = ev.t_end, .thread = ev.thread, .ns = ev.bytes2 };
             continue;
         }
         if (ev.kind != HS_TRACE_WIRE_OP)
@@ -423,6 +440,34 @@ static int do_rank(hs_trace *t, uint32_t r, wstate *st, hs_trace_wire_stats *ws,
         }
     }
 
+    /* Progress runs: by the MPI call in progress on their thread when the
+     * run ended (a thread's MPI events do not overlap and are in order). */
+    for (size_t i = 0; i < npr; i++) {
+        tarr *th = NULL;
+        for (size_t j = 0; j < nt && !th; j++)
+            if (ta[j].thread == pr[i].thread)
+                th = &ta[j];
+        int where = HS_TRACE_WIRE_IN_OUTSIDE;
+        if (th) {
+            size_t lo = 0, hi = th->n;   /* first event ending at or after t */
+            while (lo < hi) {
+                size_t mid = (lo + hi) / 2;
+                if (th->ev[mid].t1 < pr[i].t)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            if (lo < th->n && th->ev[lo].t0 <= pr[i].t) {
+                hs_trace_class cl = hs_trace_kind_class(th->ev[lo].kind);
+                where = cl == HS_TRACE_CLASS_COLL ? HS_TRACE_WIRE_IN_COLL
+                      : cl == HS_TRACE_CLASS_RMA ? HS_TRACE_WIRE_IN_RMA
+                      : cl == HS_TRACE_CLASS_P2P || cl == HS_TRACE_CLASS_COMPLETION
+                          ? HS_TRACE_WIRE_IN_P2P : HS_TRACE_WIRE_IN_OTHER;
+            }
+        }
+        ws->progress_ns_in[where] += pr[i].ns;
+    }
+
     /* Collective instances: each blocking collective call of this rank. */
     for (size_t ti = 0; ti < nt; ti++) {
         tarr *th = &ta[ti];
@@ -502,6 +547,7 @@ oom:
         free(cm[i].members);
     free(cm);
     free(ops);
+    free(pr);
     free(dst);
     free(dsz);
     return rc;
@@ -646,6 +692,16 @@ void hs_trace_wire_stats_print(const hs_trace_wire_stats *s, FILE *f)
                " completions seen\n",
             s->intra_bytes, s->inter_bytes, s->unknown_peer_ops, s->with_request,
             s->completions);
+    if (s->progress_calls)
+        fprintf(f, "  ucp_worker_progress: %" PRIu64 " calls, %" PRIu64
+                   " made progress, %.6f s inside (point-to-point calls %.6f s, collectives "
+                   "%.6f s, one-sided %.6f s, other calls %.6f s, outside any call %.6f s)\n",
+                s->progress_calls, s->progress_useful, (double)s->progress_ns / 1e9,
+                (double)s->progress_ns_in[HS_TRACE_WIRE_IN_P2P] / 1e9,
+                (double)s->progress_ns_in[HS_TRACE_WIRE_IN_COLL] / 1e9,
+                (double)s->progress_ns_in[HS_TRACE_WIRE_IN_RMA] / 1e9,
+                (double)s->progress_ns_in[HS_TRACE_WIRE_IN_OTHER] / 1e9,
+                (double)s->progress_ns_in[HS_TRACE_WIRE_IN_OUTSIDE] / 1e9);
     fprintf(f, "\nby pair (data from src to dst; MPI = point-to-point payload):\n");
     fprintf(f, "  %6s %6s %10s %14s %10s %14s %s\n", "src", "dst", "mpi_msgs", "mpi_bytes",
             "wire_ops", "wire_bytes", "where");
@@ -700,6 +756,18 @@ void hs_trace_wire_stats_json(const hs_trace_wire_stats *s, hs_json *w)
     hs_json_key(w, "unknown_peer_ops"); hs_json_uint(w, s->unknown_peer_ops);
     hs_json_key(w, "with_request"); hs_json_uint(w, s->with_request);
     hs_json_key(w, "completions"); hs_json_uint(w, s->completions);
+    hs_json_key(w, "progress");
+    hs_json_obj_begin(w);
+    hs_json_key(w, "calls"); hs_json_uint(w, s->progress_calls);
+    hs_json_key(w, "made_progress"); hs_json_uint(w, s->progress_useful);
+    hs_json_key(w, "ns"); hs_json_uint(w, s->progress_ns);
+    static const char *const in_name[5] = { "p2p_ns", "coll_ns", "rma_ns", "other_ns",
+                                            "outside_ns" };
+    for (int i = 0; i < 5; i++) {
+        hs_json_key(w, in_name[i]);
+        hs_json_uint(w, s->progress_ns_in[i]);
+    }
+    hs_json_obj_end(w);
     hs_json_key(w, "pairs");
     hs_json_arr_begin(w);
     for (size_t i = 0; i < s->npairs; i++) {

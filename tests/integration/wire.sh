@@ -174,6 +174,46 @@ if [ -n "$OFI" ]; then
     fi
 fi
 
+# ucp_worker_progress and stream receives (tests/wire/ucpself: a thread
+# that makes no MPI call polls an idle worker exactly 12345 times; a stream
+# of 65536 B to the rank's own worker, the receive posted first): the
+# polling thread's progress records add up to exactly 12345 calls, none of
+# which made progress, each record's time inside at most its span; the
+# stream receive is recorded with the buffer's size and completed (a
+# wire_done from the stream callback) with the length received.
+if [ -x "$BUILD/tests/wire/ucpself" ]; then
+    n=ucpself-wire
+    if wrun $n mpich 1 "$BUILD/tests/wire/ucpself" 12345 65536; then
+        t_grep "$n: the stream arrived intact" "stream of 65536 bytes received intact" \
+            "$T_TMP/$n.app.out"
+        wd=$T_TMP/$n.wdump
+        # dump fields: RANK.THREAD TIME +SPANus KIND key=value...
+        # per thread: calls and progressed, summed over its records
+        awk '$4 == "wire_progress" { split($1, a, "."); c[a[2]] += substr($5, 7);
+             p[a[2]] += substr($6, 12) } END { for (k in c) print c[k], p[k] }' "$wd" \
+            >"$T_TMP/$n.prog"
+        t_eq "$n: one thread's progress records: 12345 calls, none made progress" 1 \
+            "$(grep -c '^12345 0$' "$T_TMP/$n.prog")"
+        t_eq "$n: no progress record claims more time inside than its span" 0 \
+            "$(awk '$4 == "wire_progress" { sp = substr($3, 2) + 0; i = substr($7, 8) + 0;
+                    if (i > sp + 0.0005) bad++ } END { print bad + 0 }' "$wd")"
+        t_eq "$n: stream_recv and stream_send of 65536 B" "stream_recv 65536 stream_send 65536" \
+            "$(awk '$4 == "wire_op" && /op=stream/ { for (i = 5; i <= NF; i++) {
+                    if ($i ~ /^op=/) o = substr($i, 4); if ($i ~ /^bytes=/) b = substr($i, 7) }
+                    printf "%s%s %s", sep, o, b; sep = " " }' "$wd")"
+        rq=$(awk '$4 == "wire_op" && /op=stream_recv/ { for (i = 5; i <= NF; i++)
+                    if ($i ~ /^req=/) print $i }' "$wd")
+        t_eq "$n: the stream receive completed with the length received" "bytes=65536" \
+            "$(awk -v r="$rq" '$4 == "wire_done" { hit = 0; b = "";
+                    for (i = 5; i <= NF; i++) { if ($i == r) hit = 1; if ($i ~ /^bytes=/) b = $i }
+                    if (hit) print b }' "$wd")"
+        "$HOPSCOPE" trace stats --wire "$T_TMP/$n" >"$T_TMP/$n.wtxt" 2>&1
+        t_eq "$n: stats --wire counts every progress call of the dump" \
+            "$(awk '$4 == "wire_progress" { c += substr($5, 7) } END { print c + 0 }' "$wd")" \
+            "$(sed -n 's/.*ucp_worker_progress: \([0-9]*\) calls.*/\1/p' "$T_TMP/$n.wtxt")"
+    fi
+fi
+
 # MPI_THREAD_MULTIPLE: 4 threads per rank each exchange 200 messages with
 # a neighbour (tests/mpi/threads.c); each thread's UCX sends carry that
 # thread's index in the rank file, so every send still finds its own.
