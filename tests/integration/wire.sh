@@ -126,6 +126,14 @@ for m in $(lt_mpis) $OFI; do
     if [ "${mb:-0}" -ge 16 ]; then t_ok "$n: simulate --wire moves >= the 16.9 MB of MPI payload"
     else t_fail "$n: simulate --wire moves >= the 16.9 MB of MPI payload" "$mb MB"; fi
     t_check "$n: its run directory analyses" "$HOPSCOPE" analyze "$T_TMP/$n.run" -o "$T_TMP/$n.an"
+    # app.json: the analysis reads its one phase; its matrix holds the bytes replayed
+    t_grep "$n: the analysis has app.json's phase" '"wire transfers"' "$T_TMP/$n.an"
+    # its pair 0 -> 1 carries at least the MPI payload 0 -> 1 (3 forms x the sizes)
+    b01=$(awk '/"comm": \[/ { on = 1; next } on && /^  \]/ { on = 0 }
+               on && /^      [0-9]/ { v[k++ % 4] = $1 + 0; if (k % 4 == 0 && v[0] == 0 && v[1] == 1) print v[2] }' \
+          "$T_TMP/$n.run/app.json")
+    if [ "${b01:-0}" -ge $((3 * SUM)) ]; then t_ok "$n: app.json comm 0 -> 1 >= the MPI payload"
+    else t_fail "$n: app.json comm 0 -> 1 >= the MPI payload" "${b01:-none} < $((3 * SUM))"; fi
 done
 
 # Open MPI's osc ucx: 4 puts of 4096 B, 4 gets of 8192 B, one accumulate each
