@@ -166,6 +166,8 @@ static void dump_text(FILE *f, uint32_t rank, const hs_trace_event *e)
         { HS_TRACE_F_LARGE, "large" }, { HS_TRACE_F_CANCELLED, "cancelled" },
         { HS_TRACE_F_WIRE_IN, "in" }, { HS_TRACE_F_WIRE_IMM, "immediate" },
         { HS_TRACE_F_WIRE_NBI, "nbi" }, { HS_TRACE_F_WIRE_INTRA, "intra" },
+        { HS_TRACE_F_WIRE_EAGER, "eager" }, { HS_TRACE_F_WIRE_RNDV, "rndv" },
+        { HS_TRACE_F_WIRE_RPUT, "rndv_put" }, { HS_TRACE_F_WIRE_RGET, "rndv_get" },
     };
     for (size_t i = 0; i < sizeof fl / sizeof fl[0]; i++)
         if (e->flags & fl[i].f)

@@ -183,7 +183,13 @@ enum {
 #define HS_TRACE_F_WIRE_IMM   0x200u /* completed within the posting call: no WIRE_DONE */
 #define HS_TRACE_F_WIRE_NBI   0x400u /* implicit (nbi): completes at a later WOP_FLUSH */
 #define HS_TRACE_F_WIRE_INTRA 0x800u /* set by the reader: both ends on one real host */
-#define HS_TRACE_F_ALL        0xfffu
+/* WIRE_DONE of a send completed through its callback: the protocol UCX used
+ * (ucp_request_query's info string); none of the three: unknown */
+#define HS_TRACE_F_WIRE_EAGER 0x1000u /* eager (the data went with the send) */
+#define HS_TRACE_F_WIRE_RNDV  0x2000u /* rendezvous (a handshake, then the data) */
+#define HS_TRACE_F_WIRE_RPUT  0x4000u /* with RNDV: the sender wrote the data (RDMA put) */
+#define HS_TRACE_F_WIRE_RGET  0x8000u /* with RNDV: the receiver read it (RDMA get) */
+#define HS_TRACE_F_ALL        0xffffu
 
 /* One completed request of a WAIT/TEST-family event. */
 typedef struct hs_trace_compl {
@@ -456,6 +462,12 @@ typedef struct hs_trace_wire_stats {
      * progress, ns inside them; the ns by the MPI call in progress when a
      * run of calls ended: HS_TRACE_WIRE_IN_* */
     uint64_t progress_calls, progress_useful, progress_ns, progress_ns_in[5];
+    /* tag sends to other ranks by the protocol UCX used (WIRE_DONE flags;
+     * completed in the posting call: eager): operations, bytes, smallest
+     * and largest size */
+    uint64_t eager_ops, eager_bytes, eager_min, eager_max;
+    uint64_t rndv_ops, rndv_bytes, rndv_min, rndv_max, rndv_put, rndv_get;
+    uint64_t proto_unknown;
     size_t npairs;  hs_trace_wire_pair *pairs;   /* sorted by (src, dst) */
     size_t ncolls;  hs_trace_wire_coll *colls;   /* sorted by call, ranks, bytes */
 } hs_trace_wire_stats;

@@ -28,6 +28,7 @@
 #include "wire.h"
 
 #if HS_HAVE_UCX
+#include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <ucp/api/ucp.h>
@@ -145,6 +146,61 @@ static void completed(void *req, ucs_status_t st, uint64_t len, uint64_t stag)
     hs__wreq_done(req, &d);
 }
 
+/* The protocol of a send request, from UCP's own description of it
+ * (ucp_request_query, UCX >= 1.12; absent: unknown).  Asked in the send
+ * callback trampolines, before the original callback (the request is alive
+ * then whatever the threading).  The info string names the progress
+ * function or protocol: "rndv" for rendezvous ("ucp_rndv_progress_rma_put_
+ * zcopy", "rendezvous zero-copy read from remote ..."), anything else is
+ * eager. */
+typedef ucs_status_t (*query_fn)(void *, ucp_request_attr_t *);
+static query_fn query_real(void)
+{
+    static _Atomic(query_fn) fn;
+    static _Atomic int looked;
+    if (!atomic_load_explicit(&looked, memory_order_acquire)) {
+        query_fn f = (query_fn)dlsym(RTLD_NEXT, "ucp_request_query");
+        if (!f) {
+            void *h = dlopen("libucp.so.0", RTLD_LAZY | RTLD_NOLOAD);
+            if (h)
+                f = (query_fn)dlsym(h, "ucp_request_query");
+        }
+        atomic_store_explicit(&fn, f, memory_order_relaxed);
+        atomic_store_explicit(&looked, 1, memory_order_release);
+    }
+    return atomic_load_explicit(&fn, memory_order_relaxed);
+}
+
+static uint32_t send_protocol(void *req)
+{
+    query_fn q = query_real();
+    if (!q || !req)
+        return 0;
+    char s[256];
+    ucp_request_attr_t a = { .field_mask = UCP_REQUEST_ATTR_FIELD_INFO_STRING |
+                                           UCP_REQUEST_ATTR_FIELD_INFO_STRING_SIZE,
+                             .debug_string = s, .debug_string_size = sizeof s };
+    if (q(req, &a) != UCS_OK)
+        return 0;
+    s[sizeof s - 1] = 0;
+    if (!strstr(s, "send"))   /* a put, get, flush: no send protocol */
+        return 0;
+    if (!strstr(s, "rndv") && !strstr(s, "rendezvous"))
+        return HS_TRACE_F_WIRE_EAGER;
+    uint32_t f = HS_TRACE_F_WIRE_RNDV;
+    if (strstr(s, "put") || strstr(s, "write"))
+        f |= HS_TRACE_F_WIRE_RPUT;
+    else if (strstr(s, "get") || strstr(s, "read"))
+        f |= HS_TRACE_F_WIRE_RGET;
+    return f;
+}
+
+static void send_completed(void *req, ucs_status_t st, uint32_t proto)
+{
+    hs__wdone d = { .t = hs__wnow(), .flags = status_flags(st) | proto };
+    hs__wreq_done(req, &d);
+}
+
 /* The info a receive callback gets lives in the request, which the
  * original callback may release: read it first. */
 /* One table of original callbacks per callback type; trampoline k calls
@@ -184,8 +240,9 @@ TRAMP_TABLE(stb, ucp_stream_recv_callback_t)
 #define DEF_TRAMP(k)                                                                        \
     static void snbx_t##k(void *rq, ucs_status_t st, void *ud)                              \
     {                                                                                       \
+        uint32_t pr = hs__wh ? send_protocol(rq) : 0;                                       \
         atomic_load_explicit(&snbx_orig[k], memory_order_acquire)(rq, st, ud);              \
-        completed(rq, st, 0, 0);                                                            \
+        send_completed(rq, st, pr);                                                         \
     }                                                                                       \
     static void rnbx_t##k(void *rq, ucs_status_t st, const ucp_tag_recv_info_t *in, void *ud) \
     {                                                                                       \
@@ -195,8 +252,9 @@ TRAMP_TABLE(stb, ucp_stream_recv_callback_t)
     }                                                                                       \
     static void snb_t##k(void *rq, ucs_status_t st)                                         \
     {                                                                                       \
+        uint32_t pr = hs__wh ? send_protocol(rq) : 0;                                       \
         atomic_load_explicit(&snb_orig[k], memory_order_acquire)(rq, st);                   \
-        completed(rq, st, 0, 0);                                                            \
+        send_completed(rq, st, pr);                                                         \
     }                                                                                       \
     static void rnb_t##k(void *rq, ucs_status_t st, ucp_tag_recv_info_t *in)                \
     {                                                                                       \

@@ -103,6 +103,32 @@ for m in $(lt_mpis) $OFI; do
     t_eq "$n: bcast/allreduce/alltoall groups checked (3 sizes x 3 calls x 2 comm sizes)" \
         18 "$(v collective_groups)"
     t_eq "$n: none moved less than (P-1) x n" 0 "$(v collective_low)"
+    # UCX's protocol per tag send to another rank (the completion's flags, or
+    # completed in the posting call: eager): every send of at most 1000 B
+    # eager, every 1 MiB send whose protocol is known rendezvous
+    "$HOPSCOPE" trace stats --wire "$T_TMP/$n" >"$T_TMP/$n.wtxt0" 2>&1
+    if [ "$m" != openmpi-ofi ]; then
+        awk '{ split($1, a, "."); r = a[1] }
+             $4 == "wire_op" && /op=tag_send/ { p = $5; sub("peer=", "", p); b = ""; q = ""
+                 for (i = 5; i <= NF; i++) { if ($i ~ /^bytes=/) b = substr($i, 7); if ($i ~ /^req=/) q = $i }
+                 if (p != r) { B[r ":" q] = b; I[r ":" q] = / immediate/ } }
+             $4 == "wire_done" { q = ""; for (i = 5; i <= NF; i++) if ($i ~ /^req=/) q = $i
+                 if (/ rndv/) R[r ":" q] = 1; else if (/ eager/) E[r ":" q] = 1 }
+             END { for (k in B) { c = I[k] || E[k] ? "eager" : R[k] ? "rndv" : "unknown"; s = B[k] + 0
+                       n[(s <= 1000 ? "small" : s == 1048576 ? "1MiB" : "mid") "_" c]++ }
+                   printf "small_eager %d small_other %d big_rndv %d big_eager %d\n", n["small_eager"],
+                       n["small_rndv"] + n["small_unknown"], n["1MiB_rndv"], n["1MiB_eager"] }' \
+            "$T_TMP/$n.wdump" >"$T_TMP/$n.proto"
+        pv() { awk -v k="$1" '{ for (i = 1; i < NF; i += 2) if ($i == k) print $(i + 1) }' "$T_TMP/$n.proto"; }
+        t_eq "$n: every tag send of at most 1000 B to another rank was eager" 0 "$(pv small_other)"
+        [ "$(pv small_eager)" -gt 0 ] && t_ok "$n: eager sends seen" ||
+            t_fail "$n: eager sends seen" "$(cat "$T_TMP/$n.proto")"
+        t_eq "$n: no 1 MiB tag send was eager" 0 "$(pv big_eager)"
+        [ "$(pv big_rndv)" -gt 0 ] && t_ok "$n: 1 MiB sends went by rendezvous" ||
+            t_fail "$n: 1 MiB sends went by rendezvous" "$(cat "$T_TMP/$n.proto")"
+        t_grep "$n: stats --wire: tag sends by protocol" \
+            "tag sends by protocol: eager [0-9]+ \(0 B \.\. [0-9]+ B\), rendezvous [1-9]" "$T_TMP/$n.wtxt0"
+    fi
     "$HOPSCOPE" trace stats --wire --json "$T_TMP/$n" >"$T_TMP/$n.wjson"
     t_eq "$n: stats --wire exits 0" 0 $?
     # MPI payload 0 -> 1 and 1 -> 0, straight from the program.
@@ -125,7 +151,9 @@ for m in $(lt_mpis) $OFI; do
     mb=$(sed -n 's/^messages *[0-9]* (\([0-9]*\)\.[0-9]* MB).*/\1/p' "$T_TMP/$n.sim")
     if [ "${mb:-0}" -ge 16 ]; then t_ok "$n: simulate --wire moves >= the 16.9 MB of MPI payload"
     else t_fail "$n: simulate --wire moves >= the 16.9 MB of MPI payload" "$mb MB"; fi
+    w=$n   # t_check sets n
     t_check "$n: its run directory analyses" "$HOPSCOPE" analyze "$T_TMP/$n.run" -o "$T_TMP/$n.an"
+    n=$w
     # app.json: the analysis reads its one phase; its matrix holds the bytes replayed
     t_grep "$n: the analysis has app.json's phase" '"wire transfers"' "$T_TMP/$n.an"
     # its pair 0 -> 1 carries at least the MPI payload 0 -> 1 (3 forms x the sizes)
