@@ -14,7 +14,9 @@
 #     over btl ofi (libfabric sockets provider: fi_write, fi_read,
 #     fi_fetch_atomic, fi_compare_atomic, on a scalable endpoint's context);
 #   - real applications (halo3d in C, ring in Fortran 90, Debian's hpcc)
-#     give the same results with --wire.
+#     give the same results with --wire (halo3d also over mtl ofi);
+#   - ucp_worker_progress runs and stream receive completions (ucpself),
+#     UCX's eager/rendezvous protocol per send, app.json of simulate --wire.
 # Open MPI only selects pml ucx on this machine's transports (shm, tcp,
 # self; no InfiniBand) with pml_ucx_tls/devices = any (docs/wire.md).
 . tests/integration/lib.sh
@@ -268,6 +270,8 @@ for m in $(lt_mpis); do
     wrun halo3d-wire-$m $m 8 "$BUILD/tests/mpi/$m/halo3d" 4 6
     wrun ring_f90-wire-$m $m 3 "$BUILD/tests/mpi/$m/ring_f90" 6 25
 done
+# and through libfabric (Open MPI's mtl ofi over the tcp provider)
+[ -n "$OFI" ] && wrun halo3d-wire-openmpi-ofi openmpi-ofi 8 "$BUILD/tests/mpi/openmpi/halo3d" 4 6
 HPCC=$(command -v hpcc)
 if [ -n "$HPCC" ]; then
     H=$(cd "$(dirname "$HOPSCOPE")" && pwd)/$(basename "$HOPSCOPE")
