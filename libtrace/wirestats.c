@@ -55,8 +55,10 @@ static int cmp_sendrec(const void *a, const void *b)
 static void count_protocols(hs_trace_wire_stats *ws, sendrec *snd, size_t ns, sendrec *dn,
                             size_t nd)
 {
-    qsort(snd, ns, sizeof *snd, cmp_sendrec);
-    qsort(dn, nd, sizeof *dn, cmp_sendrec);
+    if (ns)
+        qsort(snd, ns, sizeof *snd, cmp_sendrec);
+    if (nd)
+        qsort(dn, nd, sizeof *dn, cmp_sendrec);
     size_t j = 0;
     for (size_t i = 0; i < ns; i++) {
         uint32_t f = snd[i].flags & HS_TRACE_F_WIRE_IMM ? HS_TRACE_F_WIRE_EAGER : 0;
@@ -463,7 +465,8 @@ static int do_rank(hs_trace *t, uint32_t r, wstate *st, hs_trace_wire_stats *ws,
     count_protocols(ws, snd, nsnd, dn, ndn);
 
     /* Attribute each initiated transfer to the call in progress. */
-    qsort(ops, nops, sizeof *ops, cmp_wop);
+    if (nops)
+        qsort(ops, nops, sizeof *ops, cmp_wop);
     size_t k = 0;
     while (k < nops) {
         size_t k1 = k;

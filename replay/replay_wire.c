@@ -11,8 +11,14 @@
  *     + the recorded time from that completion to its post); without
  *     dependencies, at the previous issue + the recorded time between the
  *     two posts (computation and library time, unscaled).
- *   - Data-out operations (tag sends, puts, active messages, atomics) are
- *     one network message of their bytes to the peer's node; gets and
+ *   - Tag sends UCX made by rendezvous (the protocol the completion
+ *     reports, record --wire) are a request to send (--ctrl-bytes) to the
+ *     receiver; once it arrived and the matched receive is posted, an
+ *     answer back (RTR, or the get request), then the data; a get is
+ *     acknowledged back to the sender, which completes then (a put: at the
+ *     data's arrival).
+ *   - Other data-out operations (tag sends, puts, active messages, atomics)
+ *     are one network message of their bytes to the peer's node; gets and
  *     fetching atomics a control message there and their bytes back.  A
  *     tag receive completes when it was posted and the send it matched has
  *     arrived; sends are matched to receives at load time by (destination,
@@ -61,7 +67,11 @@ typedef struct wop {
     hs_time  issue, done;     /* simulated; done = HS_TIME_NEVER until complete */
     hs_time  arrived;         /* WK_OUT: delivery at the peer */
     uint8_t  issued;
+    uint8_t  rndv;            /* WK_OUT tag send UCX sent by rendezvous: RNDV_GET/PUT */
+    uint8_t  rts_go;          /* its receiver has answered the request to send */
+    hs_time  rts_at;          /* when that request reached the receiver */
 } wop;
+enum { RNDV_GET = 1, RNDV_PUT };
 
 typedef struct wrank {
     uint32_t first, n;        /* ops [first, first + n) */
@@ -82,7 +92,7 @@ typedef struct wsim {
     uint32_t *owner;          /* rank of each op */
     wrank *rk;
     uint32_t nranks;
-    uint64_t messages, bytes, intra, skipped_early, skipped_peer, unmatched;
+    uint64_t messages, bytes, intra, skipped_early, skipped_peer, unmatched, rndv;
     uint64_t reduced_recvs, reduced_bytes;
     uint32_t no_rank_file;    /* ranks whose rank file is missing (no reductions known) */
     /* the communication matrix (app.json "comm"): data bytes src -> dst */
@@ -125,6 +135,11 @@ static int kind_of(int op)
 
 /* ---- loading ------------------------------------------------------------ */
 
+static int is_tag_send(const wop *o)
+{
+    return o->wop == HS_TRACE_WOP_TAG_SEND || o->wop == HS_TRACE_WOP_TAG_SSEND;
+}
+
 static int load_rank(wsim *S, hs_trace *t, uint32_t r, hs_error *err)
 {
     hs_trace_cursor *c;
@@ -140,6 +155,9 @@ static int load_rank(wsim *S, hs_trace *t, uint32_t r, hs_error *err)
             for (size_t i = S->nop; i > R->first; i--)
                 if (S->op[i - 1].id == ev.req) {
                     S->op[i - 1].t_done = ev.t_start;
+                    if (S->op[i - 1].kind == WK_OUT && is_tag_send(&S->op[i - 1]) &&
+                        (ev.flags & HS_TRACE_F_WIRE_RNDV))
+                        S->op[i - 1].rndv = ev.flags & HS_TRACE_F_WIRE_RPUT ? RNDV_PUT : RNDV_GET;
                     /* a status check reports no length or tag: keep the post's */
                     if (S->op[i - 1].kind == WK_RECV && (ev.bytes2 || ev.bytes)) {
                         S->op[i - 1].bytes = ev.bytes;
@@ -166,7 +184,7 @@ static int load_rank(wsim *S, hs_trace *t, uint32_t r, hs_error *err)
                     .thread = ev.thread,
                     .match = RP_NIL,
                     .nbi = (ev.flags & HS_TRACE_F_WIRE_NBI) != 0, .done = HS_TIME_NEVER,
-                    .arrived = HS_TIME_NEVER };
+                    .arrived = HS_TIME_NEVER, .rts_at = HS_TIME_NEVER };
         o->t_done = (ev.flags & HS_TRACE_F_WIRE_IMM) ? ev.t_end : INT64_MAX;
         o->imm = (ev.flags & HS_TRACE_F_WIRE_IMM) != 0;
         if (ev.t_start < 0) {   /* inside MPI_Init: kept for the matching only */
@@ -357,10 +375,6 @@ static int cmp_u32_by_post(const void *a, const void *b, void *ctx)
 /* Sends to rank d matched to d's receives, in post order, by (UCX tag,
  * size), then by size alone for receives whose tag matched nothing (a
  * receive completed at once records the tag as posted, maybe masked). */
-static int is_tag_send(const wop *o)
-{
-    return o->wop == HS_TRACE_WOP_TAG_SEND || o->wop == HS_TRACE_WOP_TAG_SSEND;
-}
 
 static int cmp_u32_by_done_post(const void *a, const void *b, void *ctx)
 {
@@ -448,7 +462,7 @@ static int match(wsim *S)
 
 #define CK_KIND(c) ((c) >> 60)
 #define CK_OP(c)   ((uint32_t)((c) & 0xffffffffu))
-enum { CK_RANK = 1, CK_ARRIVE, CK_GETREQ, CK_GETRESP };
+enum { CK_RANK = 1, CK_ARRIVE, CK_GETREQ, CK_GETRESP, CK_RTS, CK_RTR, CK_ATS };
 
 static void advance(wsim *S, uint32_t r, hs_time now);
 
@@ -463,12 +477,21 @@ static void complete(wsim *S, uint32_t i, hs_time t)
     advance(S, S->owner[i], t);
 }
 
-/* The data of send i reached its destination at t. */
+static void transfer(wsim *S, uint32_t from, uint32_t to, uint64_t bytes, uint64_t cookie,
+                     hs_time t);
+
+/* The data of send i reached its destination at t.  A rendezvous by get
+ * completes for the sender when the receiver's acknowledgement is back;
+ * otherwise (eager, or the sender wrote it) now. */
 static void arrived(wsim *S, uint32_t i, hs_time t)
 {
     wop *o = &S->op[i];
     o->arrived = t;
-    complete(S, i, t);
+    if (o->rndv == RNDV_GET)
+        transfer(S, (uint32_t)o->peer, S->owner[i], S->p->ctrl_bytes,
+                 (uint64_t)CK_ATS << 60 | i, t);
+    else
+        complete(S, i, t);
     if (o->match != RP_NIL) {
         wop *rv = &S->op[o->match];
         if (rv->issued)
@@ -531,6 +554,15 @@ static void transfer(wsim *S, uint32_t from, uint32_t to, uint64_t bytes, uint64
         S->failed = 1;
 }
 
+/* Rendezvous: the receive matched to send i is posted and the send's
+ * request reached it: the receiver answers (RTR, or its get request) at t. */
+static void rndv_reply(wsim *S, uint32_t i, hs_time t)
+{
+    wop *o = &S->op[i];
+    o->rts_go = 1;
+    transfer(S, (uint32_t)o->peer, S->owner[i], S->p->ctrl_bytes, (uint64_t)CK_RTR << 60 | i, t);
+}
+
 static void issue(wsim *S, uint32_t i, hs_time t)
 {
     wop *o = &S->op[i];
@@ -541,10 +573,17 @@ static void issue(wsim *S, uint32_t i, hs_time t)
     case WK_OUT:
         if (o->peer != (int32_t)r)
             count_pair(S, r, (uint32_t)o->peer, o->bytes);
-        if (o->peer == (int32_t)r)
+        if (o->peer == (int32_t)r) {
+            o->rndv = 0;
             arrived(S, i, t + shm_time(S, o->bytes));
-        else
+        } else if (o->rndv && o->match != RP_NIL) {
+            /* request to send; the data goes when the receiver answers */
+            S->rndv++;
+            transfer(S, r, (uint32_t)o->peer, S->p->ctrl_bytes, (uint64_t)CK_RTS << 60 | i, t);
+        } else {
+            o->rndv = 0;
             transfer(S, r, (uint32_t)o->peer, o->bytes, (uint64_t)CK_ARRIVE << 60 | i, t);
+        }
         if (o->imm)
             complete(S, i, t);   /* buffered: the sender goes on at once */
         break;
@@ -557,10 +596,15 @@ static void issue(wsim *S, uint32_t i, hs_time t)
             transfer(S, r, (uint32_t)o->peer, S->p->ctrl_bytes, (uint64_t)CK_GETREQ << 60 | i, t);
         break;
     case WK_RECV:
-        if (o->match == RP_NIL)
+        if (o->match == RP_NIL) {
             complete(S, i, t);              /* its sender is not in the trace */
-        else if (S->op[o->match].arrived != HS_TIME_NEVER)
-            complete(S, i, t > S->op[o->match].arrived ? t : S->op[o->match].arrived);
+        } else {
+            wop *sd = &S->op[o->match];
+            if (sd->arrived != HS_TIME_NEVER)
+                complete(S, i, t > sd->arrived ? t : sd->arrived);
+            else if (sd->rndv && sd->rts_at != HS_TIME_NEVER && !sd->rts_go)
+                rndv_reply(S, o->match, t > sd->rts_at ? t : sd->rts_at);
+        }
         break;
     case WK_FLUSH:
         complete(S, i, t);                  /* its dependencies were the implicit ops */
@@ -629,6 +673,22 @@ static void cb_event(void *ctx, hs_fabric *f, uint64_t cookie, hs_time t)
         break;
     }
     case CK_GETRESP:
+        complete(S, i, t);
+        break;
+    case CK_RTS: {   /* the request to send reached the receiver */
+        wop *o = &S->op[i];
+        o->rts_at = t;
+        const wop *rv = &S->op[o->match];
+        if (rv->issued && !o->rts_go)
+            rndv_reply(S, i, t > rv->issue ? t : rv->issue);
+        break;
+    }
+    case CK_RTR: {   /* the receiver's answer reached the sender: the data */
+        wop *o = &S->op[i];
+        transfer(S, S->owner[i], (uint32_t)o->peer, o->bytes, (uint64_t)CK_ARRIVE << 60 | i, t);
+        break;
+    }
+    case CK_ATS:     /* the receiver's acknowledgement of a get */
         complete(S, i, t);
         break;
     }
@@ -1001,9 +1061,10 @@ int hs__replay_wire(const hs_replay_params *p, hs_replay_result *res, hs_error *
              "(%" PRIu64 " within a node), %" PRIu64 " bytes; %" PRIu64
              " posted inside MPI_Init (done before the replay starts), not replayed: %" PRIu64
              " with an unknown peer; %" PRIu64
-             " receives matched no recorded send%s\n",
+             " receives matched no recorded send; %" PRIu64 " sends by rendezvous (request, "
+             "answer, data, and an acknowledgement for a get)%s\n",
              S.nop, S.nranks, S.messages, S.intra, S.bytes, S.skipped_early, S.skipped_peer,
-             S.unmatched, stuck ? "; some ranks could not go on (dependencies never met)" : "");
+             S.unmatched, S.rndv, stuck ? "; some ranks could not go on (dependencies never met)" : "");
     res->report = strdup(rep);
     if ((S.reduced_recvs || S.no_rank_file) && p->reduce_bw) {
         char more[320], miss[96] = "";

@@ -173,6 +173,11 @@ static query_fn query_real(void)
 
 static uint32_t send_protocol(void *req)
 {
+    /* only while recording, and only for a successful completion: after an
+     * error UCX may have cut the request from its endpoint (send.ep = NULL
+     * when its memory is invalidated), which the query would follow */
+    if (!hs__wh || !atomic_load_explicit(&hs__wire_on, memory_order_relaxed))
+        return 0;
     query_fn q = query_real();
     if (!q || !req)
         return 0;
@@ -240,7 +245,7 @@ TRAMP_TABLE(stb, ucp_stream_recv_callback_t)
 #define DEF_TRAMP(k)                                                                        \
     static void snbx_t##k(void *rq, ucs_status_t st, void *ud)                              \
     {                                                                                       \
-        uint32_t pr = hs__wh ? send_protocol(rq) : 0;                                       \
+        uint32_t pr = st == UCS_OK ? send_protocol(rq) : 0;                                 \
         atomic_load_explicit(&snbx_orig[k], memory_order_acquire)(rq, st, ud);              \
         send_completed(rq, st, pr);                                                         \
     }                                                                                       \
@@ -252,7 +257,7 @@ TRAMP_TABLE(stb, ucp_stream_recv_callback_t)
     }                                                                                       \
     static void snb_t##k(void *rq, ucs_status_t st)                                         \
     {                                                                                       \
-        uint32_t pr = hs__wh ? send_protocol(rq) : 0;                                       \
+        uint32_t pr = st == UCS_OK ? send_protocol(rq) : 0;                                 \
         atomic_load_explicit(&snb_orig[k], memory_order_acquire)(rq, st);                   \
         send_completed(rq, st, pr);                                                         \
     }                                                                                       \

@@ -263,11 +263,89 @@ static void test_wire_reduction(void **s)
     assert_int_equal(system(cmd), 0);
 }
 
+/* Rendezvous: rank 0 sends B to rank 1, the completion reporting that UCX
+ * used a rendezvous with the receiver reading (get); rank 1's receive is
+ * posted at once.  Replayed: the request to send (ctrl) reaches rank 1 at
+ * L(c), its get request reaches rank 0 at 2 L(c), the data rank 1 at
+ * 2 L(c) + L(B) (the receive completes), the acknowledgement rank 0 at
+ * 3 L(c) + L(B) (the send completes).  Reported as a put (the sender
+ * writes): no acknowledgement, both end at 2 L(c) + L(B).  Without the
+ * protocol (an eager send): L(B). */
+static void rndv_trace(uint32_t done_flags)
+{
+    snprintf(dir, sizeof dir, "/tmp/hs-test-wire-XXXXXX");
+    assert_non_null(mkdtemp(dir));
+    manifest(2);
+    hs_error e;
+    hs_trace_writer *w;
+    const uint64_t U0 = 0x7000, U1 = 0x7001, B = 1 << 20;
+    assert_int_equal(hs_trace_writer_open_wire(&w, dir, 0, 2, &e), 0);
+    ev_put(w, HS_TRACE_WIRE_WORKER, 0, -100, -100, 100, 0, 0, U0, 0);
+    ev_put(w, HS_TRACE_WIRE_OP, HS_TRACE_WOP_TAG_SEND, 0, 5, B, 7, 1, U1, 0);
+    ev_put(w, HS_TRACE_WIRE_DONE, 0, 100, 100, 0, 0, 1, 0, done_flags);
+    assert_int_equal(hs_trace_writer_close(w, &e), 0);
+    assert_int_equal(hs_trace_writer_open_wire(&w, dir, 1, 2, &e), 0);
+    ev_put(w, HS_TRACE_WIRE_WORKER, 0, -100, -100, 100, 0, 0, U1, 0);
+    ev_put(w, HS_TRACE_WIRE_OP, HS_TRACE_WOP_TAG_RECV, 0, 5, B, 7, 1, 0, HS_TRACE_F_WIRE_IN);
+    ev_put(w, HS_TRACE_WIRE_DONE, 0, 90, 90, B, 7, 1, 0, 0);
+    assert_int_equal(hs_trace_writer_close(w, &e), 0);
+}
+
+static void rndv_run(hs_replay_result *r)
+{
+    hs_replay_params p;
+    hs_replay_params_default(&p);
+    p.trace = dir;
+    p.topo = TOPO;
+    p.ppn = 1;
+    p.wire = 1;
+    p.compute_scale = 0;
+    hs_error e;
+    int rc = hs_replay_run(&p, r, &e);
+    if (rc)
+        fail_msg("%s", hs_error_str(&e, rc));
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
+static void test_wire_rendezvous(void **s)
+{
+    (void)s;
+    hs_replay_params p;
+    hs_replay_params_default(&p);
+    const uint64_t B = 1 << 20;
+    const hs_time c = L(p.ctrl_bytes);
+    hs_replay_result r;
+    rndv_trace(HS_TRACE_F_WIRE_RNDV | HS_TRACE_F_WIRE_RGET);
+    rndv_run(&r);
+    assert_int_equal(r.status, 0);
+    assert_int_equal(r.rank_time[1], 2 * c + L(B));
+    assert_int_equal(r.rank_time[0], 3 * c + L(B));
+    assert_int_equal(r.messages, 4);
+    assert_non_null(strstr(r.report, "1 sends by rendezvous"));
+    hs_replay_result_free(&r);
+
+    rndv_trace(HS_TRACE_F_WIRE_RNDV | HS_TRACE_F_WIRE_RPUT);
+    rndv_run(&r);
+    assert_int_equal(r.rank_time[0], 2 * c + L(B));
+    assert_int_equal(r.rank_time[1], 2 * c + L(B));
+    assert_int_equal(r.messages, 3);
+    hs_replay_result_free(&r);
+
+    rndv_trace(HS_TRACE_F_WIRE_EAGER);
+    rndv_run(&r);
+    assert_int_equal(r.total, L(B));
+    assert_int_equal(r.messages, 1);
+    hs_replay_result_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_wire_pingpong),
         cmocka_unit_test(test_wire_reduction),
+        cmocka_unit_test(test_wire_rendezvous),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
