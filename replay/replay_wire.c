@@ -715,19 +715,7 @@ typedef struct wextra {
 static void manifest_extra(void *ctx, hs_json *j)
 {
     const wextra *x = ctx;
-    hs_json_key(j, "app");
-    hs_json_obj_begin(j);
-    hs_json_key(j, "file");
-    hs_json_str(j, "app.json");
-    hs_json_key(j, "version");
-    hs_json_int(j, 1);
-    hs_json_key(j, "ranks");
-    hs_json_uint(j, x->res->ranks);
-    hs_json_key(j, "total_ps");
-    hs_json_uint(j, x->res->total);
-    hs_json_key(j, "status");
-    hs_json_str(j, hs_replay_status_name(x->res));
-    hs_json_obj_end(j);
+    hs__rp_manifest_app(j, x->res);
 }
 
 static void kv_u(hs_json *j, const char *k, uint64_t v)
@@ -752,35 +740,15 @@ static int write_app_json(const wsim *S, const hs_trace_manifest *m, const hs_ma
     hs_json j;
     hs_json_init(&j, f, 1);
     hs_json_obj_begin(&j);
-    hs_json_key(&j, "format");
-    hs_json_str(&j, "hopscope-app");
-    hs_json_key(&j, "version");
-    hs_json_int(&j, 1);
-    hs_json_key(&j, "trace");
-    hs_json_str(&j, p->trace);
-    hs_json_key(&j, "command");
-    hs_json_str(&j, m->command ? m->command : "");
-    hs_json_key(&j, "simulate_command");
-    if (p->command)
-        hs_json_str(&j, p->command);
-    else
-        hs_json_null(&j);
-    kv_u(&j, "ranks", S->nranks);
-
-    char buf[1100];
-    hs_json_key(&j, "mapping");
-    hs_json_obj_begin(&j);
-    hs_json_key(&j, "policy");
-    hs_json_str(&j, hs_map_policy_name(map->policy));
-    hs_json_key(&j, "param");
-    hs_json_str(&j, hs_mapping_param(map, buf, sizeof buf));
-    kv_u(&j, "ranks_per_node", map->ppn);
-    hs_json_key(&j, "node_of_rank");
-    hs_json_arr_begin(&j);
+    uint32_t *nodes = malloc((S->nranks ? S->nranks : 1) * sizeof *nodes);
+    if (!nodes) {
+        fclose(f);
+        return hs_error_set(err, HS_ENOMEM, "out of memory");
+    }
     for (uint32_t r = 0; r < S->nranks; r++)
-        hs_json_uint(&j, S->rk[r].node);
-    hs_json_arr_end(&j);
-    hs_json_obj_end(&j);
+        nodes[r] = S->rk[r].node;
+    hs__rp_app_head(&j, p, m->command, S->nranks, map, nodes);
+    free(nodes);
 
     hs_json_key(&j, "phases");
     hs_json_arr_begin(&j);
