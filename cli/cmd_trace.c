@@ -224,6 +224,11 @@ static void dump_text(FILE *f, uint32_t rank, const hs_trace_event *e)
         fprintf(f, " op=%s", hs_trace_wop_name(e->tag2));
     else if (e->tag2 != HS_TRACE_TAG_NONE)
         fprintf(f, " tag2=%d", e->tag2);
+    if (e->kind == HS_TRACE_WIRE_PROGRESS) {   /* a run of ucp_worker_progress calls */
+        fprintf(f, " calls=%" PRIu64 " progressed=%" PRIu64 " inside=%.3fus\n", e->bytes,
+                e->aux, (double)e->bytes2 / 1e3);
+        return;
+    }
     if (e->bytes)
         fprintf(f, " bytes=%" PRIu64, e->bytes);
     if (e->bytes2 && (wop || e->kind == HS_TRACE_WIRE_DONE))
@@ -245,6 +250,8 @@ static void dump_text(FILE *f, uint32_t rank, const hs_trace_event *e)
         { HS_TRACE_F_LARGE, "large" }, { HS_TRACE_F_CANCELLED, "cancelled" },
         { HS_TRACE_F_WIRE_IN, "in" }, { HS_TRACE_F_WIRE_IMM, "immediate" },
         { HS_TRACE_F_WIRE_NBI, "nbi" }, { HS_TRACE_F_WIRE_INTRA, "intra" },
+        { HS_TRACE_F_WIRE_EAGER, "eager" }, { HS_TRACE_F_WIRE_RNDV, "rndv" },
+        { HS_TRACE_F_WIRE_RPUT, "rndv_put" }, { HS_TRACE_F_WIRE_RGET, "rndv_get" },
     };
     for (size_t i = 0; i < sizeof fl / sizeof fl[0]; i++)
         if (e->flags & fl[i].f)

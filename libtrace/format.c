@@ -148,6 +148,8 @@ const hs__kind_desc hs__kinds[HS_TRACE_KIND_MAX + 1] = {
     K(HS_TRACE_WIRE_WORKER, "wire_worker", HS_TRACE_CLASS_WIRE, HS__F_BYTES | HS__F_AUX,
       NOL, NOL),
     K(HS_TRACE_WIRE_EP, "wire_ep", HS_TRACE_CLASS_WIRE, HS__F_AUX, NOL, NOL),
+    K(HS_TRACE_WIRE_PROGRESS, "wire_progress", HS_TRACE_CLASS_WIRE,
+      HS__F_BYTES | HS__F_BYTES2 | HS__F_AUX, NOL, NOL),
 };
 
 const char *hs_trace_wop_name(int op)

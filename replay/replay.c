@@ -312,19 +312,7 @@ typedef struct extra_ctx {
 static void manifest_extra(void *ctx, hs_json *j)
 {
     const extra_ctx *x = ctx;
-    hs_json_key(j, "app");
-    hs_json_obj_begin(j);
-    hs_json_key(j, "file");
-    hs_json_str(j, "app.json");
-    hs_json_key(j, "version");
-    hs_json_int(j, 1);
-    hs_json_key(j, "ranks");
-    hs_json_uint(j, x->res->ranks);
-    hs_json_key(j, "total_ps");
-    hs_json_uint(j, x->res->total);
-    hs_json_key(j, "status");
-    hs_json_str(j, hs_replay_status_name(x->res));
-    hs_json_obj_end(j);
+    hs__rp_manifest_app(j, x->res);
 }
 
 /* A mapping file places ranks freely: with --ppn given, no node may get

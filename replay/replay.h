@@ -544,6 +544,9 @@ int  hs__rp_win_add(rp *R, uint32_t job, uint64_t id, uint32_t comm, uint32_t *o
 /* Phase id for a class and value (created on first use, named in the fabric). */
 uint16_t hs__rp_phase(rp *R, unsigned cls, int32_t value);
 void hs__rp_lat_add(rp *R, hs_time lat, uint16_t phase);
+void hs__rp_app_head(hs_json *j, const hs_replay_params *p, const char *command, uint32_t ranks,
+                     const hs_mapping_cfg *map, const uint32_t *node_of_rank);
+void hs__rp_manifest_app(hs_json *j, const hs_replay_result *res);
 int  hs__rp_write_app_json(rp *R, const char *dir, const hs_replay_result *res,
                            const hs_mapping_cfg *map, hs_error *err);
 /* Appends the deadlock / leftover report to res->report. */

@@ -515,6 +515,60 @@ static void write_pairs(hs_json *j, const rp_pairs *P)
     free(idx);
 }
 
+/* The keys app.json starts with, up to the mapping (both replays). */
+void hs__rp_app_head(hs_json *j, const hs_replay_params *p, const char *command, uint32_t ranks,
+                     const hs_mapping_cfg *map, const uint32_t *node_of_rank)
+{
+    hs_json_key(j, "format");
+    hs_json_str(j, "hopscope-app");
+    hs_json_key(j, "version");
+    hs_json_int(j, 1);
+    hs_json_key(j, "trace");
+    hs_json_str(j, p->trace);
+    hs_json_key(j, "command");
+    hs_json_str(j, command ? command : "");
+    hs_json_key(j, "simulate_command");
+    if (p->command)
+        hs_json_str(j, p->command);
+    else
+        hs_json_null(j);
+    hs_json_key(j, "ranks");
+    hs_json_uint(j, ranks);
+    char buf[1100];
+    hs_json_key(j, "mapping");
+    hs_json_obj_begin(j);
+    hs_json_key(j, "policy");
+    hs_json_str(j, hs_map_policy_name(map->policy));
+    hs_json_key(j, "param");
+    hs_json_str(j, hs_mapping_param(map, buf, sizeof buf));
+    hs_json_key(j, "ranks_per_node");
+    hs_json_uint(j, map->ppn);
+    hs_json_key(j, "node_of_rank");
+    hs_json_arr_begin(j);
+    for (uint32_t r = 0; r < ranks; r++)
+        hs_json_uint(j, node_of_rank[r]);
+    hs_json_arr_end(j);
+    hs_json_obj_end(j);
+}
+
+/* The manifest's "app" entry: it names app.json and sums the replay up. */
+void hs__rp_manifest_app(hs_json *j, const hs_replay_result *res)
+{
+    hs_json_key(j, "app");
+    hs_json_obj_begin(j);
+    hs_json_key(j, "file");
+    hs_json_str(j, "app.json");
+    hs_json_key(j, "version");
+    hs_json_int(j, 1);
+    hs_json_key(j, "ranks");
+    hs_json_uint(j, res->ranks);
+    hs_json_key(j, "total_ps");
+    hs_json_uint(j, res->total);
+    hs_json_key(j, "status");
+    hs_json_str(j, hs_replay_status_name(res));
+    hs_json_obj_end(j);
+}
+
 int hs__rp_write_app_json(rp *R, const char *dir, const hs_replay_result *res,
                           const hs_mapping_cfg *map, hs_error *err)
 {
@@ -529,37 +583,16 @@ int hs__rp_write_app_json(rp *R, const char *dir, const hs_replay_result *res,
     hs_json j;
     hs_json_init(&j, f, 1);
     hs_json_obj_begin(&j);
-    hs_json_key(&j, "format");
-    hs_json_str(&j, "hopscope-app");
-    hs_json_key(&j, "version");
-    hs_json_int(&j, 1);
-    hs_json_key(&j, "trace");
-    hs_json_str(&j, p->trace);
-    hs_json_key(&j, "command");
-    hs_json_str(&j, R->have_man && R->man.command ? R->man.command : "");
-    hs_json_key(&j, "simulate_command");
-    if (p->command)
-        hs_json_str(&j, p->command);
-    else
-        hs_json_null(&j);
-    hs_json_key(&j, "ranks");
-    hs_json_uint(&j, J->nranks);
-
-    char buf[1100];
-    hs_json_key(&j, "mapping");
-    hs_json_obj_begin(&j);
-    hs_json_key(&j, "policy");
-    hs_json_str(&j, hs_map_policy_name(map->policy));
-    hs_json_key(&j, "param");
-    hs_json_str(&j, hs_mapping_param(map, buf, sizeof buf));
-    hs_json_key(&j, "ranks_per_node");
-    hs_json_uint(&j, map->ppn);
-    hs_json_key(&j, "node_of_rank");
-    hs_json_arr_begin(&j);
+    uint32_t *nodes = malloc((J->nranks ? J->nranks : 1) * sizeof *nodes);
+    if (!nodes) {
+        fclose(f);
+        return hs_error_set(err, HS_ENOMEM, "out of memory");
+    }
     for (uint32_t r = 0; r < J->nranks; r++)
-        hs_json_uint(&j, R->ranks[J->rank0 + r].node);
-    hs_json_arr_end(&j);
-    hs_json_obj_end(&j);
+        nodes[r] = R->ranks[J->rank0 + r].node;
+    hs__rp_app_head(&j, p, R->have_man ? R->man.command : NULL, J->nranks, map, nodes);
+    free(nodes);
+    char buf[1100];
 
     hs_json_key(&j, "phases");
     hs_json_arr_begin(&j);

@@ -1083,7 +1083,7 @@ static void test_kind_names(void **state)
         assert_int_equal(hs_trace_kind_from_name(nm), k);
         assert_int_not_equal(hs_trace_kind_class(k), HS_TRACE_CLASS_NONE);
     }
-    assert_int_equal(n, 7 + 27 + 10 + 44 + 25 + 4);   /* ... RMA, wire */
+    assert_int_equal(n, 7 + 27 + 10 + 44 + 25 + 5);   /* ... RMA, wire */
     int base;
     assert_true(hs_trace_kind_is_coll(HS_TRACE_ALLTOALLV + HS_TRACE_NB, &base));
     assert_int_equal(base, HS_TRACE_ALLTOALLV);

@@ -55,6 +55,20 @@ static hs_trace_event worker(int64_t t, uint64_t uuid)
     return ev;
 }
 
+/* A run of progress calls from t0 to t1; inside: clock ticks (ns here). */
+static hs_trace_event prog(int64_t t0, int64_t t1, uint64_t calls, uint64_t useful,
+                           uint64_t inside)
+{
+    hs_trace_event ev;
+    hs_trace_event_init(&ev, HS_TRACE_WIRE_PROGRESS);
+    ev.t_start = t0;
+    ev.t_end = t1;
+    ev.bytes = calls;
+    ev.bytes2 = inside;
+    ev.aux = useful;
+    return ev;
+}
+
 static uint64_t uuid_of(uint32_t r)
 {
     return 0x1000 + r;
@@ -258,6 +272,12 @@ static void test_wire_stats(void **state)
             put(mw, &ev);
             ev = wop(HS_TRACE_WOP_TAG_SEND, 150, 1000, uuid_of(1), ++id, HS_TRACE_F_WIRE_IMM);
             put(ww, &ev);
+            /* 5 ucp_worker_progress calls inside MPI_Send, 40 ns inside them */
+            ev = prog(150, 200, 5, 1, 40);
+            put(ww, &ev);
+            /* 3 outside any call, claiming 50 ns in a 30 ns span: read as 30 */
+            ev = prog(260, 290, 3, 0, 50);
+            put(ww, &ev);
             /* and 8 bytes outside any MPI call */
             ev = wop(HS_TRACE_WOP_TAG_SEND, 300, 8, uuid_of(1), ++id, HS_TRACE_F_WIRE_IMM);
             put(ww, &ev);
@@ -305,6 +325,12 @@ static void test_wire_stats(void **state)
         fail_msg("%s", e.msg);
     assert_int_equal(s->p2p_bytes, 1000);
     assert_int_equal(s->outside_bytes, 8);
+    assert_int_equal(s->progress_calls, 8);
+    assert_int_equal(s->progress_useful, 1);
+    assert_int_equal(s->progress_ns, 70);
+    assert_int_equal(s->progress_ns_in[HS_TRACE_WIRE_IN_P2P], 40);
+    assert_int_equal(s->progress_ns_in[HS_TRACE_WIRE_IN_OUTSIDE], 30);
+    assert_int_equal(s->progress_ns_in[HS_TRACE_WIRE_IN_COLL], 0);
     assert_int_equal(s->coll_bytes, (uint64_t)P * 2 * (P - 1) * (N / P) + P * (P - 1) * 4096 + 3 * 64);
     assert_int_equal(s->ops[HS_TRACE_WOP_TAG_SEND], 2 + P * 2 * (P - 1) + P * (P - 1) + 3);
     /* hosts: rank r on h(r % 2): 0 -> 1 crosses, 0 -> 2 does not */
@@ -346,6 +372,8 @@ static void test_wire_stats(void **state)
     hs_trace_wire_stats_print(s, f);
     fclose(f);
     assert_non_null(strstr(buf, "allreduce 1 MiB on 4 ranks: ring, 6 steps"));
+    assert_non_null(strstr(buf, "ucp_worker_progress: 8 calls, 1 made progress, 0.000000 s "
+                                "inside (point-to-point calls 0.000000 s"));
     free(buf);
     hs_trace_wire_stats_free(s);
     hs_trace_close(t);
