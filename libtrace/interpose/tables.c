@@ -42,7 +42,6 @@ typedef struct map {
     atomic_flag lock;
 } map;
 
-static map reqs = { .vsize = sizeof(hs__reqinfo), .lock = ATOMIC_FLAG_INIT };
 static map msgs = { .vsize = sizeof(hs__msginfo), .lock = ATOMIC_FLAG_INIT };
 static map comms = { .vsize = sizeof(hs__comm *), .lock = ATOMIC_FLAG_INIT };
 static map wins = { .vsize = sizeof(hs__win *), .lock = ATOMIC_FLAG_INIT };
@@ -167,34 +166,169 @@ static int map_get(map *m, uintptr_t k, void *out, int take)
 
 /* ---- requests and messages --------------------------------------------------- */
 
+/* Requests have a table of their own: it is on the hot path of every
+ * nonblocking start and completion (an entry put at MPI_Isend, taken at
+ * MPI_Wait).  Entries are copied as typed structs (the generic map's
+ * memcpy of a run-time size is a library call), the home slot is one
+ * multiply away (Fibonacci hashing: the top bits of key * 2^64/phi, which
+ * mix both Open MPI's aligned pointers and MPICH's handle integers), and a
+ * removal shifts the following entries of its probe run back instead of
+ * leaving a tombstone, so a probe run only holds live entries: in the
+ * common case (few requests in flight) an entry sits in its home slot and
+ * the next slot is empty. */
+typedef struct rq_slot {
+    uintptr_t key;             /* 0: empty (no MPI_Request is 0 here, see below) */
+    hs__reqinfo v;
+} rq_slot;
+
+static struct {
+    rq_slot *slots;
+    size_t   mask;             /* capacity - 1 (capacity a power of two) */
+    size_t   live;
+    unsigned shift;            /* 64 - log2(capacity) */
+    atomic_flag lock;
+} rq = { .lock = ATOMIC_FLAG_INIT };
+
+static inline void rq_lock(void)
+{
+    if (hs__g.mt)
+        while (atomic_flag_test_and_set_explicit(&rq.lock, memory_order_acquire))
+            ;
+}
+static inline void rq_unlock(void)
+{
+    if (hs__g.mt)
+        atomic_flag_clear_explicit(&rq.lock, memory_order_release);
+}
+
+static inline size_t rq_home(uintptr_t k, unsigned shift)
+{
+    return (size_t)(((uint64_t)k * 0x9e3779b97f4a7c15ull) >> shift);
+}
+
+/* Slot of key k, or SIZE_MAX.  The table always keeps an empty slot (load
+ * at most 3/4), so the probe ends. */
+static inline size_t rq_find(uintptr_t k)
+{
+    if (hs__unlikely(rq.slots == NULL))
+        return SIZE_MAX;
+    size_t i = rq_home(k, rq.shift);
+    for (;;) {
+        uintptr_t s = rq.slots[i].key;
+        if (hs__likely(s == k))
+            return i;
+        if (s == 0)
+            return SIZE_MAX;
+        i = (i + 1) & rq.mask;
+    }
+}
+
+/* Empties slot i and moves back every later entry of its probe run whose
+ * home slot is not cyclically in (i, j]. */
+static void rq_remove_at(size_t i)
+{
+    size_t j = i;
+    for (;;) {
+        j = (j + 1) & rq.mask;
+        uintptr_t k = rq.slots[j].key;
+        if (k == 0)
+            break;
+        size_t h = rq_home(k, rq.shift);
+        if (((j - h) & rq.mask) >= ((j - i) & rq.mask)) {
+            rq.slots[i] = rq.slots[j];
+            i = j;
+        }
+    }
+    rq.slots[i].key = 0;
+}
+
+/* Rebuilds with capacity cap; 0 or -1 (out of memory: the table stays as
+ * it was). */
+static int rq_grow(size_t cap)
+{
+    rq_slot *ns = calloc(cap, sizeof *ns);
+    if (!ns)
+        return -1;
+    unsigned shift = 64;
+    for (size_t c = cap; c > 1; c >>= 1)
+        shift--;
+    rq_slot *old = rq.slots;
+    size_t oldcap = old ? rq.mask + 1 : 0;
+    for (size_t i = 0; i < oldcap; i++) {
+        if (old[i].key == 0)
+            continue;
+        size_t j = rq_home(old[i].key, shift);
+        while (ns[j].key != 0)
+            j = (j + 1) & (cap - 1);
+        ns[j] = old[i];
+    }
+    rq.slots = ns;
+    rq.mask = cap - 1;
+    rq.shift = shift;
+    free(old);
+    return 0;
+}
+
 void hs__req_add(MPI_Request h, const hs__reqinfo *ri)
 {
-    map_put(&reqs, (uintptr_t)h, ri);
+    uintptr_t k = (uintptr_t)h;
+    if (hs__unlikely(k == 0))
+        return;   /* not a handle either MPI gives out: never recorded */
+    rq_lock();
+    size_t i = rq_find(k);
+    if (i != SIZE_MAX) {
+        rq.slots[i].v = *ri;
+    } else {
+        size_t cap = rq.slots ? rq.mask + 1 : 0;
+        if (hs__unlikely((rq.live + 1) * 4 > cap * 3) && rq_grow(cap ? cap * 2 : MAP_INIT_CAP) != 0 &&
+            rq.live + 2 > cap) {
+            rq_unlock();
+            return;   /* full and could not grow: forget this handle */
+        }
+        i = rq_home(k, rq.shift);
+        while (rq.slots[i].key != 0)
+            i = (i + 1) & rq.mask;
+        rq.slots[i].key = k;
+        rq.slots[i].v = *ri;
+        rq.live++;
+    }
+    rq_unlock();
 }
 
 int hs__req_take(MPI_Request h, hs__reqinfo *ri)
 {
     if (h == MPI_REQUEST_NULL)
         return 0;
-    return map_get(&reqs, (uintptr_t)h, ri, 1);
+    rq_lock();
+    size_t i = rq_find((uintptr_t)h);
+    if (i != SIZE_MAX) {
+        *ri = rq.slots[i].v;
+        rq_remove_at(i);
+        rq.live--;
+    }
+    rq_unlock();
+    return i != SIZE_MAX;
 }
 
 int hs__req_peek(MPI_Request h, hs__reqinfo *ri)
 {
     if (h == MPI_REQUEST_NULL)
         return 0;
-    return map_get(&reqs, (uintptr_t)h, ri, 0);
+    rq_lock();
+    size_t i = rq_find((uintptr_t)h);
+    if (i != SIZE_MAX)
+        *ri = rq.slots[i].v;
+    rq_unlock();
+    return i != SIZE_MAX;
 }
 
 void hs__req_set_active(MPI_Request h, int active)
 {
-    map_lock(&reqs);
-    size_t i = map_find(&reqs, (uintptr_t)h);
-    if (i != SIZE_MAX) {
-        hs__reqinfo *ri = (hs__reqinfo *)(reqs.slots + i * reqs.ssize + sizeof(uintptr_t));
-        ri->active = (uint8_t)active;
-    }
-    map_unlock(&reqs);
+    rq_lock();
+    size_t i = rq_find((uintptr_t)h);
+    if (i != SIZE_MAX)
+        rq.slots[i].v.active = (uint8_t)active;
+    rq_unlock();
 }
 
 void hs__msg_add(MPI_Message h, const hs__msginfo *mi)
