@@ -166,60 +166,36 @@ static int map_get(map *m, uintptr_t k, void *out, int take)
 
 /* ---- requests and messages --------------------------------------------------- */
 
-/* Requests have a table of their own: it is on the hot path of every
- * nonblocking start and completion (an entry put at MPI_Isend, taken at
- * MPI_Wait).  Entries are copied as typed structs (the generic map's
- * memcpy of a run-time size is a library call), the home slot is one
- * multiply away (Fibonacci hashing: the top bits of key * 2^64/phi, which
- * mix both Open MPI's aligned pointers and MPICH's handle integers), and a
- * removal shifts the following entries of its probe run back instead of
- * leaving a tombstone, so a probe run only holds live entries: in the
- * common case (few requests in flight) an entry sits in its home slot and
- * the next slot is empty. */
-typedef struct rq_slot {
-    uintptr_t key;             /* 0: empty (no MPI_Request is 0 here, see below) */
-    hs__reqinfo v;
-} rq_slot;
-
-static struct {
-    rq_slot *slots;
-    size_t   mask;             /* capacity - 1 (capacity a power of two) */
-    size_t   live;
-    unsigned shift;            /* 64 - log2(capacity) */
-    atomic_flag lock;
-} rq = { .lock = ATOMIC_FLAG_INIT };
+/* Requests: the table hs__rq (interpose.h, whose inline hs__req_add and
+ * hs__req_take handle the common single-threaded cases). */
+HS__HIDDEN hs__rqtab hs__rq = { .lock = ATOMIC_FLAG_INIT };
 
 static inline void rq_lock(void)
 {
     if (hs__g.mt)
-        while (atomic_flag_test_and_set_explicit(&rq.lock, memory_order_acquire))
+        while (atomic_flag_test_and_set_explicit(&hs__rq.lock, memory_order_acquire))
             ;
 }
 static inline void rq_unlock(void)
 {
     if (hs__g.mt)
-        atomic_flag_clear_explicit(&rq.lock, memory_order_release);
-}
-
-static inline size_t rq_home(uintptr_t k, unsigned shift)
-{
-    return (size_t)(((uint64_t)k * 0x9e3779b97f4a7c15ull) >> shift);
+        atomic_flag_clear_explicit(&hs__rq.lock, memory_order_release);
 }
 
 /* Slot of key k, or SIZE_MAX.  The table always keeps an empty slot (load
  * at most 3/4), so the probe ends. */
 static inline size_t rq_find(uintptr_t k)
 {
-    if (hs__unlikely(rq.slots == NULL))
+    if (hs__unlikely(hs__rq.slots == NULL))
         return SIZE_MAX;
-    size_t i = rq_home(k, rq.shift);
+    size_t i = hs__rq_home(k, hs__rq.shift);
     for (;;) {
-        uintptr_t s = rq.slots[i].key;
+        uintptr_t s = hs__rq.slots[i].key;
         if (hs__likely(s == k))
             return i;
         if (s == 0)
             return SIZE_MAX;
-        i = (i + 1) & rq.mask;
+        i = (i + 1) & hs__rq.mask;
     }
 }
 
@@ -229,47 +205,47 @@ static void rq_remove_at(size_t i)
 {
     size_t j = i;
     for (;;) {
-        j = (j + 1) & rq.mask;
-        uintptr_t k = rq.slots[j].key;
+        j = (j + 1) & hs__rq.mask;
+        uintptr_t k = hs__rq.slots[j].key;
         if (k == 0)
             break;
-        size_t h = rq_home(k, rq.shift);
-        if (((j - h) & rq.mask) >= ((j - i) & rq.mask)) {
-            rq.slots[i] = rq.slots[j];
+        size_t h = hs__rq_home(k, hs__rq.shift);
+        if (((j - h) & hs__rq.mask) >= ((j - i) & hs__rq.mask)) {
+            hs__rq.slots[i] = hs__rq.slots[j];
             i = j;
         }
     }
-    rq.slots[i].key = 0;
+    hs__rq.slots[i].key = 0;
 }
 
 /* Rebuilds with capacity cap; 0 or -1 (out of memory: the table stays as
  * it was). */
 static int rq_grow(size_t cap)
 {
-    rq_slot *ns = calloc(cap, sizeof *ns);
+    hs__rq_slot *ns = calloc(cap, sizeof *ns);
     if (!ns)
         return -1;
     unsigned shift = 64;
     for (size_t c = cap; c > 1; c >>= 1)
         shift--;
-    rq_slot *old = rq.slots;
-    size_t oldcap = old ? rq.mask + 1 : 0;
+    hs__rq_slot *old = hs__rq.slots;
+    size_t oldcap = old ? hs__rq.mask + 1 : 0;
     for (size_t i = 0; i < oldcap; i++) {
         if (old[i].key == 0)
             continue;
-        size_t j = rq_home(old[i].key, shift);
+        size_t j = hs__rq_home(old[i].key, shift);
         while (ns[j].key != 0)
             j = (j + 1) & (cap - 1);
         ns[j] = old[i];
     }
-    rq.slots = ns;
-    rq.mask = cap - 1;
-    rq.shift = shift;
+    hs__rq.slots = ns;
+    hs__rq.mask = cap - 1;
+    hs__rq.shift = shift;
     free(old);
     return 0;
 }
 
-void hs__req_add(MPI_Request h, const hs__reqinfo *ri)
+void hs__req_add_slow(MPI_Request h, const hs__reqinfo *ri)
 {
     uintptr_t k = (uintptr_t)h;
     if (hs__unlikely(k == 0))
@@ -277,34 +253,32 @@ void hs__req_add(MPI_Request h, const hs__reqinfo *ri)
     rq_lock();
     size_t i = rq_find(k);
     if (i != SIZE_MAX) {
-        rq.slots[i].v = *ri;
+        hs__rq.slots[i].v = *ri;
     } else {
-        size_t cap = rq.slots ? rq.mask + 1 : 0;
-        if (hs__unlikely((rq.live + 1) * 4 > cap * 3) && rq_grow(cap ? cap * 2 : MAP_INIT_CAP) != 0 &&
-            rq.live + 2 > cap) {
+        size_t cap = hs__rq.slots ? hs__rq.mask + 1 : 0;
+        if (hs__unlikely((hs__rq.live + 1) * 4 > cap * 3) &&
+            rq_grow(cap ? cap * 2 : MAP_INIT_CAP) != 0 && hs__rq.live + 2 > cap) {
             rq_unlock();
             return;   /* full and could not grow: forget this handle */
         }
-        i = rq_home(k, rq.shift);
-        while (rq.slots[i].key != 0)
-            i = (i + 1) & rq.mask;
-        rq.slots[i].key = k;
-        rq.slots[i].v = *ri;
-        rq.live++;
+        i = hs__rq_home(k, hs__rq.shift);
+        while (hs__rq.slots[i].key != 0)
+            i = (i + 1) & hs__rq.mask;
+        hs__rq.slots[i].key = k;
+        hs__rq.slots[i].v = *ri;
+        hs__rq.live++;
     }
     rq_unlock();
 }
 
-int hs__req_take(MPI_Request h, hs__reqinfo *ri)
+int hs__req_take_slow(MPI_Request h, hs__reqinfo *ri)
 {
-    if (h == MPI_REQUEST_NULL)
-        return 0;
     rq_lock();
     size_t i = rq_find((uintptr_t)h);
     if (i != SIZE_MAX) {
-        *ri = rq.slots[i].v;
+        *ri = hs__rq.slots[i].v;
         rq_remove_at(i);
-        rq.live--;
+        hs__rq.live--;
     }
     rq_unlock();
     return i != SIZE_MAX;
@@ -317,7 +291,7 @@ int hs__req_peek(MPI_Request h, hs__reqinfo *ri)
     rq_lock();
     size_t i = rq_find((uintptr_t)h);
     if (i != SIZE_MAX)
-        *ri = rq.slots[i].v;
+        *ri = hs__rq.slots[i].v;
     rq_unlock();
     return i != SIZE_MAX;
 }
@@ -327,7 +301,7 @@ void hs__req_set_active(MPI_Request h, int active)
     rq_lock();
     size_t i = rq_find((uintptr_t)h);
     if (i != SIZE_MAX)
-        rq.slots[i].v.active = (uint8_t)active;
+        hs__rq.slots[i].v.active = (uint8_t)active;
     rq_unlock();
 }
 
