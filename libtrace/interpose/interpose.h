@@ -604,7 +604,8 @@ typedef struct hs__compl {
 HS__HIDDEN int hs__compl_take(hs__compl *c, int n, const MPI_Request *reqs);
 /* MPI_Wait's whole record for the request `before` (hs__req_take gave
  * known and *ri; instant as hs__compl.instant, then t0 is ignored): the
- * same bytes as hs__compl_take + hs__compl_finish with n = 1. */
+ * same bytes as hs__compl_take + hs__compl_finish with n = 1.  st may be
+ * NULL for a request that is not a receive (its status is not recorded). */
 HS__HIDDEN void hs__wait1_finish(MPI_Request before, int known, hs__reqinfo *ri, int instant,
                                  uint64_t t0, int rc, const MPI_Status *st);
 HS__HIDDEN void hs__compl_finish(hs__compl *c, uint16_t kind, uint64_t t0, int rc, int ndone,
