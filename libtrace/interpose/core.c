@@ -270,9 +270,6 @@ static int write_meta_block(int type, const uint8_t *pay, size_t len, int in_sig
 static int write_records(hs__tbuf *b, size_t used, int in_signal)
 {
     size_t off = 0;
-#ifdef HS_EXP_NOWRITE
-    if (getenv("HS_EXP_NOWRITE")) return 0;
-#endif
     while (off < used) {
         size_t sl, tl;
         uint32_t n;
@@ -281,9 +278,6 @@ static int write_records(hs__tbuf *b, size_t used, int in_signal)
                        b->tenc, b->tenc_cap, &tl, &n, &h.base) != 0)
             return -1;
         h.nevents = n;
-#ifdef HS_EXP_NOWRITE
-        if (getenv("HS_EXP_ENCONLY")) continue;
-#endif
         h.sync_tick = hs__now();
         h.sync_ns = hs__mono_ns();
         size_t blen;
