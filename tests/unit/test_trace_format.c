@@ -384,6 +384,108 @@ static void write_job(const char *dir, int reps, size_t *counts)
     }
 }
 
+/* hs__encode writes point-to-point sends and one-request completions
+ * whose varints are all one byte straight from their fields; the other
+ * values take the general path.  Both must give the format's bytes: exact
+ * bytes of a small Isend + Wait, then a mix of small and large values of
+ * every field of these shapes decoded back. */
+static void put_rec(uint8_t *raw, size_t *used, const hs__rec *r, const uint64_t *w, size_t nw)
+{
+    memcpy(raw + *used, r, sizeof *r);
+    if (nw)
+        memcpy(raw + *used + sizeof *r, w, nw * 8);
+    *used += sizeof *r + nw * 8;
+}
+
+static void test_encode_fast_shapes(void **state)
+{
+    (void)state;
+    static uint8_t raw[64 << 10];
+    static uint8_t st[64 << 10], tm[64 << 10];
+    size_t used = 0, off = 0, sl, tl;
+    uint32_t n;
+    uint64_t base;
+    hs__rec r = { .kind = HS_TRACE_ISEND, .t0 = 100, .t1 = 100, .comm = 0, .peer = 1, .tag = 7,
+                  .bytes = 8, .req = 1, .repeat = 1 };
+    put_rec(raw, &used, &r, NULL, 0);
+    hs__rec wt = { .kind = HS_TRACE_WAIT, .t0 = 110, .t1 = 110, .repeat = 1, .na = 1 };
+    uint64_t c1[5] = { 1, 0, (uint64_t)(int64_t)HS_TRACE_RANK_NONE,
+                       (uint64_t)(int64_t)HS_TRACE_TAG_NONE, 0 };
+    put_rec(raw, &used, &wt, c1, 5);
+    assert_int_equal(hs__encode(raw, used, &off, 0, 0, st, sizeof st, &sl, tm, sizeof tm, &tl, &n,
+                                &base), 0);
+    const uint8_t want[] = { HS_TRACE_ISEND, 0, 1, 2, 14, 8, 2, HS_TRACE_WAIT, 0, 0, 1, 0, 0 };
+    assert_int_equal(n, 2);
+    assert_int_equal(sl, sizeof want);
+    assert_memory_equal(st, want, sizeof want);
+
+    /* Every field of both shapes once beyond one byte, amid small ones. */
+    used = 0;
+    int32_t rank = 3;
+    enum { N = 40 };
+    hs__rec in[N];
+    uint64_t win[N][5];
+    for (int i = 0; i < N; i++) {
+        int big = i / 2 % 10;   /* which field is large; >= 7: none */
+        if (i % 2 == 0) {
+            in[i] = (hs__rec){ .kind = i % 4 ? HS_TRACE_ISEND : HS_TRACE_SEND, .repeat = 1,
+                               .t0 = 1000u + 10u * (unsigned)i, .t1 = 1005u + 10u * (unsigned)i,
+                               .comm = big == 0 ? 300 : (i % 8 == 2 ? HS__NOIDX : 2),
+                               .peer = big == 1 ? 1000 : (i % 6 == 4 ? HS_TRACE_PROC_NULL : 4),
+                               .tag = big == 2 ? -5000 : 9, .bytes = big == 3 ? 1u << 20 : 64,
+                               .req = i % 4 ? (big == 4 ? 1u << 30 : 100u + (unsigned)i) : 0,
+                               .flags = big == 5 ? HS_TRACE_F_MONITORED : 0 };
+            put_rec(raw, &used, &in[i], NULL, 0);
+        } else {
+            in[i] = (hs__rec){ .kind = HS_TRACE_WAIT, .t0 = 1000u + 10u * (unsigned)i,
+                               .t1 = 1000u + 10u * (unsigned)i, .na = 1,
+                               .repeat = big == 6 ? 500 : 1 + (uint32_t)(i % 3) };
+            uint64_t *w = win[i];
+            w[0] = big == 4 ? 7 : 100u + (unsigned)i - 1;
+            w[1] = i % 10 == 7 ? HS_TRACE_C_STATUS : (i % 10 == 9 ? HS_TRACE_C_ERROR : 0);
+            w[2] = w[1] & HS_TRACE_C_STATUS ? (uint64_t)(int64_t)(big == 1 ? 900 : 2)
+                                             : (uint64_t)(int64_t)HS_TRACE_RANK_NONE;
+            w[3] = w[1] & HS_TRACE_C_STATUS ? 11 : (uint64_t)(int64_t)HS_TRACE_TAG_NONE;
+            w[4] = w[1] & HS_TRACE_C_STATUS ? 4096 : 0;
+            put_rec(raw, &used, &in[i], w, 5);
+        }
+    }
+    off = 0;
+    assert_int_equal(hs__encode(raw, used, &off, rank, 0, st, sizeof st, &sl, tm, sizeof tm, &tl,
+                                &n, &base), 0);
+    assert_int_equal(n, N);
+    assert_int_equal(off, used);
+    hs__codec c = { .rank = rank, .prev_t = base };
+    size_t sp = 0, tp = 0, wcap = 0;
+    uint64_t *words = NULL;
+    const char *why = NULL;
+    for (int i = 0; i < N; i++) {
+        hs__rec o;
+        assert_int_equal(hs__decode_one(&c, st, sl, &sp, tm, tl, &tp, &o, &words, &wcap, &why), 0);
+        assert_int_equal(o.kind, in[i].kind);
+        assert_int_equal(o.flags, in[i].flags);
+        assert_int_equal(o.t0, in[i].t0);
+        assert_int_equal(o.t1, in[i].t1);
+        if (in[i].kind == HS_TRACE_WAIT) {
+            assert_int_equal(o.repeat, in[i].repeat);
+            assert_int_equal(o.na, 1);
+            int status = (win[i][1] & HS_TRACE_C_STATUS) != 0;
+            for (int k = 0; k < (status ? 5 : 2); k++)
+                assert_int_equal(words[k], win[i][k]);
+        } else {
+            assert_int_equal(o.comm, in[i].comm);
+            assert_int_equal(o.peer, in[i].peer);
+            assert_int_equal(o.tag, in[i].tag);
+            assert_int_equal(o.bytes, in[i].bytes);
+            if (in[i].kind == HS_TRACE_ISEND)
+                assert_int_equal(o.req, in[i].req);
+        }
+    }
+    assert_int_equal(sp, sl);
+    assert_int_equal(tp, tl);
+    free(words);
+}
+
 static void test_roundtrip(void **state)
 {
     (void)state;
@@ -1433,6 +1535,7 @@ int main(void)
         cmocka_unit_test(test_manifest_roundtrip),
         cmocka_unit_test(test_manifest_errors),
         cmocka_unit_test(test_roundtrip),
+        cmocka_unit_test(test_encode_fast_shapes),
         cmocka_unit_test(test_otf2_roundtrip),
 #if HS_HAVE_OTF2
         cmocka_unit_test(test_otf2_intercomm),
