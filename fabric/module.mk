@@ -6,7 +6,8 @@ CORE_SRCS += fabric/units.c fabric/topo.c fabric/topo_fattree.c \
              fabric/engine.c fabric/fabric.c fabric/link.c fabric/switch.c \
              fabric/nic.c fabric/route.c fabric/route_fattree.c \
              fabric/route_dragonfly.c fabric/route_torus.c fabric/truth.c \
-             fabric/traffic.c fabric/rundir_write.c fabric/deadlock.c
+             fabric/traffic.c fabric/rundir_write.c fabric/deadlock.c \
+             fabric/router_booksim.c
 INSTALL_HEADERS += include/hopscope/fabric.h
 # The event loop and device code are the hot path.
 CFLAGS_fabric_ := -O3
