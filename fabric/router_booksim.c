@@ -68,7 +68,8 @@ int hs__router_spec(hs__spec *s, hs_topo *t, const char *what, hs_error *err)
         static const char *const only[] = { "flit", "vc_buf_size", "routing_delay",
                                             "vc_alloc_delay", "sw_alloc_delay",
                                             "st_final_delay", "credit_delay",
-                                            "wait_for_tail_credit" };
+                                            "wait_for_tail_credit",
+                                            "hold_switch_for_packet", "internal_speedup" };
         for (unsigned i = 0; i < sizeof only / sizeof *only; i++)
             if (hs__spec_get(s, only[i]))
                 return hs_error_set(err, HS_EINVAL, "%s: %s= is a parameter of router=booksim",
@@ -86,23 +87,32 @@ int hs__router_spec(hs__spec *s, hs_topo *t, const char *what, hs_error *err)
     r->st_final_delay = 1;
     r->credit_delay = 0;
     r->wait_for_tail_credit = 0;
+    r->hold_switch_for_packet = 0;
+    r->internal_speedup_milli = 1000;
     int rc;
     if ((rc = hs__spec_u32(s, "flit", 1, 65536, &r->flit, what, err)) ||
         (rc = hs__spec_u32(s, "vc_buf_size", 1, 4096, &r->vc_buf_size, what, err)) ||
-        (rc = hs__spec_u32(s, "routing_delay", 1, 64, &r->routing_delay, what, err)) ||
+        (rc = hs__spec_u32(s, "routing_delay", 0, 64, &r->routing_delay, what, err)) ||
         (rc = hs__spec_u32(s, "vc_alloc_delay", 1, 64, &r->vc_alloc_delay, what, err)) ||
         (rc = hs__spec_u32(s, "sw_alloc_delay", 1, 64, &r->sw_alloc_delay, what, err)) ||
         (rc = hs__spec_u32(s, "st_final_delay", 1, 64, &r->st_final_delay, what, err)) ||
         (rc = hs__spec_u32(s, "credit_delay", 0, 64, &r->credit_delay, what, err)) ||
         (rc = hs__spec_u32(s, "wait_for_tail_credit", 0, 1, &r->wait_for_tail_credit, what,
+                           err)) ||
+        (rc = hs__spec_u32(s, "hold_switch_for_packet", 0, 1, &r->hold_switch_for_packet, what,
                            err)))
         return rc;
+    x = hs__spec_get(s, "internal_speedup");
+    if (x) {
+        double v;
+        if (hs_parse_double(x, &v) != 0 || !(v >= 1.0 && v <= 4.0))
+            return hs_error_set(err, HS_EINVAL, "%s: internal_speedup=%s: expected a number "
+                                "from 1 to 4", what, x);
+        r->internal_speedup_milli = (uint32_t)(v * 1000 + 0.5);
+    }
     if (t->kind == HS_TOPO_DRAGONFLY && t->routing != HS_ROUTE_MIN)
         return hs_error_set(err, HS_EINVAL, "%s: router=booksim models minimal dragonfly "
                             "routing only (routing=min)", what);
-    if (t->kind == HS_TOPO_FATTREE && t->routing != HS_ROUTE_DMODK)
-        return hs_error_set(err, HS_EINVAL, "%s: router=booksim routes fat-trees up a random "
-                            "port, as BookSim2's nca (leave routing= at its default)", what);
     return 0;
 }
 
@@ -116,9 +126,11 @@ void hs__router_spec_fmt(const hs_topo *t, char *buf, size_t n)
     }
     snprintf(buf, n, ",router=booksim,flit=%u,vc_buf_size=%u,routing_delay=%u,"
              "vc_alloc_delay=%u,sw_alloc_delay=%u,st_final_delay=%u,credit_delay=%u,"
-             "wait_for_tail_credit=%u", r->flit, r->vc_buf_size, r->routing_delay,
-             r->vc_alloc_delay, r->sw_alloc_delay, r->st_final_delay, r->credit_delay,
-             r->wait_for_tail_credit);
+             "wait_for_tail_credit=%u,hold_switch_for_packet=%u,internal_speedup=%u.%03u",
+             r->flit, r->vc_buf_size, r->routing_delay, r->vc_alloc_delay, r->sw_alloc_delay,
+             r->st_final_delay, r->credit_delay, r->wait_for_tail_credit,
+             r->hold_switch_for_packet, r->internal_speedup_milli / 1000,
+             r->internal_speedup_milli % 1000);
 }
 
 /* ---- state ------------------------------------------------------------------ */
@@ -168,6 +180,7 @@ typedef struct bs_xent {   /* a flit crossing the switch */
 
 typedef struct bs_router {
     bs_q     rq, vq, sq;   /* routing, VC allocation, switch allocation */
+    bs_q     hq;           /* held switch connections (hold_switch_for_packet) */
     bs_xent *xb;           /* crossbar, ring of xcap */
     uint32_t xh, xn, xcap;
     uint8_t  active;
@@ -213,10 +226,15 @@ struct hs__bs {
     bs_ivc   *iv;          /* [gp * nvc + v] */
     bs_flit  *fl;          /* [(gp * nvc + v) * vbuf + k] */
     bs_ovc   *ov;          /* [link * nvc + v], transmitter side */
-    bs_flit  *oq;          /* [gp * 4 + k]: output queue after the crossbar */
-    uint8_t  *oqh, *oqn;   /* [gp] */
-    uint8_t  *cq;          /* [gp * 4 + k]: credits (VC) to send upstream */
-    uint8_t  *cqh, *cqn;   /* [gp] */
+    bs_flit  *oq;          /* [gp * qcap + k]: output queue after the crossbar */
+    uint32_t *oqh, *oqn;   /* [gp] */
+    uint32_t  qcap;        /* entries per port in oq and cq */
+    uint8_t  *cq;          /* [gp * qcap + k]: credits (VC) to send upstream */
+    uint32_t *cqh, *cqn;   /* [gp] */
+    int16_t  *hold_vc;     /* [gp]: input VC holding the switch (-1 none) */
+    int16_t  *hold_in;     /* [gp]: output port an input holds (-1) */
+    int16_t  *hold_out;    /* [gp]: input port holding an output (-1) */
+    unsigned  xsteps;      /* most internal steps in a cycle */
     int32_t  *vin_ptr;     /* [gp * nvc + v]: VC allocator input arbiters */
     int32_t  *vout_ptr;    /* [gp * nvc + v]: VC allocator output arbiters */
     int32_t  *sin_ptr, *sout_ptr;  /* [gp]: switch allocator arbiters */
@@ -335,6 +353,16 @@ static void account(hs_fabric *F, uint32_t o, uint32_t pi)
 
 /* ---- routing: output link and candidate VCs, as BookSim2's functions ----------- */
 
+/* Flits sent on link l and not yet credited, over all VCs (BookSim2's
+ * GetUsedCredit). */
+static int32_t used(const struct hs__bs *B, uint32_t l)
+{
+    int32_t u = 0;
+    for (unsigned v = 0; v < B->nvc; v++)
+        u += B->ov[(size_t)l * B->nvc + v].occ;
+    return u;
+}
+
 static void route(hs_fabric *F, uint32_t sw, uint32_t pi, uint32_t *out, unsigned *vlo,
                   unsigned *vhi)
 {
@@ -400,7 +428,14 @@ static void route(hs_fabric *F, uint32_t sw, uint32_t pi, uint32_t *out, unsigne
         }
         unsigned l = hs__fattree_level(ft, sw);
         uint32_t w = ft->w[l + 1], m = ft->m[l];
-        *out = po[m + (uint32_t)(hs__rand(F) % w)];
+        uint32_t u1 = (uint32_t)(hs__rand(F) % w);
+        if (t->routing == HS_ROUTE_ADAPTIVE) {
+            /* anca: the less occupied of two random up ports */
+            uint32_t u2 = (uint32_t)(hs__rand(F) % w);
+            if (used(B, po[m + u1]) > used(B, po[m + u2]))
+                u1 = u2;
+        }
+        *out = po[m + u1];
         return;
     }
     case HS_TOPO_DRAGONFLY: {
@@ -432,6 +467,7 @@ void hs__bs_free(hs_fabric *F)
             free(B->rt[s].rq.e);
             free(B->rt[s].vq.e);
             free(B->rt[s].sq.e);
+            free(B->rt[s].hq.e);
             free(B->rt[s].xb);
         }
     if (B->wheel)
@@ -449,6 +485,9 @@ void hs__bs_free(hs_fabric *F)
     free(B->cq);
     free(B->cqh);
     free(B->cqn);
+    free(B->hold_vc);
+    free(B->hold_in);
+    free(B->hold_out);
     free(B->vin_ptr);
     free(B->vout_ptr);
     free(B->sin_ptr);
@@ -497,12 +536,17 @@ int hs__bs_create(hs_fabric *F, hs_error *err)
     B->iv = calloc(GP * nvc + 1, sizeof *B->iv);
     B->fl = calloc(GP * nvc * B->vbuf + 1, sizeof *B->fl);
     B->ov = calloc(L1 * nvc, sizeof *B->ov);
-    B->oq = calloc(GP * 4 + 1, sizeof *B->oq);
-    B->oqh = calloc(GP + 1, 1);
-    B->oqn = calloc(GP + 1, 1);
-    B->cq = calloc(GP * 4 + 1, 1);
-    B->cqh = calloc(GP + 1, 1);
-    B->cqn = calloc(GP + 1, 1);
+    B->xsteps = (B->prm.internal_speedup_milli + 999) / 1000;
+    B->qcap = (uint32_t)nvc * B->vbuf + 4 * B->xsteps;
+    B->oq = calloc(GP * B->qcap + 1, sizeof *B->oq);
+    B->oqh = calloc(GP + 1, sizeof *B->oqh);
+    B->oqn = calloc(GP + 1, sizeof *B->oqn);
+    B->cq = calloc(GP * B->qcap + 1, 1);
+    B->cqh = calloc(GP + 1, sizeof *B->cqh);
+    B->cqn = calloc(GP + 1, sizeof *B->cqn);
+    B->hold_vc = malloc((GP + 1) * sizeof *B->hold_vc);
+    B->hold_in = malloc((GP + 1) * sizeof *B->hold_in);
+    B->hold_out = malloc((GP + 1) * sizeof *B->hold_out);
     B->vin_ptr = malloc((GP * nvc + 1) * sizeof *B->vin_ptr);
     B->vout_ptr = malloc((GP * nvc + 1) * sizeof *B->vout_ptr);
     B->sin_ptr = malloc((GP + 1) * sizeof *B->sin_ptr);
@@ -519,7 +563,7 @@ int hs__bs_create(hs_fabric *F, hs_error *err)
     B->v_best = malloc(maxp * nvc * sizeof *B->v_best);
     B->v_match = malloc(maxp * nvc * sizeof *B->v_match);
     if (!B->lat || !B->iv || !B->fl || !B->ov || !B->oq || !B->oqh || !B->oqn || !B->cq ||
-        !B->cqh || !B->cqn || !B->vin_ptr || !B->vout_ptr || !B->sin_ptr || !B->sout_ptr ||
+        !B->cqh || !B->cqn || !B->hold_vc || !B->hold_in || !B->hold_out || !B->vin_ptr || !B->vout_ptr || !B->sin_ptr || !B->sout_ptr ||
         !B->sw_off || !B->rt || !B->act || !B->nd || !B->s_req || !B->s_in || !B->s_best ||
         !B->s_match || !B->v_pick || !B->v_best || !B->v_match)
         goto nomem;
@@ -538,8 +582,10 @@ int hs__bs_create(hs_fabric *F, hs_error *err)
     }
     for (size_t i = 0; i < GP * nvc; i++)
         B->vin_ptr[i] = B->vout_ptr[i] = -1;
-    for (size_t i = 0; i < GP; i++)
+    for (size_t i = 0; i < GP; i++) {
         B->sin_ptr[i] = B->sout_ptr[i] = -1;
+        B->hold_vc[i] = B->hold_in[i] = B->hold_out[i] = -1;
+    }
     for (size_t i = 0; i < (size_t)maxp * maxp; i++)
         B->s_req[i] = -1;
     for (uint32_t n = 0; n < F->N; n++) {
@@ -556,9 +602,10 @@ int hs__bs_create(hs_fabric *F, hs_error *err)
         uint32_t np = t->port_off[s + 1] - t->port_off[s];
         uint32_t cap = np * (uint32_t)nvc + 1;
         bs_router *r = &B->rt[s];
-        r->xcap = np * (xdelay + 1) + 1;
+        r->xcap = np * (xdelay + 1) * B->xsteps + 1;
         r->xb = malloc(r->xcap * sizeof *r->xb);
-        if (q_init(&r->rq, cap) || q_init(&r->vq, cap) || q_init(&r->sq, cap) || !r->xb)
+        if (q_init(&r->rq, cap) || q_init(&r->vq, cap) || q_init(&r->sq, cap) ||
+            q_init(&r->hq, cap) || !r->xb)
             goto nomem;
     }
     return 0;
@@ -589,6 +636,30 @@ void hs__bs_post(hs_fabric *F, uint32_t node)
     arm(F);
 }
 
+/* The head of input VC rr (switch-local) is at the front of its buffer:
+ * routing, or with routing_delay=0 (lookahead routing, computed upstream)
+ * straight to VC allocation. */
+static void start_packet(hs_fabric *F, uint32_t sw, uint32_t rr)
+{
+    struct hs__bs *B = F->bs;
+    bs_router *r = &B->rt[sw];
+    size_t ix = (size_t)F->topo->port_off[sw] * B->nvc + rr;
+    bs_ivc *iv = &B->iv[ix];
+    if (B->prm.routing_delay) {
+        iv->state = VS_ROUTING;
+        q_push(&r->rq, rr);
+        return;
+    }
+    uint32_t out;
+    unsigned vlo, vhi;
+    route(F, sw, B->fl[ix * B->vbuf + iv->h].p, &out, &vlo, &vhi);
+    iv->oport = (uint16_t)F->lk[out].from_port;
+    iv->vlo = (uint8_t)vlo;
+    iv->vhi = (uint8_t)vhi;
+    iv->state = VS_VCALLOC;
+    q_push(&r->vq, rr);
+}
+
 /* A flit arrives at the switch input of link l. */
 static void flit_in(hs_fabric *F, uint32_t l, bs_flit f)
 {
@@ -609,10 +680,12 @@ static void flit_in(hs_fabric *F, uint32_t l, bs_flit f)
         pk->vc = (uint8_t)f.vc;
     }
     if (iv->state == VS_IDLE) {
-        iv->state = VS_ROUTING;
-        q_push(&r->rq, rr);
+        start_packet(F, sw, rr);
     } else if (iv->state == VS_ACTIVE && iv->n == 1) {
-        q_push(&r->sq, rr);
+        if (B->hold_vc[gp] == (int16_t)f.vc)
+            q_push(&r->hq, rr);
+        else
+            q_push(&r->sq, rr);
     }
     activate(B, sw);
 }
@@ -835,8 +908,9 @@ static void sw_alloc(hs_fabric *F, uint32_t sw, bs_router *r)
         uint32_t in = e->r / nvc, v = e->r % nvc;
         const bs_ivc *iv = &B->iv[(size_t)gp0 * nvc + e->r];
         uint32_t ol = t->port_out[gp0 + iv->oport];
-        if (ovc_full(B, &B->ov[(size_t)ol * nvc + iv->ovc])) {
-            e->res = -2;
+        if (ovc_full(B, &B->ov[(size_t)ol * nvc + iv->ovc]) || B->hold_in[gp0 + in] >= 0 ||
+            B->hold_out[gp0 + iv->oport] >= 0) {
+            e->res = -2;   /* no credit, or a held connection: no request */
             continue;
         }
         e->res = -1;
@@ -919,14 +993,52 @@ static void sw_alloc(hs_fabric *F, uint32_t sw, bs_router *r)
         }
 }
 
-static void router_step(hs_fabric *F, uint32_t sw)
+/* Input VC rr's front flit crosses to output port `out`: it leaves its
+ * buffer (its credit goes upstream), takes a credit of its output VC and
+ * enters the crossbar.  Returns whether it was the tail. */
+static int traverse(hs_fabric *F, uint32_t sw, uint32_t rr, uint32_t out)
 {
     struct hs__bs *B = F->bs;
     const hs_topo *t = F->topo;
     bs_router *r = &B->rt[sw];
     unsigned nvc = B->nvc;
     uint32_t gp0 = t->port_off[sw];
-    uint32_t np = t->port_off[sw + 1] - gp0;
+    size_t ix = (size_t)gp0 * nvc + rr;
+    bs_ivc *iv = &B->iv[ix];
+    bs_flit f = B->fl[ix * B->vbuf + iv->h];
+    iv->h = (uint16_t)((iv->h + 1) % B->vbuf);
+    iv->n--;
+    int tail = f.i + 1 == B->pk[f.p].nfl;
+    uint32_t ol = t->port_out[gp0 + out];
+    sending_flit(B, &B->ov[(size_t)ol * nvc + iv->ovc], tail);
+    f.vc = iv->ovc;
+    bs_xent *x = &r->xb[(r->xh + r->xn) % r->xcap];
+    x->t = -1;
+    x->f = f;
+    x->out = (uint16_t)out;
+    r->xn++;
+    uint32_t gpi = gp0 + rr / nvc;
+    B->cq[(size_t)gpi * B->qcap + (B->cqh[gpi] + B->cqn[gpi]) % B->qcap] = (uint8_t)(rr % nvc);
+    B->cqn[gpi]++;
+    return tail;
+}
+
+static void release_hold(struct hs__bs *B, uint32_t gpi, uint32_t gpo)
+{
+    B->hold_vc[gpi] = -1;
+    B->hold_in[gpi] = -1;
+    B->hold_out[gpo] = -1;
+}
+
+/* One internal step of switch sw (BookSim2's _InternalStep after input
+ * queuing): all evaluations, then all updates. */
+static void router_internal(hs_fabric *F, uint32_t sw)
+{
+    struct hs__bs *B = F->bs;
+    const hs_topo *t = F->topo;
+    bs_router *r = &B->rt[sw];
+    unsigned nvc = B->nvc;
+    uint32_t gp0 = t->port_off[sw];
     int64_t now = B->c;
 
     /* evaluations */
@@ -938,6 +1050,15 @@ static void router_step(hs_fabric *F, uint32_t sw)
     }
     if (r->vq.n)
         vc_alloc(F, sw, r);
+    for (uint32_t k = 0; k < r->hq.n; k++) {
+        bs_ent *e = q_at(&r->hq, k);
+        if (e->t >= 0)
+            break;
+        e->t = now;
+        const bs_ivc *iv = &B->iv[(size_t)gp0 * nvc + e->r];
+        uint32_t ol = t->port_out[gp0 + iv->oport];
+        e->res = ovc_full(B, &B->ov[(size_t)ol * nvc + iv->ovc]) ? -1 : (int32_t)iv->oport;
+    }
     if (r->sq.n)
         sw_alloc(F, sw, r);
     for (uint32_t k = 0; k < r->xn; k++) {
@@ -952,11 +1073,11 @@ static void router_step(hs_fabric *F, uint32_t sw)
         bs_ent *e = q_at(&r->rq, 0);
         if (e->t < 0 || now < e->t)
             break;
-        bs_ivc *iv = &B->iv[(size_t)gp0 * nvc + e->r];
-        bs_flit *f = &B->fl[((size_t)gp0 * nvc + e->r) * B->vbuf + iv->h];
+        size_t ix = (size_t)gp0 * nvc + e->r;
+        bs_ivc *iv = &B->iv[ix];
         uint32_t out;
         unsigned vlo, vhi;
-        route(F, sw, f->p, &out, &vlo, &vhi);
+        route(F, sw, B->fl[ix * B->vbuf + iv->h].p, &out, &vlo, &vhi);
         iv->oport = (uint16_t)F->lk[out].from_port;
         iv->vlo = (uint8_t)vlo;
         iv->vhi = (uint8_t)vhi;
@@ -969,17 +1090,44 @@ static void router_step(hs_fabric *F, uint32_t sw)
         if (e->t < 0 || now < e->t)
             break;
         uint32_t rr = e->r;
-        if (e->res >= 0) {
+        int32_t res = e->res;
+        q_pop(&r->vq);
+        if (res >= 0) {
             bs_ivc *iv = &B->iv[(size_t)gp0 * nvc + rr];
             uint32_t ol = t->port_out[gp0 + iv->oport];
-            iv->ovc = (uint8_t)((uint32_t)e->res % nvc);
+            iv->ovc = (uint8_t)((uint32_t)res % nvc);
             B->ov[(size_t)ol * nvc + iv->ovc].owner = (int32_t)rr;
             iv->state = VS_ACTIVE;
-            q_pop(&r->vq);
             q_push(&r->sq, rr);
         } else {
-            q_pop(&r->vq);
             q_push(&r->vq, rr);
+        }
+    }
+    while (r->hq.n) {
+        bs_ent *e = q_at(&r->hq, 0);
+        if (e->t < 0)
+            break;
+        uint32_t rr = e->r;
+        int32_t res = e->res;
+        q_pop(&r->hq);
+        bs_ivc *iv = &B->iv[(size_t)gp0 * nvc + rr];
+        uint32_t gpi = gp0 + rr / nvc, gpo = gp0 + iv->oport;
+        if (res < 0) {
+            /* no credit: the held connection is given up */
+            release_hold(B, gpi, gpo);
+            q_push(&r->sq, rr);
+            continue;
+        }
+        int tail = traverse(F, sw, rr, (uint32_t)res);
+        if (iv->n == 0) {
+            release_hold(B, gpi, gpo);
+            if (tail)
+                iv->state = VS_IDLE;
+        } else if (tail) {
+            release_hold(B, gpi, gpo);
+            start_packet(F, sw, rr);
+        } else {
+            q_push(&r->hq, rr);
         }
     }
     while (r->sq.n) {
@@ -993,32 +1141,19 @@ static void router_step(hs_fabric *F, uint32_t sw)
             q_push(&r->sq, rr);
             continue;
         }
-        size_t ix = (size_t)gp0 * nvc + rr;
-        bs_ivc *iv = &B->iv[ix];
-        bs_flit f = B->fl[ix * B->vbuf + iv->h];
-        iv->h = (uint16_t)((iv->h + 1) % B->vbuf);
-        iv->n--;
-        uint32_t in = rr / nvc;
-        unsigned v = rr % nvc;
-        int tail = f.i + 1 == B->pk[f.p].nfl;
-        uint32_t ol = t->port_out[gp0 + iv->oport];
-        sending_flit(B, &B->ov[(size_t)ol * nvc + iv->ovc], tail);
-        f.vc = iv->ovc;
-        bs_xent *x = &r->xb[(r->xh + r->xn) % r->xcap];
-        x->t = -1;
-        x->f = f;
-        x->out = (uint16_t)(uint32_t)res;
-        r->xn++;
-        /* its buffer slot goes back upstream */
-        uint32_t gpi = gp0 + in;
-        B->cq[gpi * 4 + (B->cqh[gpi] + B->cqn[gpi]) % 4] = (uint8_t)v;
-        B->cqn[gpi]++;
+        bs_ivc *iv = &B->iv[(size_t)gp0 * nvc + rr];
+        int tail = traverse(F, sw, rr, (uint32_t)res);
         if (iv->n == 0) {
             if (tail)
                 iv->state = VS_IDLE;
         } else if (tail) {
-            iv->state = VS_ROUTING;
-            q_push(&r->rq, rr);
+            start_packet(F, sw, rr);
+        } else if (B->prm.hold_switch_for_packet) {
+            uint32_t gpi = gp0 + rr / nvc;
+            B->hold_vc[gpi] = (int16_t)(rr % nvc);
+            B->hold_in[gpi] = (int16_t)res;
+            B->hold_out[gp0 + (uint32_t)res] = (int16_t)(rr / nvc);
+            q_push(&r->hq, rr);
         } else {
             q_push(&r->sq, rr);
         }
@@ -1028,26 +1163,35 @@ static void router_step(hs_fabric *F, uint32_t sw)
         if (x->t < 0 || now < x->t)
             break;
         uint32_t gpo = gp0 + x->out;
-        B->oq[gpo * 4 + (B->oqh[gpo] + B->oqn[gpo]) % 4] = x->f;
+        B->oq[(size_t)gpo * B->qcap + (B->oqh[gpo] + B->oqn[gpo]) % B->qcap] = x->f;
         B->oqn[gpo]++;
         r->xh = (r->xh + 1) % r->xcap;
         r->xn--;
     }
+}
 
-    /* write outputs: one flit per output, one credit per input */
-    int busy = r->rq.n || r->vq.n || r->sq.n || r->xn;
+/* Write outputs: one flit per output, one credit per input; decides
+ * whether the switch stays active. */
+static void router_write(hs_fabric *F, uint32_t sw)
+{
+    struct hs__bs *B = F->bs;
+    const hs_topo *t = F->topo;
+    bs_router *r = &B->rt[sw];
+    uint32_t gp0 = t->port_off[sw];
+    uint32_t np = t->port_off[sw + 1] - gp0;
+    int busy = r->rq.n || r->vq.n || r->sq.n || r->hq.n || r->xn;
     for (uint32_t q = 0; q < np; q++) {
         uint32_t gp = gp0 + q;
         if (B->oqn[gp]) {
-            bs_flit f = B->oq[gp * 4 + B->oqh[gp]];
-            B->oqh[gp] = (uint8_t)((B->oqh[gp] + 1) % 4);
+            bs_flit f = B->oq[(size_t)gp * B->qcap + B->oqh[gp]];
+            B->oqh[gp] = (B->oqh[gp] + 1) % B->qcap;
             B->oqn[gp]--;
             send_flit(F, t->port_out[gp], f);
             busy |= B->oqn[gp] != 0;
         }
         if (B->cqn[gp]) {
-            unsigned v = B->cq[gp * 4 + B->cqh[gp]];
-            B->cqh[gp] = (uint8_t)((B->cqh[gp] + 1) % 4);
+            unsigned v = B->cq[(size_t)gp * B->qcap + B->cqh[gp]];
+            B->cqh[gp] = (B->cqh[gp] + 1) % B->qcap;
             B->cqn[gp]--;
             send_credit(F, t->port_in[gp], v);
             busy |= B->cqn[gp] != 0;
@@ -1086,8 +1230,13 @@ void hs__bs_tick(hs_fabric *F)
             inject(F, n);
     /* routers */
     uint32_t na = B->nact;
-    for (uint32_t i = 0; i < na; i++)
-        router_step(F, B->act[i]);
+    uint64_t m = B->prm.internal_speedup_milli;
+    unsigned steps = (unsigned)(((uint64_t)B->c + 1) * m / 1000 - (uint64_t)B->c * m / 1000);
+    for (uint32_t i = 0; i < na; i++) {
+        for (unsigned k = 0; k < steps; k++)
+            router_internal(F, B->act[i]);
+        router_write(F, B->act[i]);
+    }
     uint32_t keep = 0;
     for (uint32_t i = 0; i < B->nact; i++)
         if (B->rt[B->act[i]].active)

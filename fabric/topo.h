@@ -64,6 +64,8 @@ typedef struct hs__router_prm {
     uint32_t routing_delay, vc_alloc_delay, sw_alloc_delay, st_final_delay;
     uint32_t credit_delay;
     uint32_t wait_for_tail_credit;
+    uint32_t hold_switch_for_packet;
+    uint32_t internal_speedup_milli;  /* internal_speedup x 1000 */
 } hs__router_prm;
 
 typedef struct hs__tfile {
