@@ -386,6 +386,10 @@ void hs__bs_free(hs_fabric *F);
 /* A message was posted at `node`: make sure cycles run. */
 void hs__bs_post(hs_fabric *F, uint32_t node);
 void hs__bs_tick(hs_fabric *F);
+/* Tests: 0 when the network is empty and whole again (every credit back,
+ * no output VC held, no switch connection held, every buffer and queue
+ * empty), else -1. */
+int  hs__bs_idle(const hs_fabric *F);
 
 /* ---- route_*.c: choose p->out and p->out_vc at switch sw ------------------- */
 /* The VC of class c for packet p: c * lanes + its lane. */

@@ -12,6 +12,6 @@ INSTALL_HEADERS += include/hopscope/fabric.h
 # The event loop and device code are the hot path.
 CFLAGS_fabric_ := -O3
 UNIT_TESTS += tests/unit/test_fabric_topo.c tests/unit/test_fabric_engine.c \
-              tests/unit/test_fabric_rundir.c
+              tests/unit/test_fabric_rundir.c tests/unit/test_fabric_booksim.c
 # Reads a run directory's ground truth per link class (tests/integration/replay*.sh).
 TEST_EXTRA += $(BUILD)/tests/helpers/truth_links

@@ -1246,3 +1246,32 @@ void hs__bs_tick(hs_fabric *F)
     if (B->live || B->nact)
         arm(F);
 }
+
+int hs__bs_idle(const hs_fabric *F)
+{
+    const struct hs__bs *B = F->bs;
+    size_t GP = F->topo->port_off[F->S];
+    for (uint32_t l = 1; l <= F->L; l++)
+        for (unsigned v = 0; v < B->nvc; v++) {
+            const bs_ovc *o = &B->ov[(size_t)l * B->nvc + v];
+            if (o->occ != 0 || o->owner != -1)
+                return -1;
+        }
+    for (size_t gp = 0; gp < GP; gp++) {
+        if (B->oqn[gp] || B->cqn[gp] || B->hold_vc[gp] != -1 || B->hold_in[gp] != -1 ||
+            B->hold_out[gp] != -1)
+            return -1;
+        for (unsigned v = 0; v < B->nvc; v++)
+            if (B->iv[gp * B->nvc + v].n || B->iv[gp * B->nvc + v].state != VS_IDLE)
+                return -1;
+    }
+    for (uint32_t s = 0; s < F->S; s++) {
+        const bs_router *r = &B->rt[s];
+        if (r->rq.n || r->vq.n || r->sq.n || r->hq.n || r->xn)
+            return -1;
+    }
+    for (uint32_t n = 0; n < F->N; n++)
+        if (B->nd[n].cur != HS_NIL)
+            return -1;
+    return B->live == 0 ? 0 : -1;
+}
