@@ -411,7 +411,7 @@ static void route(hs_fabric *F, uint32_t sw, uint32_t pi, uint32_t *out, unsigne
             }
         }
         *out = t->port_out[t->port_off[sw] + hs__torus_port(tr, i, bp->dir)];
-        if (tr->wrap) {
+        if (tr->wrap && nvc >= 2) {
             unsigned half = nvc / 2;
             *vlo = bp->ph ? half : 0;
             *vhi = bp->ph ? nvc - 1 : half - 1;
@@ -512,6 +512,13 @@ int hs__bs_create(hs_fabric *F, hs_error *err)
     const hs_topo *t = F->topo;
     if (t->kind == HS_TOPO_FILE)
         return hs_error_set(err, HS_EINVAL, "router=booksim: topology files are not supported");
+    uint64_t most = (uint64_t)F->prm.mtu + F->prm.header;
+    if (most < HS_FABRIC_MIN_PACKET)
+        most = HS_FABRIC_MIN_PACKET;
+    if ((most + t->router.flit - 1) / t->router.flit > 65535)
+        return hs_error_set(err, HS_EINVAL, "router=booksim: a packet of %llu bytes would be "
+                            "more than 65535 flits of %u bytes", (unsigned long long)most,
+                            t->router.flit);
     struct hs__bs *B = calloc(1, sizeof *B);
     if (!B)
         return HS_ENOMEM;
