@@ -33,6 +33,11 @@
  *                    per cycle.  The flit leaves its buffer (its credit goes
  *                    upstream) and takes a credit of the output VC
  *     switch traversal  st_final_delay cycles, then the output sends it
+ *   routing_delay=0 is lookahead routing (the head goes straight to VC
+ *   allocation); hold_switch_for_packet=1 keeps an input's crossbar
+ *   connection for the rest of its packet while credit lasts;
+ *   internal_speedup=S runs the per-switch steps S times a cycle (outputs
+ *   still send one flit, inputs one credit, per cycle)
  *
  * Each stage is a queue of input VCs stamped with the cycle their stage
  * ends (now + delay - 1, set when the stage is evaluated), evaluated and
