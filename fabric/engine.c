@@ -404,6 +404,9 @@ int hs_fabric_run(hs_fabric *F, hs_time until)
         case EV_WAKE:
             hs__on_wake(F, (uint32_t)arg);
             break;
+        case EV_BS_TICK:
+            hs__bs_tick(F);
+            break;
         }
         if (F->error)
             break;
