@@ -527,6 +527,16 @@ const char *hs__an_cf_text(char *buf, size_t n, double cf, double se);
  * ejection capacity) or cannot tell (no records, no packets); 0 when its
  * packets come from one partner at a time.  HS_ENOMEM. */
 int hs__an_incast_present(const hs_analysis *a, uint8_t **ok);
+/* Dark and thin links of a heavy cluster whose packets, through a clean
+ * input and onto a link not possibly congested, are congested all the
+ * same: a bottleneck of someone else's traffic (diagnose.c). */
+int hs__an_local_congestion(hs_analysis *a, uint8_t **local);
+/* Its filter at position k of a packet's path seq[0..n): the link is a
+ * candidate (want), the link before it feeds no other possibly congested
+ * output of the switch (ncong/one, per input: 0, or 1 and which), and the
+ * link after it, if any, is not possibly congested (maybe). */
+int hs__an_local_keep_at(const uint32_t *seq, uint32_t n, uint32_t k, const uint8_t *want,
+                         const uint8_t *ncong, const uint32_t *one, const uint8_t *maybe);
 /* diagnose.c: findings from the roots. */
 int hs__an_diagnose(hs_analysis *a, hs_error *err);
 /* mapping.c */

@@ -22,6 +22,7 @@
  * application's own load), the phases, nodes and ranks whose sampled
  * packets crossed them (from the records and the paths, when the tables
  * determine them), and the application's communication matrix. */
+#include "../common/sbuf.h"
 #include "route.h"
 
 #include <math.h>
@@ -30,35 +31,6 @@
 #include <string.h>
 
 #define MAX_EVIDENCE_FINDINGS 64
-
-typedef struct sbuf {
-    char *s;
-    size_t n, cap;
-} sbuf;
-
-static void sb_printf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void sb_printf(sbuf *b, const char *fmt, ...)
-{
-    va_list ap;
-    for (;;) {
-        va_start(ap, fmt);
-        size_t room = b->cap - b->n;
-        int k = vsnprintf(b->s ? b->s + b->n : NULL, b->s ? room : 0, fmt, ap);
-        va_end(ap);
-        if (k < 0)
-            return;
-        if (b->s && (size_t)k < room) {
-            b->n += (size_t)k;
-            return;
-        }
-        size_t nc = (b->cap ? b->cap : 256) + (size_t)k + 256;
-        char *t = realloc(b->s, nc);
-        if (!t)
-            return;
-        b->s = t;
-        b->cap = nc;
-    }
-}
 
 /* Appends to a pair of parallel arrays (item, count) of length *n. */
 static int push2(uint32_t **v, uint32_t **c, uint32_t *n, uint32_t x, uint32_t cnt)
@@ -226,17 +198,17 @@ static uint32_t top(const uint32_t *count, uint32_t n, uint32_t *idx)
 
 /* ---- text helpers ---------------------------------------------------------------- */
 
-static void node_list(sbuf *b, const hs_analysis *a, const uint32_t *nodes, uint32_t n,
+static void node_list(hs__sbuf *b, const hs_analysis *a, const uint32_t *nodes, uint32_t n,
                       uint32_t max)
 {
     for (uint32_t i = 0; i < n && i < max; i++)
-        sb_printf(b, "%s%s", i ? ", " : "", a->r->nd[nodes[i]].name);
+        hs__sb_printf(b, "%s%s", i ? ", " : "", a->r->nd[nodes[i]].name);
     if (n > max)
-        sb_printf(b, " and %u more", n - max);
+        hs__sb_printf(b, " and %u more", n - max);
 }
 
 /* "ranks 3, 7-9" from a sorted list. */
-static void rank_list(sbuf *b, const uint32_t *ranks, uint32_t n, uint32_t max)
+static void rank_list(hs__sbuf *b, const uint32_t *ranks, uint32_t n, uint32_t max)
 {
     uint32_t shown = 0;
     for (uint32_t i = 0; i < n && shown < max;) {
@@ -244,13 +216,13 @@ static void rank_list(sbuf *b, const uint32_t *ranks, uint32_t n, uint32_t max)
         while (j + 1 < n && ranks[j + 1] == ranks[j] + 1)
             j++;
         if (j > i)
-            sb_printf(b, "%s%u-%u", shown ? ", " : "", ranks[i], ranks[j]);
+            hs__sb_printf(b, "%s%u-%u", shown ? ", " : "", ranks[i], ranks[j]);
         else
-            sb_printf(b, "%s%u", shown ? ", " : "", ranks[i]);
+            hs__sb_printf(b, "%s%u", shown ? ", " : "", ranks[i]);
         shown++;
         i = j + 1;
         if (shown == max && i < n)
-            sb_printf(b, ", ...");
+            hs__sb_printf(b, ", ...");
     }
 }
 
@@ -360,7 +332,7 @@ static void sort_links(const hs_analysis *a, uint32_t *v, uint32_t n)
     }
 }
 
-static void describe_pattern(hs_analysis *a, hs__finding *f, sbuf *b)
+static void describe_pattern(hs_analysis *a, hs__finding *f, hs__sbuf *b)
 {
     const hs__run *r = a->r;
     uint32_t l = f->links[0];
@@ -370,54 +342,54 @@ static void describe_pattern(hs_analysis *a, hs__finding *f, sbuf *b)
     int into = a->roots[f->roots[0]].endpoint == 1;
     int own = k->kind != HS__LK_SWITCH;
     if (nt > 1)
-        sb_printf(b, "%u nodes each %s more at once than their links carry (worst: %s",
+        hs__sb_printf(b, "%u nodes each %s more at once than their links carry (worst: %s",
                   nt, into ? "receive" : "send", r->nd[x].name);
     else
-        sb_printf(b, "%s node %s", into ? "Incast into" : "Too much sent from", r->nd[x].name);
+        hs__sb_printf(b, "%s node %s", into ? "Incast into" : "Too much sent from", r->nd[x].name);
     uint32_t *rk = NULL, nrk = 0;
     if (ranks_on(a, &x, 1, &rk, &nrk) == 0 && nrk) {
-        sb_printf(b, " (rank%s ", nrk > 1 ? "s" : "");
+        hs__sb_printf(b, " (rank%s ", nrk > 1 ? "s" : "");
         rank_list(b, rk, nrk, 8);
-        sb_printf(b, ")");
+        hs__sb_printf(b, ")");
     }
     free(rk);
     snprintf(lb, sizeof lb, "link %u %s->%s", l, k->from_name, k->to_name);
     if (own)
-        sb_printf(b, ": its %s link (%s)", into ? "ejection" : "injection", lb);
+        hs__sb_printf(b, ": its %s link (%s)", into ? "ejection" : "injection", lb);
     else
-        sb_printf(b, ": %s (%s), at least 80%% of whose sampled packets %s it,", lb,
+        hs__sb_printf(b, ": %s (%s), at least 80%% of whose sampled packets %s it,", lb,
                   hs__an_link_sub_name(k), into ? "go on to" : "come from");
     char ld[96], ct[64];
     load_phrase(ld, sizeof ld, f->load);
-    sb_printf(b, " is congested for %s of the application's packets that cross "
+    hs__sb_printf(b, " is congested for %s of the application's packets that cross "
               "it, with the application's own traffic at %s of its capacity", hs__an_cf_text(ct, sizeof ct, f->cf, f->cf_se), ld);
     if (nt > 1) {
-        sb_printf(b, "; also ");
+        hs__sb_printf(b, "; also ");
         node_list(b, a, f->nodes + 1, nt - 1, 6);
-        sb_printf(b, ")");
+        hs__sb_printf(b, ")");
     }
     /* the other side: senders (or receivers) */
     uint32_t nother = f->nnodes - nt;
     if (nother) {
-        sb_printf(b, "; %u node%s %s %s (", nother, nother > 1 ? "s" : "",
+        hs__sb_printf(b, "; %u node%s %s %s (", nother, nother > 1 ? "s" : "",
                   into ? "send to" : "receive from", nt > 1 ? "them" : "it");
         node_list(b, a, f->nodes + nt, nother, 6);
-        sb_printf(b, ")%s", group_phrase(a, f, gb, sizeof gb));
+        hs__sb_printf(b, ")%s", group_phrase(a, f, gb, sizeof gb));
     } else if (f->ngroups) {
-        sb_printf(b, "%s", group_phrase(a, f, gb, sizeof gb));
+        hs__sb_printf(b, "%s", group_phrase(a, f, gb, sizeof gb));
     }
     if (f->nranks && a->app && a->app->ncomm) {
-        sb_printf(b, "; ranks %s %s: ", into ? "sending to" : "receiving from", nt > 1 ? "them" : "it");
+        hs__sb_printf(b, "; ranks %s %s: ", into ? "sending to" : "receiving from", nt > 1 ? "them" : "it");
         rank_list(b, f->ranks, f->nranks, 8);
     }
-    sb_printf(b, ". This is the communication pattern: %s, or aggregate them (a code change is "
+    hs__sb_printf(b, ". This is the communication pattern: %s, or aggregate them (a code change is "
               "likely needed).", into ? (nt > 1 ? "fewer messages in flight to each node at "
                                                   "once (stagger or pace them)"
                                                 : "spread or stagger the messages to this node")
                                       : "spread what is sent over time or over more ranks");
 }
 
-static void describe_mapping(hs_analysis *a, hs__finding *f, sbuf *b)
+static void describe_mapping(hs_analysis *a, hs__finding *f, hs__sbuf *b)
 {
     const hs__run *r = a->r;
     char lb[160], gb[200];
@@ -439,7 +411,7 @@ static void describe_mapping(hs_analysis *a, hs__finding *f, sbuf *b)
     char nroots[64] = "";
     if (f->nroots != nr)   /* roots that are cycles of several links */
         snprintf(nroots, sizeof nroots, " (%u root%s)", f->nroots, f->nroots > 1 ? "s" : "");
-    sb_printf(b, "%u link%s %s%s %s congestion-tree root%s carrying %s the "
+    hs__sb_printf(b, "%u link%s %s%s %s congestion-tree root%s carrying %s the "
               "application's own traffic (worst: %s, congested for %s of its "
               "packets, application load %s of capacity in its bursts%s)", nr, nr > 1 ? "s" : "", where,
               nroots, nr > 1 ? "are" : "is a", nr > 1 ? "s" : "", mostly ? "mostly" : "much of",
@@ -447,34 +419,34 @@ static void describe_mapping(hs_analysis *a, hs__finding *f, sbuf *b)
               hs__an_cf_text(ct, sizeof ct, f->cf, f->cf_se), ld, mostly ? "" : " as its packets see it: enough for its own bursts "
               "to queue, though other traffic may add to it");
     if (f->nnodes) {
-        sb_printf(b, "; %u node%s send or receive across them (", f->nnodes,
+        hs__sb_printf(b, "; %u node%s send or receive across them (", f->nnodes,
                   f->nnodes > 1 ? "s" : "");
         node_list(b, a, f->nodes, f->nnodes, 6);
-        sb_printf(b, ")%s", group_phrase(a, f, gb, sizeof gb));
+        hs__sb_printf(b, ")%s", group_phrase(a, f, gb, sizeof gb));
     }
-    sb_printf(b, ". This is a mapping or bisection problem: the ranks that talk most are "
+    hs__sb_printf(b, ". This is a mapping or bisection problem: the ranks that talk most are "
               "placed across a bottleneck of the machine.");
     if (f->have_mapping)
-        sb_printf(b, " A mapping that keeps heavy communication local moves %.0f%% fewer "
+        hs__sb_printf(b, " A mapping that keeps heavy communication local moves %.0f%% fewer "
                   "byte-hops between switches; try it with 'hopscope whatif %s --map "
                   "suggested'.", f->cost_now > 0 ? pct(1 - f->cost_suggested / f->cost_now) : 0,
                   r->dir);
     else if (f->linear_better)
-        sb_printf(b, " The plain linear mapping moves %.0f%% fewer byte-hops between switches "
+        hs__sb_printf(b, " The plain linear mapping moves %.0f%% fewer byte-hops between switches "
                   "than the current one (the computed suggestion does no better); try it with "
                   "'hopscope whatif %s --map linear'.",
                   pct(1 - f->cost_linear / f->cost_now), r->dir);
     else if (f->cost_now > 0)
-        sb_printf(b, " No mapping found on these nodes beats both the current and the linear "
+        hs__sb_printf(b, " No mapping found on these nodes beats both the current and the linear "
                   "one on the routed communication (byte-hops and most loaded link): the "
                   "bottleneck is the machine's bisection or the pattern itself, not the "
                   "placement; none is suggested.");
     else
-        sb_printf(b, " Try a mapping that keeps the heaviest communication partners under one "
+        hs__sb_printf(b, " Try a mapping that keeps the heaviest communication partners under one "
                   "switch%s.", a->app ? "" : " (no app.json: no rank-level suggestion)");
 }
 
-static void describe_interference(hs_analysis *a, hs__finding *f, sbuf *b)
+static void describe_interference(hs_analysis *a, hs__finding *f, hs__sbuf *b)
 {
     const hs__run *r = a->r;
     char lb[160], gb[200], ct[64], ct2[64];
@@ -485,7 +457,7 @@ static void describe_interference(hs_analysis *a, hs__finding *f, sbuf *b)
         hs__an_est(a, &a->quiet[w], a->paths_exact, &q);
     int only_freed = f->nfreed && f->nfreed == f->nroots && f->nlinks == f->nlinks_root;
     if (only_freed)
-        sb_printf(b, "%u congested link%s next to the application's own congestion %s "
+        hs__sb_printf(b, "%u congested link%s next to the application's own congestion %s "
                   "congested by others' traffic (worst: %s, congested for %s of the "
                   "application's packets that cross it, while its own load there is %.0f%% "
                   "of capacity in its bursts, %.0f%% over the run)", f->nlinks,
@@ -495,7 +467,7 @@ static void describe_interference(hs_analysis *a, hs__finding *f, sbuf *b)
                   pct(clip01(a->load[w])));
     else if (f->load > a->p.load_low && q.cf_valid)
         /* decided by the quiet packets (app_explains) */
-        sb_printf(b, "%u link%s %s congested even where the application itself is quiet on "
+        hs__sb_printf(b, "%u link%s %s congested even where the application itself is quiet on "
                   "them (worst: %s, congested for %s of the application's packets "
                   "that cross it, and for %s of those that met few of its own "
                   "there, whom its own traffic cannot have delayed; its load there is %.0f%% of "
@@ -505,7 +477,7 @@ static void describe_interference(hs_analysis *a, hs__finding *f, sbuf *b)
                   hs__an_cf_text(ct2, sizeof ct2, q.cf, q.cf_se),
                   pct(clip01(a->load[w])), pct(clip01(f->load)));
     else
-        sb_printf(b, "%u congested link%s carr%s little of the application's own traffic (dark "
+        hs__sb_printf(b, "%u congested link%s carr%s little of the application's own traffic (dark "
                   "and thin; worst: %s, congested for %s of the application's "
                   "packets that cross it, while its own load there is %.0f%% of capacity in "
                   "its bursts, %.0f%% over the run)",
@@ -515,13 +487,13 @@ static void describe_interference(hs_analysis *a, hs__finding *f, sbuf *b)
     if (f->nfreed) {
         char fb[160], fc[64];
         if (only_freed)
-            sb_printf(b, "; not behind the application's own packets: on %s, %s of its "
+            hs__sb_printf(b, "; not behind the application's own packets: on %s, %s of its "
                       "packets that reached the link through inputs carrying none of its "
                       "traffic to another congested link are congested",
                       hs__an_link_desc(r, f->freed_link, fb, sizeof fb),
                       hs__an_cf_text(fc, sizeof fc, f->freed_cf, f->freed_se));
         else
-            sb_printf(b, "; %u of them, next to the application's own congestion, are "
+            hs__sb_printf(b, "; %u of them, next to the application's own congestion, are "
                       "congested by others too (worst: %s, congested for %s of the "
                       "application's packets that reached it through inputs carrying none of "
                       "its traffic to another congested link, which cannot have waited behind "
@@ -530,37 +502,41 @@ static void describe_interference(hs_analysis *a, hs__finding *f, sbuf *b)
                       hs__an_cf_text(fc, sizeof fc, f->freed_cf, f->freed_se));
     }
     if (f->nnodes) {
-        sb_printf(b, "; the application's packets through them come from or go to %u node%s (",
+        hs__sb_printf(b, "; the application's packets through them come from or go to %u node%s (",
                   f->nnodes, f->nnodes > 1 ? "s" : "");
         node_list(b, a, f->nodes, f->nnodes, 6);
-        sb_printf(b, ")%s", group_phrase(a, f, gb, sizeof gb));
+        hs__sb_printf(b, ")%s", group_phrase(a, f, gb, sizeof gb));
     }
-    sb_printf(b, ". The load comes from outside the job: interference from other traffic");
+    hs__sb_printf(b, ". The load comes from outside the job: interference from other traffic");
     if (a->app && a->app->have_background && a->app->bg_spec)
-        sb_printf(b, " (the run had background '%s')", a->app->bg_spec);
-    sb_printf(b, "; the code is not at fault: ask for an isolated allocation, or a placement "
+        hs__sb_printf(b, " (the run had background '%s')", a->app->bg_spec);
+    hs__sb_printf(b, "; the code is not at fault: ask for an isolated allocation, or a placement "
               "away from the congested links.");
 }
 
 /* What would decide the undecided links: the factor on monitored packets
  * as a monitored fraction when it fits under 1, else as a longer run. */
-static void need_phrase(const hs_analysis *a, sbuf *b, double k)
+static void need_phrase(const hs_analysis *a, hs__sbuf *b, double k)
 {
     double m = a->monitor > 0 ? a->monitor : 1;
+    /* a factor just above 1 must not print as "1x" (the present run):
+     * below 10, rounded up to a tenth */
+    if (k > 1 && k < 10)
+        k = ceil(k * 10 - 1e-9) / 10;
     if (k >= 1e6)
-        sb_printf(b, "practically no run: their CFs sit at the threshold");
+        hs__sb_printf(b, "practically no run: their CFs sit at the threshold");
     else if (m * k <= 1)
-        sb_printf(b, "%.2gx the monitored packets (monitored fraction %.3g instead of %.3g, or "
+        hs__sb_printf(b, "%.2gx the monitored packets (monitored fraction %.3g instead of %.3g, or "
                   "a run %.2gx as long)", k, m * k, m, k);
     else
-        sb_printf(b, "%.2gx the monitored packets (a run %.2gx as long%s)", k, k / m,
+        hs__sb_printf(b, "%.2gx the monitored packets (a run %.2gx as long%s)", k, k / m,
                   m < 1 ? " with every message monitored" : "");
 }
 
 /* "none" only when every link with the application's packets is judged
  * clear, alone or pooled with links of its role; else "undecided", with
  * how many links, why, and what would decide them. */
-static void describe_none(hs_analysis *a, sbuf *b)
+static void describe_none(hs_analysis *a, hs__sbuf *b)
 {
     hs_an_summary s;
     hs_an_get_summary(a, &s);
@@ -575,39 +551,39 @@ static void describe_none(hs_analysis *a, sbuf *b)
         for (uint32_t i = 0; i < a->npools; i++)
             if (a->pools[i].level == 2 && a->pools[i].verdict == HS__V_CONGESTED)
                 thin_cong += a->pools[i].nlinks;
-        sb_printf(b, "Cannot judge: no link is congested with confidence, but %u link%s "
+        hs__sb_printf(b, "Cannot judge: no link is congested with confidence, but %u link%s "
                   "carrying the application's packets cannot be judged with the %s decoder "
                   "(their congested fraction is within %.3g standard errors of the %.0f%% "
                   "threshold%s, even pooled with the links of their role)", a->nundecided,
                   a->nundecided > 1 ? "s" : "", dec, a->p.z, pct(a->p.cf_threshold),
                   a->decoder == HS__DEC_BLIND ? ", or their traffic estimate is too noisy" : "");
         if (thin_cong)
-            sb_printf(b, "; pooled over the network, %u of them are congested together, but "
+            hs__sb_printf(b, "; pooled over the network, %u of them are congested together, but "
                       "not which", thin_cong);
-        sb_printf(b, ". %u links are judged (%u of them only pooled). To decide half of the "
+        hs__sb_printf(b, ". %u links are judged (%u of them only pooled). To decide half of the "
                   "undecided links: ", s.links_ok + pooled_clear, pooled_clear);
         need_phrase(a, b, a->need_half);
-        sb_printf(b, "; all of them: ");
+        hs__sb_printf(b, "; all of them: ");
         need_phrase(a, b, a->need_all);
         if (a->decoder == HS__DEC_BLIND)
-            sb_printf(b, "; more hash bits (--bits) divide the blind decoder's noise too");
-        sb_printf(b, ".");
+            hs__sb_printf(b, "; more hash bits (--bits) divide the blind decoder's noise too");
+        hs__sb_printf(b, ".");
         return;
     }
     if (!s.links_ok && !pooled_clear) {
-        sb_printf(b, "No link carries the application's monitored packets: nothing to judge.");
+        hs__sb_printf(b, "No link carries the application's monitored packets: nothing to judge.");
         return;
     }
     char ct[64];
-    sb_printf(b, "No link is congested (%s decoder): every link carrying the application's "
+    hs__sb_printf(b, "No link is congested (%s decoder): every link carrying the application's "
               "packets is below the %.0f%% threshold with confidence (%.3g standard errors), "
               "%u alone and %u pooled with the links of their role", dec,
               pct(a->p.cf_threshold), a->p.z, s.links_ok, pooled_clear);
     if (s.links_ok)
-        sb_printf(b, "; the highest congested fraction is %s (%s)",
+        hs__sb_printf(b, "; the highest congested fraction is %s (%s)",
                   hs__an_cf_text(ct, sizeof ct, s.max_cf, s.max_cf_se),
                   hs__an_link_desc(a->r, s.max_cf_link, lb, sizeof lb));
-    sb_printf(b, ".");
+    hs__sb_printf(b, ".");
 }
 
 /* Fills nodes, ranks and phases of finding f from the gathered evidence. */
@@ -789,6 +765,23 @@ static int maybe_congested(const hs_analysis *a, uint32_t l)
            (e->cf_valid && e->cf + a->p.z * e->cf_se >= a->p.cf_threshold);
 }
 
+/* per switch input u: how many possibly congested outputs of its switch it
+ * feeds (0, 1 and which in one[u], or 2 for more) */
+static void inputs_feeding(const hs_analysis *a, uint8_t *ncong, uint32_t *one)
+{
+    const hs__run *r = a->r;
+    for (uint32_t w = 1; w <= r->L; w++) {
+        if (r->lk[w].from_kind != HS__DEV_SWITCH || !maybe_congested(a, w))
+            continue;
+        for (uint32_t u = 1; u <= r->L; u++)
+            if (ncong[u] < 2 && r->lk[u].to_kind == HS__DEV_SWITCH &&
+                r->lk[u].to == r->lk[w].from && hs__an_feeds(a, u, w) > 0) {
+                if (ncong[u]++ == 0)
+                    one[u] = w;
+            }
+    }
+}
+
 static int free_victims(hs_analysis *a, uint8_t **freed, hs_estimate *via)
 {
     const hs__run *r = a->r;
@@ -812,19 +805,11 @@ static int free_victims(hs_analysis *a, uint8_t **freed, hs_estimate *via)
             any = 1;
         }
     }
-    /* per input: the possibly congested outputs of its switch it feeds
-     * (0, 1 and which, or 2 for more), whoever congests them: a packet
-     * behind the head of that input may have waited for any of them */
-    for (uint32_t w = 1; any && !rc && w <= r->L; w++) {
-        if (r->lk[w].from_kind != HS__DEV_SWITCH || !maybe_congested(a, w))
-            continue;
-        for (uint32_t u = 1; u <= r->L; u++)
-            if (ncong[u] < 2 && r->lk[u].to_kind == HS__DEV_SWITCH &&
-                r->lk[u].to == r->lk[w].from && hs__an_feeds(a, u, w) > 0) {
-                if (ncong[u]++ == 0)
-                    one[u] = w;
-            }
-    }
+    /* per input: the possibly congested outputs of its switch it feeds,
+     * whoever congests them: a packet behind the head of that input may
+     * have waited for any of them */
+    if (any && !rc)
+        inputs_feeding(a, ncong, one);
     if (any && !rc) {
         hs__decoder d;
         hs_error e;
@@ -868,6 +853,129 @@ static int free_victims(hs_analysis *a, uint8_t **freed, hs_estimate *via)
     free(ncong);
     free(one);
     free(sum);
+    return rc;
+}
+
+/* Congestion of a link's own, inside a heavy cluster.  A congested link
+ * the application's load does not explain ("dark and thin") is taken for
+ * back-pressure from the heavy root whose cluster holds it: its packets
+ * wait because the root's queue is full, or behind the root's packets at a
+ * shared input.  Neither holds for the packets that came to the link
+ * through an input feeding no other possibly congested output of its
+ * switch (as for the victims above) and leave it onto a link that is not
+ * possibly congested: nothing downstream stalls them and nothing ahead of
+ * them at their input waits for another output.  If those packets are
+ * congested all the same (judged like any link, judge.c), the link itself
+ * is a bottleneck, and since the application's load there does not explain
+ * it, someone else's traffic is: interference.  Needs exact paths and
+ * other traffic in the run.  *local[l] = 1 for such links.  HS_ENOMEM. */
+typedef struct local_ctx {
+    const uint8_t *want, *ncong, *maybe;
+    const uint32_t *one;
+    const uint32_t *seq;
+    uint32_t n, pos;
+} local_ctx;
+
+int hs__an_local_keep_at(const uint32_t *seq, uint32_t n, uint32_t k, const uint8_t *want,
+                         const uint8_t *ncong, const uint32_t *one, const uint8_t *maybe)
+{
+    if (k == 0 || k >= n || !want[seq[k]])
+        return 0;
+    uint32_t l = seq[k], u = seq[k - 1];
+    int clean_in = ncong[u] == 0 || (ncong[u] == 1 && one[u] == l);
+    int free_out = k + 1 >= n || !maybe[seq[k + 1]];
+    return clean_in && free_out;
+}
+
+static int local_keep(void *ctx, uint32_t l)
+{
+    local_ctx *v = ctx;
+    uint32_t k = v->pos++;
+    return k < v->n && v->seq[k] == l &&
+           hs__an_local_keep_at(v->seq, v->n, k, v->want, v->ncong, v->one, v->maybe);
+}
+
+int hs__an_local_congestion(hs_analysis *a, uint8_t **local)
+{
+    const hs__run *r = a->r;
+    size_t nl = (size_t)r->L + 1;
+    *local = calloc(nl, 1);
+    if (!*local)
+        return HS_ENOMEM;
+    if (a->alone || !a->paths || !a->paths_exact || !r->R)
+        return 0;
+    uint8_t *want = calloc(nl, 1), *ncong = calloc(nl, 1), *maybe = calloc(nl, 1);
+    uint32_t *one = calloc(nl, sizeof *one), *seq = NULL;
+    hs_linksum *sum = calloc(nl, sizeof *sum);
+    int rc = 0, any = 0;
+    if (!want || !ncong || !maybe || !one || !sum)
+        rc = HS_ENOMEM;
+    for (uint32_t l = 1; !rc && l <= r->L; l++) {
+        maybe[l] = (uint8_t)maybe_congested(a, l);
+        if (a->congested[l] && a->explained[l] && !app_explains(a, l))
+            want[l] = 1, any = 1;
+    }
+    if (any && !rc) {
+        inputs_feeding(a, ncong, one);
+        hs__decoder d;
+        hs_error e;
+        hs_totals tot;
+        memset(&tot, 0, sizeof tot);
+        uint32_t cap = 0;
+        rc = hs__an_decoder_init(&d, a->paths, &e);
+        if (!rc) {
+            local_ctx v = { want, ncong, maybe, one, NULL, 0, 0 };
+            for (uint64_t i = 0; i < r->R && !rc; i++) {
+                hs__rec rec;
+                hs__rec_get(r, i, &rec);
+                hs__pentry *pe;
+                rc = hs__an_paths_get(a->paths, r->nd[rec.src].sw, hs__node_class(r, rec.dst),
+                                      &pe);
+                if (rc)
+                    break;
+                if (pe->n + 2 > cap) {
+                    uint32_t *ns = realloc(seq, ((size_t)pe->n + 2) * sizeof *ns);
+                    if (!ns) {
+                        rc = HS_ENOMEM;
+                        break;
+                    }
+                    seq = ns;
+                    cap = pe->n + 2;
+                }
+                /* the order route_add offers them: injection, path, ejection */
+                const hs__paths *pp = a->paths;
+                v.n = 0;
+                seq[v.n++] = r->nd[rec.src].inj;
+                for (uint32_t j = 0; j < pe->n; j++)
+                    seq[v.n++] = pp->pool[pe->off + j];
+                seq[v.n++] = r->nd[rec.dst].ej;
+                v.seq = seq;
+                v.pos = 0;
+                rc = hs__an_route_add(&d, i, local_keep, &v, sum, &tot, NULL);
+            }
+            if (!rc)
+                rc = hs__an_route_flush(&d, sum, &tot);
+            hs__an_decoder_free(&d);
+        }
+    }
+    for (uint32_t l = 1; any && !rc && l <= r->L; l++) {
+        if (!want[l])
+            continue;
+        hs_estimate e;
+        hs__an_est(a, &sum[l], a->paths_exact, &e);
+        (*local)[l] = hs__an_judge_one(&e, a->p.cf_threshold, a->p.z, a->p.max_traffic_cv,
+                                       a->judge_hbar, a->sample_p, NULL) == HS__V_CONGESTED;
+    }
+    free(want);
+    free(ncong);
+    free(maybe);
+    free(one);
+    free(seq);
+    free(sum);
+    if (rc) {
+        free(*local);
+        *local = NULL;
+    }
     return rc;
 }
 
@@ -1051,10 +1159,13 @@ int hs__an_diagnose(hs_analysis *a, hs_error *err)
     free(via);
     if (rc)
         return hs_error_set(err, rc, "out of memory");
-    /* dark and thin links no heavy cluster explains join the interference */
-    uint8_t *explained = a->explained;
+    /* dark and thin links no heavy cluster explains join the interference,
+     * and so do those of a heavy cluster congested on their own (above) */
+    uint8_t *explained = a->explained, *local = NULL;
+    if (hs__an_local_congestion(a, &local))
+        return hs_error_set(err, HS_ENOMEM, "out of memory");
     for (uint32_t l = 1; l <= r->L && !rc; l++) {
-        if (!a->congested[l] || explained[l] || app_explains(a, l))
+        if (!a->congested[l] || (explained[l] && !local[l]) || app_explains(a, l))
             continue;
         if (interf_idx == HS__NIL) {
             if (!new_finding(a, HS_AN_INTERFERENCE)) {
@@ -1074,6 +1185,7 @@ int hs__an_diagnose(hs_analysis *a, hs_error *err)
             }
         }
     }
+    free(local);
     if (rc)
         return hs_error_set(err, rc, "out of memory");
     for (uint32_t i = 0; i < a->nfindings; i++) {
@@ -1165,7 +1277,7 @@ int hs__an_diagnose(hs_analysis *a, hs_error *err)
     /* sentences */
     for (uint32_t i = 0; i < a->nfindings; i++) {
         hs__finding *f = &a->findings[i];
-        sbuf b = { NULL, 0, 0 };
+        hs__sbuf b = { NULL, 0, 0 };
         switch (f->kind) {
         case HS_AN_PATTERN: describe_pattern(a, f, &b); break;
         case HS_AN_MAPPING: describe_mapping(a, f, &b); break;
@@ -1180,7 +1292,7 @@ int hs__an_diagnose(hs_analysis *a, hs_error *err)
         hs__finding *f = new_finding(a, a->nundecided ? HS_AN_UNDECIDED : HS_AN_NONE);
         if (!f)
             return hs_error_set(err, HS_ENOMEM, "out of memory");
-        sbuf b = { NULL, 0, 0 };
+        hs__sbuf b = { NULL, 0, 0 };
         describe_none(a, &b);
         if (!b.s)
             return hs_error_set(err, HS_ENOMEM, "out of memory");

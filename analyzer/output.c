@@ -116,49 +116,6 @@ static void arr_u32(hs_json *w, const char *k, const uint32_t *v, uint32_t n)
     hs_json_arr_end(w);
 }
 
-/* Copies a value read from app.json as it was. */
-static void copy_jv(hs_json *w, const hs_jdoc *d, const hs_jv *v)
-{
-    switch (hs_jv_kind(v)) {
-    case HS_JV_BOOL: {
-        int b = 0;
-        hs_jv_bool(v, &b);
-        hs_json_bool(w, b);
-        break;
-    }
-    case HS_JV_NUM: {
-        int64_t i;
-        uint64_t u;
-        double x;
-        if (hs_jv_i64(v, &i) == 0)
-            hs_json_int(w, i);
-        else if (hs_jv_u64(v, &u) == 0)
-            hs_json_uint(w, u);
-        else {
-            hs_jv_double(v, &x);
-            hs_json_num(w, x);
-        }
-        break;
-    }
-    case HS_JV_STR: hs_json_str(w, hs_jv_str(d, v)); break;
-    case HS_JV_ARR:
-        hs_json_arr_begin(w);
-        for (size_t i = 0; i < hs_jv_len(v); i++)
-            copy_jv(w, d, hs_jv_at(d, v, i));
-        hs_json_arr_end(w);
-        break;
-    case HS_JV_OBJ:
-        hs_json_obj_begin(w);
-        for (size_t i = 0; i < hs_jv_len(v); i++) {
-            hs_json_key(w, hs_jv_key_at(d, v, i));
-            copy_jv(w, d, hs_jv_at(d, v, i));
-        }
-        hs_json_obj_end(w);
-        break;
-    default: hs_json_null(w); break;
-    }
-}
-
 /* ---- sections ------------------------------------------------------------------- */
 
 static void w_devices(hs_json *w, const hs_analysis *a)
@@ -608,12 +565,12 @@ static void w_app(hs_json *w, const hs_analysis *a)
     hs_json_arr_end(w);
     hs_json_key(w, "latency");
     if (p->latency)
-        copy_jv(w, p->doc, p->latency);
+        hs_json_copy(w, p->doc, p->latency);
     else
         hs_json_null(w);
     hs_json_key(w, "congestion_impact");
     if (p->congestion_impact)
-        copy_jv(w, p->doc, p->congestion_impact);
+        hs_json_copy(w, p->doc, p->congestion_impact);
     else
         hs_json_null(w);
     hs_json_key(w, "background");

@@ -121,50 +121,6 @@ static void walk_cjson(const cJSON *v, sum *s)
 
 /* ---- writing ---------------------------------------------------------------- */
 
-static void emit_hs(const hs_jdoc *d, const hs_jv *v, hs_json *w)
-{
-    switch (hs_jv_kind(v)) {
-    case HS_JV_NULL: hs_json_null(w); break;
-    case HS_JV_BOOL: {
-        int b = 0;
-        hs_jv_bool(v, &b);
-        hs_json_bool(w, b);
-        break;
-    }
-    case HS_JV_NUM: {
-        int64_t i;
-        uint64_t u;
-        double x = 0;
-        if (hs_jv_i64(v, &i) == 0)
-            hs_json_int(w, i);
-        else if (hs_jv_u64(v, &u) == 0)
-            hs_json_uint(w, u);
-        else {
-            hs_jv_double(v, &x);
-            hs_json_num(w, x);
-        }
-        break;
-    }
-    case HS_JV_STR: hs_json_str(w, hs_jv_str(d, v)); break;
-    case HS_JV_ARR:
-        hs_json_arr_begin(w);
-        for (size_t i = 0, n = hs_jv_len(v); i < n; i++)
-            emit_hs(d, hs_jv_at(d, v, i), w);
-        hs_json_arr_end(w);
-        break;
-    case HS_JV_OBJ:
-        hs_json_obj_begin(w);
-        for (size_t i = 0, n = hs_jv_len(v); i < n; i++) {
-            hs_json_key(w, hs_jv_key_at(d, v, i));
-            emit_hs(d, hs_jv_at(d, v, i), w);
-        }
-        hs_json_obj_end(w);
-        break;
-    default:
-        break;
-    }
-}
-
 /* Seconds to write the parsed document back with the library; *bytes out. */
 static double write_with(const char *lib, const char *text, size_t len, size_t *bytes)
 {
@@ -179,7 +135,7 @@ static double write_with(const char *lib, const char *text, size_t len, size_t *
         FILE *f = open_memstream(&buf, &n);
         hs_json w;
         hs_json_init(&w, f, 0);
-        emit_hs(d, hs_jdoc_root(d), &w);
+        hs_json_copy(&w, d, hs_jdoc_root(d));
         if (hs_json_finish(&w) == 0 && fclose(f) == 0) {
             t = now() - t0;
             *bytes = n;

@@ -5,7 +5,8 @@
 #   1. per wrapped UCP call: one MPICH rank calling UCP itself on an
 #      endpoint to its own worker (bench/wire/ucpcost.c): ucp_put_nbi of
 #      8 bytes, and ucp_tag_send_nbx of 0 bytes with the ucp_tag_recv_nbx
-#      that takes it, 30 passes of 10^5, the fastest pass; without any
+#      that takes it, ucp_worker_progress on the idle worker, 30 passes of
+#      10^5, the fastest pass; without any
 #      library, with libhopscope.so alone (it does not touch UCP: a control)
 #      and with both (every call recorded, flushes amortised);
 #   1b. the same for libfabric (bench/wire/oficost.c, shm provider):
@@ -61,7 +62,7 @@ echo "it (both recorded; the figure is per call).  Target: at most 50 ns added."
 echo
 echo "| call | without | libhopscope.so alone | with --wire | added per call |"
 echo "|---|---|---|---|---|"
-for op in put tag; do
+for op in put tag progress; do
     : >"$TMP/0"; : >"$TMP/1"; : >"$TMP/2"
     i=0
     while [ $i -lt "$RUNS" ]; do
@@ -71,7 +72,11 @@ for op in put tag; do
         i=$((i + 1))
     done
     a=$(median <"$TMP/0"); b=$(median <"$TMP/1"); w=$(median <"$TMP/2")
-    name=$([ $op = put ] && echo "ucp_put_nbi 8 B" || echo "ucp_tag_send_nbx/recv_nbx 0 B")
+    case $op in
+        put) name="ucp_put_nbi 8 B" ;;
+        tag) name="ucp_tag_send_nbx/recv_nbx 0 B" ;;
+        *) name="ucp_worker_progress, idle worker" ;;
+    esac
     echo "| $name | $a ns | $b ns | $w ns | $(awk -v a="$a" -v w="$w" 'BEGIN { printf "%.1f ns", w - a }') |"
 done
 if [ -x "$BUILD/bench/wire/oficost" ]; then

@@ -6,11 +6,20 @@
 #include <stdint.h>
 #include "hopscope/common.h"
 
+/* The help of one action of a command (`hopscope trace stats --help`,
+ * `hopscope help trace stats`): its usage, options and an example. */
+typedef struct hs__subhelp {
+    const char *name;                  /* the action's words: "stats", "import smpi" */
+    const char *help;
+} hs__subhelp;
+
 typedef struct hs__cmd {
     const char *name;
     int (*run)(int argc, char **argv); /* argv[0] is the subcommand name */
     const char *summary;               /* one line for `hopscope help` */
     const char *help;                  /* full text for `hopscope help NAME` */
+    const hs__subhelp *subs;           /* its actions' helps, ending with a NULL
+                                          name (NULL: no actions) */
 } hs__cmd;
 
 /* The command's main (cli/main.c), called by main() in cli/entry.c and by
@@ -50,38 +59,19 @@ int hs__cmd_render(int argc, char **argv);
 int hs__cmd_sweep(int argc, char **argv);
 int hs__cmd_latmodel(int argc, char **argv);
 extern const char hs__help_latmodel[];
+extern const hs__subhelp hs__subhelp_latmodel[];
 int hs__cmd_culprits(int argc, char **argv);
 /* Help texts that live beside their subcommand. */
 extern const char hs__help_trace[];
+extern const hs__subhelp hs__subhelp_trace[];
 /* cmd_trace_smpi.c: hopscope trace import smpi (argv[0] = "smpi"); its
- * options, for 'hopscope help trace'. */
+ * help is in cmd_trace.c with the other actions'. */
 int hs__trace_import_smpi(int argc, char **argv);
-#define HS__HELP_TRACE_IMPORT_SMPI \
-    "import smpi [options] IN -o DIR\n" \
-    "        a SimGrid SMPI time-independent trace (smpirun -trace-ti) as a hopscope\n" \
-    "        trace.  IN is the index file smpirun writes (--cfg=tracing/filename,\n" \
-    "        default smpi_simgrid.txt) or the directory of its *_rank-N.txt files.\n" \
-    "        SMPI writes no times: computation (flops) becomes time at --flops, MPI\n" \
-    "        calls take none.  What SMPI does not record (communicators, Sendrecv\n" \
-    "        tags, wildcard matches, derived datatype sizes) and what is assumed:\n" \
-    "        docs/formats.md, \"SMPI time-independent traces\".  Errors in the\n" \
-    "        input name the file and the line.\n" \
-    "          -o DIR            trace directory to write (required)\n" \
-    "          --flops RATE      flop/s turning 'compute N' into time (default\n" \
-    "                            20000, SMPI's default smpi/host-speed: the time\n" \
-    "                            measured on the recording host; give the\n" \
-    "                            smpi/host-speed you set, or the speed to model)\n" \
-    "          --ppn N           ranks per node in the manifest, in blocks (1)\n" \
-    "          --derived-size B  bytes per element of a derived datatype, which\n" \
-    "                            SMPI writes as -1 without its size (default 1)\n" \
-    "          --skip-unknown    skip actions this reader does not know (default:\n" \
-    "                            an error)\n" \
-    "          --no-monitor      do not mark the messages monitored (default: all)\n" \
-    "          --quiet           no summary\n"
 extern const char hs__help_record[];
 extern const char hs__help_gen[];
 extern const char hs__help_render[];
 extern const char hs__help_sweep[];
+extern const hs__subhelp hs__subhelp_sweep[];
 extern const char hs__help_culprits[];
 
 /* cmd_analyze.c: analysis.json and, for a mapping finding, suggested.map. */

@@ -37,72 +37,176 @@ const char hs__help_latmodel[] =
     "docs/latmodel.md has the whole account and its validation.\n"
     "\n"
     "actions:\n"
-    "  collect --topo SPEC [--background KIND] [--pairs N [--near F] | --pair-list\n"
-    "          FILE] [--iters I] [--gap T] [--size B] [--seed S] [--window T] -o RUN\n"
-    "      latency tests: a ping-pong probe job (hopscope gen pingpong) between N\n"
-    "      random node pairs (8; a share --near F of them, 0.5, two nodes of\n"
-    "      one switch where possible, so that paths differ in length), I round\n"
-    "      trips each (100) with T of computation\n"
-    "      between them (2us), replayed under the background jobs ('hopscope help\n"
-    "      simulate', --background: alltoall, incast, rma_incast, rma_bcast,\n"
-    "      mixed, ...); --pair-list FILE: the pairs instead, lines \"SRC DST\"\n"
-    "      (each node in one pair); writes the run directory RUN with\n"
-    "      RUN/latency_tests.csv\n"
-    "      (every probe message: nodes, time, latency) and RUN/port_counters.csv\n"
-    "  counters RUN [--inband | --inband-run] [-o CSV]\n"
-    "      port counters of a run: per link and window, from the ground truth\n"
-    "      (default; RUN/port_counters.csv), or with --inband the congested\n"
-    "      fraction CF the analyzer estimates from the in-band field, as P_Ts =\n"
-    "      100 CF, per link and window of the analysis (the run's CF where a\n"
-    "      window has too few samples; RUN/port_counters_inband.csv), or with\n"
-    "      --inband-run one CF per link for the whole run\n"
-    "      (RUN/port_counters_inband_run.csv)\n"
-    "  import --map MAP --tick T [--interval T] [--links L] -o CSV SNAPSHOT...\n"
-    "      port counters from consecutive `perfquery -x` snapshots (infiniband-\n"
-    "      diags), each a file of every mapped port's block; a window per pair of\n"
-    "      consecutive snapshots; MAP maps (LID or GUID, port) to link ids\n"
-    "      (docs/formats.md, \"InfiniBand port map\"); --tick: the duration of\n"
-    "      one PortXmitWait tick (device-specific); --interval: snapshot spacing\n"
-    "      when they carry no \"timestamp SECONDS\" line\n"
-    "  fit [--classes auto|pooled|class] [--input stall|inband|inband-run] [--resolution T]\n"
-    "      [-o MODEL] RUN...\n"
-    "      joins every latency test of the runs with the counters of the links\n"
-    "      on its path in the window of its time and fits c1, m1, c2, m2 by\n"
-    "      maximum likelihood (GSL), per link class (endpoint; dragonfly local\n"
-    "      and global; other families switch) where the data identifies them\n"
-    "      and the AIC prefers it (auto, the default); prints the parameters\n"
-    "      with standard errors and writes them as JSON (MODEL, default\n"
-    "      latmodel.json); --resolution: of the latency measurements (10ns),\n"
-    "      every test's variance gains T^2/12; terms the tests cannot identify\n"
-    "      (the 1/B_eff terms of links that never stalled) are fixed at 0 and\n"
-    "      named; with --classes pooled the model applies to any topology\n"
-    "  predict --model MODEL (RUN | --topo SPEC --counters CSV) [--pairs FILE]\n"
-    "          [--at T] [--input stall|inband|inband-run]\n"
-    "      expected latency and 95% interval of node pairs from counters alone:\n"
-    "      every ordered pair, or FILE's \"SRC DST\" lines; counters at time T,\n"
-    "      or each link's average over the counters' span; a last column says\n"
-    "      \"extrapolated\" where the path has more or fewer links of a class\n"
-    "      than any fitted test\n"
-    "  eval --model MODEL [--input stall|inband|inband-run] [--dump FILE] RUN...\n"
-    "      measured against expected latency for the runs' tests: the fraction\n"
-    "      within 35% of the measurement, and Pearson's r, over all tests and\n"
-    "      over the congested ones (measured above 1.5 x the least latency\n"
-    "      between the same nodes in these runs); --dump FILE writes measured,\n"
-    "      expected and standard deviation per test (CSV)\n"
-    "  report --model MODEL [--top N] [--input stall|inband|inband-run] [-o FILE] RUN\n"
-    "      for a replayed application's run (hopscope simulate -i): its N (10)\n"
-    "      heaviest node pairs by bytes (app.json) with the expected latency of\n"
-    "      a message between them under the run's congestion (each link's\n"
-    "      average stall) and on an idle machine; writes FILE (default\n"
-    "      RUN/latmodel_report.json)\n"
+    "  collect   latency tests: a ping-pong probe job under background jobs\n"
+    "  counters  port counters of a run (ground truth, or in-band estimates)\n"
+    "  import    port counters from perfquery snapshots of a real machine\n"
+    "  fit       fit the model's parameters to latency tests (GSL)\n"
+    "  predict   expected latency of node pairs from counters alone\n"
+    "  eval      measured against expected latency for runs' tests\n"
+    "  report    expected latencies of a replayed application's heaviest pairs\n"
+    "'hopscope latmodel ACTION --help' (or 'hopscope help latmodel ACTION')\n"
+    "prints an action's options and an example.\n"
     "\n"
-    "options:\n"
+    "options of every action:\n"
     "  --quiet            print nothing but errors and results\n"
     "\n"
     "examples:\n"
     "  hopscope latmodel collect --topo dragonfly:a=4,p=2,h=2,g=5 --background incast -o r1\n"
     "  hopscope latmodel fit r1 r2 -o model.json\n"
     "  hopscope latmodel predict --model model.json r3 --pairs pairs.txt\n";
+
+static const char help_collect[] =
+    "usage: hopscope latmodel collect --topo SPEC [--background KIND]\n"
+    "           [--pairs N [--near F] | --pair-list FILE] [--iters I] [--gap T]\n"
+    "           [--size B] [--seed S] [--window T] [--quiet] -o RUN\n"
+    "\n"
+    "Latency tests: a ping-pong probe job (hopscope gen pingpong) between N\n"
+    "random node pairs, I round trips each with T of computation between them,\n"
+    "replayed under the background jobs; writes the run directory RUN with\n"
+    "RUN/latency_tests.csv (every probe message: nodes, time, latency) and\n"
+    "RUN/port_counters.csv.\n"
+    "\n"
+    "  --topo SPEC        the machine ('hopscope help topo'; required)\n"
+    "  --background KIND  the jobs around the probes ('hopscope help simulate',\n"
+    "                     --background: alltoall, incast, rma_incast, rma_bcast,\n"
+    "                     mixed, ...)\n"
+    "  --pairs N          node pairs (8)\n"
+    "  --near F           the share of the pairs that are two nodes of one switch\n"
+    "                     where possible, so that paths differ in length (0.5)\n"
+    "  --pair-list FILE   the pairs instead, lines \"SRC DST\" (each node in one\n"
+    "                     pair)\n"
+    "  --iters I          round trips per pair (100)\n"
+    "  --gap T            computation between round trips (2us)\n"
+    "  --size B           probe message bytes, up to 16K: eager, one leg (8)\n"
+    "  --seed S           pairs, mapping and background randomness (1)\n"
+    "  --window T         counter window width (default: simulate's --window)\n"
+    "  -o RUN             the run directory to write (required)\n"
+    "\n"
+    "example:\n"
+    "  hopscope latmodel collect --topo dragonfly:a=4,p=2,h=2,g=5 --background incast -o r1\n";
+
+static const char help_counters[] =
+    "usage: hopscope latmodel counters RUN [--inband | --inband-run] [-o CSV]\n"
+    "\n"
+    "Port counters of a run: per link and window, from the ground truth\n"
+    "(default; RUN/port_counters.csv), or the congested fraction CF the\n"
+    "analyzer estimates from the in-band field, as P_Ts = 100 CF.\n"
+    "\n"
+    "  --inband      per link and window of the analysis (the run's CF where a\n"
+    "                window has too few samples; RUN/port_counters_inband.csv)\n"
+    "  --inband-run  one CF per link for the whole run\n"
+    "                (RUN/port_counters_inband_run.csv)\n"
+    "  -o CSV        write there instead\n"
+    "\n"
+    "example:\n"
+    "  hopscope latmodel counters r1 --inband\n";
+
+static const char help_import[] =
+    "usage: hopscope latmodel import --map MAP --tick T [--interval T] [--links L]\n"
+    "           -o CSV SNAPSHOT...\n"
+    "\n"
+    "Port counters from consecutive `perfquery -x` snapshots (infiniband-diags),\n"
+    "each a file of every mapped port's block; a window per pair of consecutive\n"
+    "snapshots.\n"
+    "\n"
+    "  --map MAP      maps (LID or GUID, port) to link ids (docs/formats.md,\n"
+    "                 \"InfiniBand port map\"; required)\n"
+    "  --tick T       the duration of one PortXmitWait tick (device-specific;\n"
+    "                 required)\n"
+    "  --interval T   snapshot spacing when they carry no \"timestamp SECONDS\"\n"
+    "                 line\n"
+    "  --links L      link ids of the map must be <= L (default: any)\n"
+    "  -o CSV         the port counters CSV to write (required)\n"
+    "\n"
+    "example:\n"
+    "  hopscope latmodel import --map ports.map --tick 4ns -o pc.csv snap1 snap2 snap3\n";
+
+static const char help_fit[] =
+    "usage: hopscope latmodel fit [--classes auto|pooled|class]\n"
+    "           [--input stall|inband|inband-run] [--resolution T] [-o MODEL] RUN...\n"
+    "\n"
+    "Joins every latency test of the runs with the counters of the links on its\n"
+    "path in the window of its time and fits c1, m1, c2, m2 by maximum\n"
+    "likelihood (GSL); prints the parameters with standard errors and writes\n"
+    "them as JSON.  Terms the tests cannot identify (the 1/B_eff terms of links\n"
+    "that never stalled) are fixed at 0 and named.\n"
+    "\n"
+    "  --classes C     per link class (endpoint; dragonfly local and global;\n"
+    "                  other families switch) where the data identifies them and\n"
+    "                  the AIC prefers it (auto, the default), pooled (one set:\n"
+    "                  the model applies to any topology), or class\n"
+    "  --input I       the counters: stall (ground truth, default), inband,\n"
+    "                  inband-run ('latmodel counters')\n"
+    "  --resolution T  of the latency measurements (10ns): every test's variance\n"
+    "                  gains T^2/12\n"
+    "  -o MODEL        the model to write (latmodel.json)\n"
+    "\n"
+    "example:\n"
+    "  hopscope latmodel fit r1 r2 -o model.json\n";
+
+static const char help_predict[] =
+    "usage: hopscope latmodel predict --model MODEL (RUN | --topo SPEC --counters CSV)\n"
+    "           [--pairs FILE] [--at T] [--input stall|inband|inband-run]\n"
+    "\n"
+    "Expected latency and 95% interval of node pairs from counters alone; a last\n"
+    "column says \"extrapolated\" where the path has more or fewer links of a\n"
+    "class than any fitted test.\n"
+    "\n"
+    "  --model MODEL   the fitted model ('latmodel fit'; required)\n"
+    "  --topo SPEC     the machine, with --counters CSV, instead of a RUN\n"
+    "  --counters CSV  port counters (docs/formats.md, \"Port counters CSV\")\n"
+    "  --pairs FILE    \"SRC DST\" lines (default: every ordered pair)\n"
+    "  --at T          counters at time T (default: each link's average over the\n"
+    "                  counters' span)\n"
+    "  --input I       stall (default), inband, inband-run\n"
+    "\n"
+    "example:\n"
+    "  hopscope latmodel predict --model model.json r3 --pairs pairs.txt\n";
+
+static const char help_eval[] =
+    "usage: hopscope latmodel eval --model MODEL [--input stall|inband|inband-run]\n"
+    "           [--dump FILE] RUN...\n"
+    "\n"
+    "Measured against expected latency for the runs' tests: the fraction within\n"
+    "35% of the measurement, and Pearson's r, over all tests and over the\n"
+    "congested ones (measured above 1.5 x the least latency between the same\n"
+    "nodes in these runs).\n"
+    "\n"
+    "  --model MODEL   the fitted model (required)\n"
+    "  --input I       stall (default), inband, inband-run\n"
+    "  --dump FILE     write measured, expected and standard deviation per test\n"
+    "                  (CSV)\n"
+    "\n"
+    "example:\n"
+    "  hopscope latmodel eval --model model.json r3 r4\n";
+
+static const char help_report[] =
+    "usage: hopscope latmodel report --model MODEL [--top N]\n"
+    "           [--input stall|inband|inband-run] [-o FILE] RUN\n"
+    "\n"
+    "For a replayed application's run (hopscope simulate -i): its N heaviest\n"
+    "node pairs by bytes (app.json) with the expected latency of a message\n"
+    "between them under the run's congestion (each link's average stall) and on\n"
+    "an idle machine.\n"
+    "\n"
+    "  --model MODEL   the fitted model (required)\n"
+    "  --top N         pairs (10)\n"
+    "  --input I       stall (default), inband, inband-run\n"
+    "  -o FILE         where to write (RUN/latmodel_report.json)\n"
+    "\n"
+    "example:\n"
+    "  hopscope latmodel report --model model.json RUN\n";
+
+const hs__subhelp hs__subhelp_latmodel[] = {
+    { "collect", help_collect },
+    { "counters", help_counters },
+    { "import", help_import },
+    { "fit", help_fit },
+    { "predict", help_predict },
+    { "eval", help_eval },
+    { "report", help_report },
+    { NULL, NULL },
+};
 
 static int fail(const hs_error *e, int rc)
 {
@@ -113,6 +217,34 @@ static int fail(const hs_error *e, int rc)
 static int bad(const char *opt, const char *v, const char *want)
 {
     return hs__usage_error(CMD, "--%s '%s': expected %s", opt, v, want);
+}
+
+/* Options shared by several actions (their codes in every action's table). */
+enum { O_MODEL = 2000, O_INPUT, O_QUIETA, O_OUT = 'o' };
+#define OPT_OUTPUT { "output", required_argument, NULL, O_OUT }
+#define OPT_MODEL { "model", required_argument, NULL, O_MODEL }
+#define OPT_INPUT { "input", required_argument, NULL, O_INPUT }
+#define OPT_END { NULL, 0, NULL, 0 }
+
+/* The next option of ACTION's arguments (argv[0] "latmodel", argv[1] the
+ * action): options and operands in any order (getopt_long permutes the
+ * operands to argv[optind..argc) ), short options `shorts` ("o:" for -o
+ * FILE).  Returns the option's code, -1 at the end, or 0 after printing the
+ * usage error for an unknown option or a missing value (*rc: exit code). */
+static int next_opt(int argc, char **argv, const char *act, const char *shorts,
+                    const struct option *opts, int *rc)
+{
+    if (optind < 2) {
+        optind = 2;
+        opterr = 0;
+    }
+    int c = getopt_long(argc, argv, shorts, opts, NULL);
+    if (c == '?' || c == ':') {
+        *rc = hs__usage_error(CMD, "%s: unknown option or missing value '%s'", act,
+                              argv[optind - 1]);
+        return 0;
+    }
+    return c;
 }
 
 /* The topology spec of a run (manifest.json topology.spec). */
@@ -258,10 +390,8 @@ static int do_collect(int argc, char **argv)
     uint64_t pairs = 8, iters = 100, size = 8, seed = 1;
     hs_time gap = 2 * HS_PS_PER_US, window = 0;
     double near = 0.5;
-    int quiet = 0, c;
-    opterr = 0;
-    optind = 2;
-    while ((c = getopt_long(argc, argv, "+o:", opts, NULL)) != -1) {
+    int quiet = 0, c, rc = 0;
+    while ((c = next_opt(argc, argv, "collect", "o:", opts, &rc)) > 0) {
         const char *v = optarg;
         switch (c) {
         case O_TOPO: topo = v; break;
@@ -297,17 +427,17 @@ static int do_collect(int argc, char **argv)
             if (hs_parse_double(v, &near) || !(near >= 0 && near <= 1))
                 return bad("near", v, "a fraction in [0, 1]");
             break;
-        default:
-            return hs__usage_error(CMD, "collect: unknown option '%s'", argv[optind - 1]);
         }
     }
+    if (rc)
+        return rc;
     if (optind != argc)
         return hs__usage_error(CMD, "collect: unexpected argument '%s'", argv[optind]);
     if (!topo || !out)
         return hs__usage_error(CMD, "collect needs --topo SPEC and -o RUN");
     hs_error e;
     hs_topo *t;
-    int rc = hs_topo_create(topo, &t, &e);
+    rc = hs_topo_create(topo, &t, &e);
     if (rc)
         return fail(&e, rc);
     uint32_t N = hs_topo_nodes(t);
@@ -480,30 +610,33 @@ static int do_collect(int argc, char **argv)
 
 static int do_counters(int argc, char **argv)
 {
-    const char *run = NULL, *out = NULL;
-    int inband = IN_STALL;
-    for (int i = 2; i < argc; i++) {
-        if (strcmp(argv[i], "--inband") == 0)
-            inband = IN_INBAND;
-        else if (strcmp(argv[i], "--inband-run") == 0)
-            inband = IN_INBAND_RUN;
-        else if ((strcmp(argv[i], "-o") == 0 || strcmp(argv[i], "--output") == 0) && i + 1 < argc)
-            out = argv[++i];
-        else if (argv[i][0] == '-')
-            return hs__usage_error(CMD, "counters: unknown option '%s'", argv[i]);
-        else if (!run)
-            run = argv[i];
-        else
-            return hs__usage_error(CMD, "counters: one run directory only");
+    enum { O_INBAND = 1000, O_INBAND_RUN };
+    static const struct option opts[] = {
+        { "inband", no_argument, NULL, O_INBAND }, { "inband-run", no_argument, NULL, O_INBAND_RUN },
+        OPT_OUTPUT, OPT_END,
+    };
+    const char *out = NULL;
+    int inband = IN_STALL, c, rc = 0;
+    while ((c = next_opt(argc, argv, "counters", "o:", opts, &rc)) > 0) {
+        switch (c) {
+        case O_INBAND: inband = IN_INBAND; break;
+        case O_INBAND_RUN: inband = IN_INBAND_RUN; break;
+        case O_OUT: out = optarg; break;
+        }
     }
-    if (!run)
+    if (rc)
+        return rc;
+    if (optind == argc)
         return hs__usage_error(CMD, "counters needs a run directory");
+    if (argc - optind > 1)
+        return hs__usage_error(CMD, "counters: one run directory only");
+    const char *run = argv[optind];
     hs_error e;
     hs_portcounters pc;
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", run, IN_FILE[inband]);
     remove(path);   /* recompute */
-    int rc = run_counters(run, inband, &pc, &e);
+    rc = run_counters(run, inband, &pc, &e);
     if (rc)
         return fail(&e, rc);
     if (out)
@@ -547,22 +680,22 @@ static int read_text(const char *path, char **t, size_t *n)
 
 static int do_import(int argc, char **argv)
 {
+    enum { O_MAP = 1000, O_TICK, O_INTERVAL, O_LINKS };
+    static const struct option opts[] = {
+        { "map", required_argument, NULL, O_MAP }, { "tick", required_argument, NULL, O_TICK },
+        { "interval", required_argument, NULL, O_INTERVAL },
+        { "links", required_argument, NULL, O_LINKS }, OPT_OUTPUT, OPT_END,
+    };
     const char *mapf = NULL, *out = NULL;
     hs_pq_opts po = { 0, 0, 0 };
-    const char **snap = calloc((size_t)argc, sizeof *snap);
-    size_t ns = 0;
-    int rc = 0;
-    if (!snap)
-        return HS_EXIT_FAIL;
-    for (int i = 2; i < argc && !rc; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+    int rc = 0, c;
+    while (!rc && (c = next_opt(argc, argv, "import", "o:", opts, &rc)) > 0) {
+        const char *v = optarg;
         hs_time t;
         uint64_t u;
-        if (strcmp(a, "--map") == 0 && v) {
-            mapf = v;
-            i++;
-        } else if (strcmp(a, "--tick") == 0 && v) {
+        switch (c) {
+        case O_MAP: mapf = v; break;
+        case O_TICK:
             if (hs_parse_time(v, &t) || t == 0) {
                 double ns_;   /* also fractional nanoseconds: "--tick 2.5ns" is common */
                 size_t L = strlen(v);
@@ -571,48 +704,40 @@ static int do_import(int argc, char **argv)
                     snprintf(b, sizeof b, "%.*s", (int)(L - 2), v);
                     if (!hs_parse_double(b, &ns_) && ns_ > 0) {
                         po.tick_ps = ns_ * 1000;
-                        i++;
-                        continue;
+                        break;
                     }
                 }
                 rc = bad("tick", v, "a positive time, e.g. 4ns");
             } else {
                 po.tick_ps = (double)t;
             }
-            i++;
-        } else if (strcmp(a, "--interval") == 0 && v) {
+            break;
+        case O_INTERVAL:
             if (hs_parse_time(v, &t) || t == 0)
                 rc = bad("interval", v, "a positive time, e.g. 1s");
             po.interval_ps = t;
-            i++;
-        } else if (strcmp(a, "--links") == 0 && v) {
+            break;
+        case O_LINKS:
             if (hs_parse_u64(v, &u) || u > UINT32_MAX)
                 rc = bad("links", v, "a link count");
             po.links = (uint32_t)u;
-            i++;
-        } else if ((strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) && v) {
-            out = v;
-            i++;
-        } else if (a[0] == '-') {
-            rc = hs__usage_error(CMD, "import: unknown option or missing value '%s'", a);
-        } else {
-            snap[ns++] = a;
+            break;
+        case O_OUT: out = v; break;
         }
     }
+    const char *const *snap = (const char *const *)argv + optind;
+    size_t ns = rc ? 0 : (size_t)(argc - optind);
     if (!rc && (!mapf || !out || ns < 2 || !(po.tick_ps > 0)))
         rc = hs__usage_error(CMD, "import needs --map MAP, --tick T, -o CSV and at least two "
                              "snapshots");
-    if (rc) {
-        free(snap);
+    if (rc)
         return rc;
-    }
     hs_error e;
     char *mt;
     size_t ml;
     hs_ibmap *map = NULL;
     if (read_text(mapf, &mt, &ml)) {
         fprintf(stderr, "hopscope %s: %s: %s\n", CMD, mapf, strerror(errno));
-        free(snap);
         return HS_EXIT_FAIL;
     }
     rc = hs_ibmap_parse(mt, ml, mapf, &map, &e);
@@ -634,7 +759,6 @@ static int do_import(int argc, char **argv)
         free(txt[i]);
     free(txt);
     free(len);
-    free(snap);
     hs_ibmap_free(map);
     return rc ? fail(&e, rc) : HS_EXIT_OK;
 }
@@ -712,16 +836,20 @@ static int gather(hs_latmodel *m, int init, int by_class, double res_ns, int inb
 
 static int do_fit(int argc, char **argv)
 {
+    enum { O_CLASSES = 1000, O_RES };
+    static const struct option opts[] = {
+        { "classes", required_argument, NULL, O_CLASSES }, OPT_INPUT,
+        { "resolution", required_argument, NULL, O_RES }, OPT_OUTPUT,
+        { "quiet", no_argument, NULL, O_QUIETA }, OPT_END,
+    };
     const char *out = "latmodel.json";
-    int by_class = HS_LM_AUTO, inband = 0, rc = 0, quiet = 0;
+    int by_class = HS_LM_AUTO, inband = 0, rc = 0, quiet = 0, c;
     double res_ns = HS_LM_RES_NS;
-    char **runs = calloc((size_t)argc, sizeof *runs);
-    int nruns = 0;
-    if (!runs)
-        return HS_EXIT_FAIL;
-    for (int i = 2; i < argc && !rc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(a, "--classes") == 0 && v) {
+    while (!rc && (c = next_opt(argc, argv, "fit", "o:", opts, &rc)) > 0) {
+        const char *v = optarg;
+        hs_time t;
+        switch (c) {
+        case O_CLASSES:
             if (!strcmp(v, "auto"))
                 by_class = HS_LM_AUTO;
             else if (!strcmp(v, "pooled"))
@@ -730,40 +858,29 @@ static int do_fit(int argc, char **argv)
                 by_class = HS_LM_BYCLASS;
             else
                 rc = bad("classes", v, "auto, pooled or class");
-            i++;
-        } else if (strcmp(a, "--input") == 0 && v) {
-            rc = parse_input(v, &inband);
-            i++;
-        } else if (strcmp(a, "--resolution") == 0 && v) {
-            hs_time t;
+            break;
+        case O_INPUT: rc = parse_input(v, &inband); break;
+        case O_RES:
             if (hs_parse_time(v, &t) || t > 1000 * HS_PS_PER_US)
                 rc = bad("resolution", v, "a time up to 1ms, e.g. 10ns (0: none)");
             res_ns = (double)t / HS_PS_PER_NS;
-            i++;
-        } else if ((strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) && v) {
-            out = v;
-            i++;
-        } else if (strcmp(a, "--quiet") == 0) {
-            quiet = 1;
-        } else if (a[0] == '-') {
-            rc = hs__usage_error(CMD, "fit: unknown option or missing value '%s'", a);
-        } else {
-            runs[nruns++] = argv[i];
+            break;
+        case O_OUT: out = v; break;
+        case O_QUIETA: quiet = 1; break;
         }
     }
+    char **runs = argv + optind;
+    int nruns = argc - optind;
     if (!rc && !nruns)
         rc = hs__usage_error(CMD, "fit needs run directories with latency tests "
                              "('hopscope latmodel collect')");
-    if (rc) {
-        free(runs);
+    if (rc)
         return rc;
-    }
     hs_latmodel m;
     hs_lm_obs *obs = NULL;
     size_t n = 0;
     hs_error e;
     rc = gather(&m, 1, by_class, res_ns, inband, runs, nruns, &obs, &n, NULL, &e);
-    free(runs);
     if (!rc) {
         snprintf(m.input, sizeof m.input, "%s", IN_NAME[inband]);
         rc = hs_lm_fit(&m, obs, n, &e);
@@ -833,41 +950,29 @@ static int lt_pair_cmp(const void *a, const void *b)
 
 static int do_eval(int argc, char **argv)
 {
+    enum { O_DUMP = 1000 };
+    static const struct option opts[] = {
+        OPT_MODEL, OPT_INPUT, { "dump", required_argument, NULL, O_DUMP }, OPT_END,
+    };
     const char *model = NULL, *dumpf = NULL;
-    int inband = -1, rc = 0;
-    char **runs = calloc((size_t)argc, sizeof *runs);
-    int nruns = 0;
-    if (!runs)
-        return HS_EXIT_FAIL;
-    for (int i = 2; i < argc && !rc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(a, "--model") == 0 && v) {
-            model = v;
-            i++;
-        } else if (strcmp(a, "--input") == 0 && v) {
-            rc = parse_input(v, &inband);
-            i++;
-        } else if (strcmp(a, "--dump") == 0 && v) {
-            dumpf = v;
-            i++;
-        } else if (a[0] == '-') {
-            rc = hs__usage_error(CMD, "eval: unknown option or missing value '%s'", a);
-        } else {
-            runs[nruns++] = argv[i];
+    int inband = -1, rc = 0, o;
+    while (!rc && (o = next_opt(argc, argv, "eval", "", opts, &rc)) > 0) {
+        switch (o) {
+        case O_MODEL: model = optarg; break;
+        case O_INPUT: rc = parse_input(optarg, &inband); break;
+        case O_DUMP: dumpf = optarg; break;
         }
     }
+    char **runs = argv + optind;
+    int nruns = argc - optind;
     if (!rc && (!model || !nruns))
         rc = hs__usage_error(CMD, "eval needs --model MODEL and run directories");
-    if (rc) {
-        free(runs);
+    if (rc)
         return rc;
-    }
     hs_latmodel m;
     hs_error e;
-    if ((rc = hs_lm_read_json(model, &m, &e))) {
-        free(runs);
+    if ((rc = hs_lm_read_json(model, &m, &e)))
         return fail(&e, rc);
-    }
     if (inband < 0) {
         inband = IN_STALL;
         for (int i = 0; i < 3; i++)
@@ -878,7 +983,6 @@ static int do_eval(int argc, char **argv)
     size_t n = 0;
     hs_lts all = { 0 };
     rc = gather(&m, 0, 0, 0, inband, runs, nruns, &obs, &n, &all, &e);
-    free(runs);
     if (rc) {
         free(obs);
         hs_lts_free(&all);
@@ -931,33 +1035,34 @@ static int do_eval(int argc, char **argv)
 
 static int do_predict(int argc, char **argv)
 {
+    enum { O_TOPO = 1000, O_COUNTERS, O_PAIRS, O_AT };
+    static const struct option opts[] = {
+        OPT_MODEL, { "topo", required_argument, NULL, O_TOPO },
+        { "counters", required_argument, NULL, O_COUNTERS },
+        { "pairs", required_argument, NULL, O_PAIRS }, OPT_INPUT,
+        { "at", required_argument, NULL, O_AT }, OPT_END,
+    };
     const char *model = NULL, *run = NULL, *topo = NULL, *csv = NULL, *pairs = NULL;
-    int inband = 0, have_at = 0, rc = 0;
+    int inband = 0, have_at = 0, rc = 0, c;
     hs_time at = 0;
-    for (int i = 2; i < argc && !rc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(a, "--model") == 0 && v)
-            model = argv[++i];
-        else if (strcmp(a, "--topo") == 0 && v)
-            topo = argv[++i];
-        else if (strcmp(a, "--counters") == 0 && v)
-            csv = argv[++i];
-        else if (strcmp(a, "--pairs") == 0 && v)
-            pairs = argv[++i];
-        else if (strcmp(a, "--input") == 0 && v)
-            rc = parse_input(argv[++i], &inband);
-        else if (strcmp(a, "--at") == 0 && v) {
-            if (hs_parse_time(v, &at))
-                rc = bad("at", v, "a time, e.g. 150us");
+    while (!rc && (c = next_opt(argc, argv, "predict", "", opts, &rc)) > 0) {
+        switch (c) {
+        case O_MODEL: model = optarg; break;
+        case O_TOPO: topo = optarg; break;
+        case O_COUNTERS: csv = optarg; break;
+        case O_PAIRS: pairs = optarg; break;
+        case O_INPUT: rc = parse_input(optarg, &inband); break;
+        case O_AT:
+            if (hs_parse_time(optarg, &at))
+                rc = bad("at", optarg, "a time, e.g. 150us");
             have_at = 1;
-            i++;
-        } else if (a[0] == '-')
-            rc = hs__usage_error(CMD, "predict: unknown option or missing value '%s'", a);
-        else if (!run)
-            run = a;
-        else
-            rc = hs__usage_error(CMD, "predict: one run directory only");
+            break;
+        }
     }
+    if (!rc && argc - optind > 1)
+        rc = hs__usage_error(CMD, "predict: one run directory only");
+    if (!rc && optind < argc)
+        run = argv[optind];
     if (!rc && (!model || (!run && (!topo || !csv)) || (run && (topo || csv))))
         rc = hs__usage_error(CMD, "predict needs --model MODEL and either a run directory or "
                              "--topo SPEC --counters CSV");
@@ -1050,28 +1155,28 @@ static int do_predict(int argc, char **argv)
 
 static int do_report(int argc, char **argv)
 {
+    enum { O_TOP = 1000 };
+    static const struct option opts[] = {
+        OPT_MODEL, OPT_INPUT, { "top", required_argument, NULL, O_TOP }, OPT_OUTPUT, OPT_END,
+    };
     const char *model = NULL, *run = NULL, *out = NULL;
-    int inband = 0, rc = 0;
+    int inband = 0, rc = 0, c;
     uint64_t top = 10;
-    for (int i = 2; i < argc && !rc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(a, "--model") == 0 && v)
-            model = argv[++i];
-        else if (strcmp(a, "--input") == 0 && v)
-            rc = parse_input(argv[++i], &inband);
-        else if (strcmp(a, "--top") == 0 && v) {
-            if (hs_parse_u64(v, &top) || top < 1 || top > 1000000)
-                rc = bad("top", v, "1..10^6");
-            i++;
-        } else if ((strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) && v)
-            out = argv[++i];
-        else if (a[0] == '-')
-            rc = hs__usage_error(CMD, "report: unknown option or missing value '%s'", a);
-        else if (!run)
-            run = a;
-        else
-            rc = hs__usage_error(CMD, "report: one run directory only");
+    while (!rc && (c = next_opt(argc, argv, "report", "o:", opts, &rc)) > 0) {
+        switch (c) {
+        case O_MODEL: model = optarg; break;
+        case O_INPUT: rc = parse_input(optarg, &inband); break;
+        case O_TOP:
+            if (hs_parse_u64(optarg, &top) || top < 1 || top > 1000000)
+                rc = bad("top", optarg, "1..10^6");
+            break;
+        case O_OUT: out = optarg; break;
+        }
     }
+    if (!rc && argc - optind > 1)
+        rc = hs__usage_error(CMD, "report: one run directory only");
+    if (!rc && optind < argc)
+        run = argv[optind];
     if (!rc && (!model || !run))
         rc = hs__usage_error(CMD, "report needs --model MODEL and a replay's run directory");
     if (rc)

@@ -28,7 +28,7 @@ enum {
     /* replay */
     O_INPUT, O_MAP, O_PPN, O_BACKGROUND, O_CI, O_BITS, O_SCALE, O_EAGER, O_CTRL, O_MEMBW,
     O_SHMLAT, O_OVERHEAD, O_REDBW, O_COLL, O_TAGPH, O_LATCAP, O_WATCHDOG, O_BGCREDITS,
-    O_MAXCOMP, O_WIRE,
+    O_MAXCOMP, O_WIRE, O_MAXPK,
 };
 
 static const struct option opts[] = {
@@ -75,6 +75,7 @@ static const struct option opts[] = {
     { "bits", required_argument, NULL, O_BITS },
     { "compute-scale", required_argument, NULL, O_SCALE },
     { "max-compute", required_argument, NULL, O_MAXCOMP },
+    { "max-packets", required_argument, NULL, O_MAXPK },
     { "eager", required_argument, NULL, O_EAGER },
     { "ctrl-bytes", required_argument, NULL, O_CTRL },
     { "mem-bw", required_argument, NULL, O_MEMBW },
@@ -162,6 +163,11 @@ static int apply(sim_opts *o, int c, const char *v)
         if (hs_parse_time(v, &t))
             return bad("max-compute", v, "a time such as 600s (0: no limit)");
         o->rp.max_compute = t;
+        break;
+    case O_MAXPK:
+        rc = u64_in("max-packets", v, 0, UINT64_MAX, &u,
+                    "a packet count such as 1000000000 (0: no limit)");
+        o->rp.max_packets = u;
         break;
     case O_EAGER:
         if (hs_parse_size(v, &u) || u > (1ull << 40))
@@ -647,7 +653,9 @@ static int sim_main(const char *cmd, int argc, char **argv)
         if (rc) {
             fprintf(stderr, "hopscope %s: cannot split %s over %u processes: %s\n", CMD,
                     o.topo, hs__par_np,
-                    rc == HS_ENOTSUP ? "routing=ugal-g reads queues of every group"
+                    rc == HS_ENOTSUP ? "routing=ugal-g (it reads queues of every group) and "
+                                       "router=booksim (a cycle-level model of one process) "
+                                       "run with hopscope only"
                     : rc == HS_EINVAL ? "more processes than switches" : hs_strerror(rc));
             hs_fabric_destroy(F);
             return rc == HS_ENOMEM ? HS_EXIT_FAIL : HS_EXIT_USAGE;

@@ -111,7 +111,8 @@ const char hs__help_sweep[] =
     "\n"
     "merge: joins the rows of the directories of the parts of one sweep (the same\n"
     "options but --part) into FILE, by run index: byte-identical to the sweep.csv\n"
-    "of the whole sweep run at once.  Fails naming the runs no directory has.\n"
+    "of the whole sweep run at once.  Fails naming the runs no directory has\n"
+    "('hopscope sweep merge --help').\n"
     "\n"
     "A run whose replay does not complete (deadlock, unmatched messages) has no row;\n"
     "DIR/failed.csv lists it with the reason, and the sweep says how many.  Exit\n"
@@ -124,6 +125,26 @@ const char hs__help_sweep[] =
     "  hopscope sweep -i halo.trace --topo fattree:k=8,n=2 --random 40 \\\n"
     "      --background none --background mixed:frac=0.5 --part 2/4 -o part2\n"
     "  hopscope sweep merge -o all.csv part1 part2 part3 part4\n";
+
+static const char help_merge[] =
+    "usage: hopscope sweep merge -o FILE DIR...\n"
+    "\n"
+    "Joins the rows of the directories of the parts of one sweep (run with the\n"
+    "same options but --part I/N) into FILE, by run index: byte-identical to the\n"
+    "sweep.csv of the whole sweep run at once.  Fails naming the runs no\n"
+    "directory has.\n"
+    "\n"
+    "  -o FILE      the joined table to write (required)\n"
+    "\n"
+    "example:\n"
+    "  hopscope sweep -i T --topo fattree:k=8,n=2 --random 40 --part 1/2 -o part1\n"
+    "  hopscope sweep -i T --topo fattree:k=8,n=2 --random 40 --part 2/2 -o part2\n"
+    "  hopscope sweep merge -o all.csv part1 part2\n";
+
+const hs__subhelp hs__subhelp_sweep[] = {
+    { "merge", help_merge },
+    { NULL, NULL },
+};
 
 /* ---- options and the plan ------------------------------------------------------ */
 

@@ -32,63 +32,147 @@ const char hs__help_trace[] =
     "\n"
     "Reads a trace directory written by 'hopscope record' (or libhopscope.so).\n"
     "\n"
-    "stats   totals per rank and for the job: point-to-point messages and bytes\n"
-    "        sent and received, monitored messages, collectives, one-sided\n"
-    "        operations, time in MPI; traffic by tag, by call and by pair\n"
-    "        (communication matrix).  Messages are counted at the sender when\n"
-    "        started and at the receiver when matched.\n"
-    "          --json       machine-readable output (one JSON object)\n"
-    "          --matrix N   print the matrix for up to N ranks, pairs beyond\n"
-    "                       (default 32)\n"
-    "          --wire       compare with the wire level (record --wire): UCX\n"
-    "                       operations by kind; transfers by the MPI call in\n"
-    "                       progress when posted; per pair the MPI point-to-point\n"
-    "                       payload against the bytes below MPI; per collective\n"
-    "                       (call, bytes, ranks) the algorithm the transfers show\n"
-    "                       (ring, recursive doubling, binomial tree, ...), its\n"
-    "                       steps, MPI bytes against wire bytes (docs/wire.md)\n"
-    "dump    one line per event in start-time order, rank by rank: time (s since\n"
-    "        the end of MPI_Init), duration, call and its fields.\n"
-    "          --json       one JSON object per line instead\n"
-    "          --rank R     only rank R\n"
-    "          --kind NAME  only events of this call (e.g. isend, waitall)\n"
-    "          --limit N    at most N events\n"
-    "          --wire       the wire files instead (record --wire): one line per UCX\n"
-    "                       operation (wire_op: op, bytes, peer = world rank at the\n"
-    "                       other end, utag = UCX tag, flags in/immediate/nbi/intra),\n"
-    "                       completion (wire_done), worker address, endpoint\n"
-    "check   every message sent was received with the same size (per source,\n"
-    "        destination, communicator and tag), members of every communicator\n"
-    "        agree on it and called the same collectives in the same order, and\n"
-    "        every rank file is complete, and every event's times are valid (within\n"
-    "        +-2^56 ns of the epoch, end not before start, each rank's starts in\n"
-    "        order).  Exit status 0 when clean, 1 otherwise.\n"
-    "          --max-lines N  print at most N problems (default 50)\n"
-    "\n"
-    HS__HELP_TRACE_IMPORT_SMPI
-    "\n"
-    "import otf2 [--plain] ARCHIVE -o DIR\n"
-    "        an OTF2 archive (Score-P, or 'trace export otf2') as a hopscope trace:\n"
-    "        ARCHIVE is its .otf2 anchor file, or a directory with traces.otf2.  MPI\n"
-    "        calls are the regions named MPI_*; point-to-point, collective, RMA and\n"
-    "        communicator records give their peers (as world ranks), sizes and\n"
-    "        requests; other regions are computation.  What OTF2 does not say is\n"
-    "        in docs/formats.md (\"OTF2 archives\").\n"
-    "          -o DIR            trace directory to write (required)\n"
-    "          --plain           ignore what hopscope's export adds (hopscope::\n"
-    "                            attributes, archive properties): read the archive\n"
-    "                            as from any other OTF2 writer\n"
-    "\n"
-    "export otf2 DIR -o ARCHIVE\n"
-    "        the trace DIR as an OTF2 archive ARCHIVE/traces.otf2 (ARCHIVE is\n"
-    "        created) for Vampir, otf2-print and other OTF2 readers; 'trace import\n"
-    "        otf2' reads it back to the same events.\n"
-    "The OTF2 formats need hopscope built with the OTF2 library (Debian package\n"
-    "libotf2-trace-dev); without it they say so and exit 1.\n"
+    "actions:\n"
+    "  stats        totals per rank and for the job, traffic by tag, by call and\n"
+    "               by pair (communication matrix)\n"
+    "  dump         one line per event\n"
+    "  check        sends match receives, communicators and collectives agree,\n"
+    "               times are valid\n"
+    "  import smpi  a SimGrid SMPI time-independent trace as a hopscope trace\n"
+    "  import otf2  an OTF2 archive (Score-P, or 'trace export otf2')\n"
+    "  export otf2  the trace as an OTF2 archive\n"
+    "'hopscope trace ACTION --help' (or 'hopscope help trace ACTION') prints an\n"
+    "action's options and an example.\n"
     "\n"
     "A damaged file is reported with its name, block, byte offset and reason;\n"
     "a file cut short (killed job) is read up to its last complete block and\n"
     "the output says what is missing.\n";
+
+static const char help_stats[] =
+    "usage: hopscope trace stats [--json] [--matrix N] [--wire] DIR\n"
+    "\n"
+    "Totals per rank and for the job: point-to-point messages and bytes sent\n"
+    "and received, monitored messages, collectives, one-sided operations, time\n"
+    "in MPI; traffic by tag, by call and by pair (communication matrix).\n"
+    "Messages are counted at the sender when started and at the receiver when\n"
+    "matched.\n"
+    "\n"
+    "  --json       machine-readable output (one JSON object)\n"
+    "  --matrix N   print the matrix for up to N ranks, pairs beyond (default 32)\n"
+    "  --wire       compare with the wire level (record --wire): UCX operations\n"
+    "               by kind; transfers by the MPI call in progress when posted;\n"
+    "               per pair the MPI point-to-point payload against the bytes\n"
+    "               below MPI; per collective (call, bytes, ranks) the algorithm\n"
+    "               the transfers show (ring, recursive doubling, binomial tree,\n"
+    "               ...), its steps, MPI bytes against wire bytes (docs/wire.md)\n"
+    "\n"
+    "example:\n"
+    "  hopscope gen halo3d --ranks 8 -o T && hopscope trace stats --matrix 8 T\n";
+
+static const char help_dump[] =
+    "usage: hopscope trace dump [--json] [--wire] [--rank R] [--kind NAME] [--limit N] DIR\n"
+    "\n"
+    "One line per event in start-time order, rank by rank: time (s since the end\n"
+    "of MPI_Init), duration, call and its fields.\n"
+    "\n"
+    "  --json       one JSON object per line instead\n"
+    "  --rank R     only rank R\n"
+    "  --kind NAME  only events of this call (e.g. isend, waitall)\n"
+    "  --limit N    at most N events\n"
+    "  --wire       the wire files instead (record --wire): one line per UCX\n"
+    "               operation (wire_op: op, bytes, peer = world rank at the\n"
+    "               other end, utag = UCX tag, flags in/immediate/nbi/intra),\n"
+    "               completion (wire_done), worker address, endpoint\n"
+    "\n"
+    "example:\n"
+    "  hopscope trace dump --rank 0 --kind isend --limit 20 T\n";
+
+static const char help_check[] =
+    "usage: hopscope trace check [--max-lines N] DIR\n"
+    "\n"
+    "Every message sent was received with the same size (per source,\n"
+    "destination, communicator and tag), members of every communicator agree on\n"
+    "it and called the same collectives in the same order, every rank file is\n"
+    "complete, and every event's times are valid (within +-2^56 ns of the epoch,\n"
+    "end not before start, each rank's starts in order).  Exit status 0 when\n"
+    "clean, 1 otherwise.\n"
+    "\n"
+    "  --max-lines N  print at most N problems (default 50)\n"
+    "\n"
+    "example:\n"
+    "  hopscope trace check --max-lines 10 T\n";
+
+static const char help_import_smpi[] =
+    "usage: hopscope trace import smpi [options] IN -o DIR\n"
+    "\n"
+    "A SimGrid SMPI time-independent trace (smpirun -trace-ti) as a hopscope\n"
+    "trace.  IN is the index file smpirun writes (--cfg=tracing/filename,\n"
+    "default smpi_simgrid.txt) or the directory of its *_rank-N.txt files.  SMPI\n"
+    "writes no times: computation (flops) becomes time at --flops, MPI calls take\n"
+    "none.  What SMPI does not record (communicators, Sendrecv tags, wildcard\n"
+    "matches, derived datatype sizes) and what is assumed: docs/formats.md,\n"
+    "\"SMPI time-independent traces\".  Errors in the input name the file and the\n"
+    "line.\n"
+    "\n"
+    "  -o DIR            trace directory to write (required)\n"
+    "  --flops RATE      flop/s turning 'compute N' into time (default 20000,\n"
+    "                    SMPI's default smpi/host-speed: the time measured on the\n"
+    "                    recording host; give the smpi/host-speed you set, or the\n"
+    "                    speed to model)\n"
+    "  --ppn N           ranks per node in the manifest, in blocks (1)\n"
+    "  --derived-size B  bytes per element of a derived datatype, which SMPI\n"
+    "                    writes as -1 without its size (default 1)\n"
+    "  --skip-unknown    skip actions this reader does not know (default: an\n"
+    "                    error)\n"
+    "  --no-monitor      do not mark the messages monitored (default: all)\n"
+    "  --quiet           no summary\n"
+    "\n"
+    "example:\n"
+    "  smpirun -np 4 -trace-ti --cfg=tracing/filename:ti.txt ./app\n"
+    "  hopscope trace import smpi ti.txt -o T\n";
+
+static const char help_import_otf2[] =
+    "usage: hopscope trace import otf2 [--plain] ARCHIVE -o DIR\n"
+    "\n"
+    "An OTF2 archive (Score-P, or 'trace export otf2') as a hopscope trace:\n"
+    "ARCHIVE is its .otf2 anchor file, or a directory with traces.otf2.  MPI\n"
+    "calls are the regions named MPI_*; point-to-point, collective, RMA and\n"
+    "communicator records give their peers (as world ranks), sizes and\n"
+    "requests; other regions are computation.  What OTF2 does not say is in\n"
+    "docs/formats.md (\"OTF2 archives\").  Needs hopscope built with the OTF2\n"
+    "library (Debian package libotf2-trace-dev); without it it says so and\n"
+    "exits 1.\n"
+    "\n"
+    "  -o DIR       trace directory to write (required)\n"
+    "  --plain      ignore what hopscope's export adds (hopscope:: attributes,\n"
+    "               archive properties): read the archive as from any other\n"
+    "               OTF2 writer\n"
+    "\n"
+    "example:\n"
+    "  hopscope trace import otf2 scorep-run/traces.otf2 -o T\n";
+
+static const char help_export_otf2[] =
+    "usage: hopscope trace export otf2 DIR -o ARCHIVE\n"
+    "\n"
+    "The trace DIR as an OTF2 archive ARCHIVE/traces.otf2 (ARCHIVE is created)\n"
+    "for Vampir, otf2-print and other OTF2 readers; 'trace import otf2' reads it\n"
+    "back to the same events.  Needs hopscope built with the OTF2 library\n"
+    "(Debian package libotf2-trace-dev); without it it says so and exits 1.\n"
+    "\n"
+    "  -o ARCHIVE   the archive directory to create (required)\n"
+    "\n"
+    "example:\n"
+    "  hopscope trace export otf2 T -o T.otf2 && otf2-print T.otf2/traces.otf2\n";
+
+const hs__subhelp hs__subhelp_trace[] = {
+    { "stats", help_stats },
+    { "dump", help_dump },
+    { "check", help_check },
+    { "import smpi", help_import_smpi },
+    { "import otf2", help_import_otf2 },
+    { "export otf2", help_export_otf2 },
+    { NULL, NULL },
+};
 
 static const char *comm_name(uint64_t id, char *buf, size_t n)
 {
@@ -140,6 +224,11 @@ static void dump_text(FILE *f, uint32_t rank, const hs_trace_event *e)
         fprintf(f, " op=%s", hs_trace_wop_name(e->tag2));
     else if (e->tag2 != HS_TRACE_TAG_NONE)
         fprintf(f, " tag2=%d", e->tag2);
+    if (e->kind == HS_TRACE_WIRE_PROGRESS) {   /* a run of ucp_worker_progress calls */
+        fprintf(f, " calls=%" PRIu64 " progressed=%" PRIu64 " inside=%.3fus\n", e->bytes,
+                e->aux, (double)e->bytes2 / 1e3);
+        return;
+    }
     if (e->bytes)
         fprintf(f, " bytes=%" PRIu64, e->bytes);
     if (e->bytes2 && (wop || e->kind == HS_TRACE_WIRE_DONE))
@@ -161,6 +250,8 @@ static void dump_text(FILE *f, uint32_t rank, const hs_trace_event *e)
         { HS_TRACE_F_LARGE, "large" }, { HS_TRACE_F_CANCELLED, "cancelled" },
         { HS_TRACE_F_WIRE_IN, "in" }, { HS_TRACE_F_WIRE_IMM, "immediate" },
         { HS_TRACE_F_WIRE_NBI, "nbi" }, { HS_TRACE_F_WIRE_INTRA, "intra" },
+        { HS_TRACE_F_WIRE_EAGER, "eager" }, { HS_TRACE_F_WIRE_RNDV, "rndv" },
+        { HS_TRACE_F_WIRE_RPUT, "rndv_put" }, { HS_TRACE_F_WIRE_RGET, "rndv_get" },
     };
     for (size_t i = 0; i < sizeof fl / sizeof fl[0]; i++)
         if (e->flags & fl[i].f)

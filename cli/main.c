@@ -38,13 +38,13 @@ static const hs__cmd commands[] = {
       "                packets marked with the 6-bit field, decoded by the blind\n"
       "                and route-aware decoders, compared with the true counts\n"
       "  --seed N      (--codec) seed for the simulated packets (default 1)\n"
-      "  --packets N   (--codec) monitored packets (default 200000)\n" },
+      "  --packets N   (--codec) monitored packets (default 200000)\n", NULL },
     { "run", hs__cmd_run,
       "record, simulate, analyze and render an MPI application in one go",
-      hs__help_run },
+      hs__help_run, NULL },
     { "record", hs__cmd_record,
       "run an MPI launcher with libhopscope.so preloaded into every rank",
-      hs__help_record },
+      hs__help_record, NULL },
     { "simulate", hs__cmd_simulate,
       "run the network model with synthetic traffic, or replay an MPI trace on it (-i)",
       "usage: hopscope simulate --topo SPEC [--traffic PATTERN] [--load L]\n"
@@ -85,6 +85,11 @@ static const hs__cmd commands[] = {
       "  --max-compute T    refuse a trace that gives one thread more computation\n"
       "                     than T after scaling (3600s; 0: no limit): such gaps come\n"
       "                     from damaged times and would simulate hours of idle\n"
+      "  --max-packets N    refuse a trace whose application sends more than N\n"
+      "                     packets, every message counted in MTU-sized packets as\n"
+      "                     if it crossed the network (268435456 = 2^28, about\n"
+      "                     1.1 TB at the 4K MTU; 0: no limit); checked before the\n"
+      "                     run, and while it runs (collectives, persistent sends)\n"
       "  --eager BYTES      messages up to this size go eager, larger ones by\n"
       "                     rendezvous (RTS, CTS, data) (16K)\n"
       "  --ctrl-bytes B     payload of protocol control messages (0: one 64-byte packet)\n"
@@ -96,7 +101,9 @@ static const hs__cmd commands[] = {
       "  --wire             replay the transfers recorded below MPI (record --wire)\n"
       "                     instead of modelling the MPI calls: the library's own\n"
       "                     algorithms and messages, in recorded order, each waiting\n"
-      "                     for the completions it waited for (docs/replay.md)\n"
+      "                     for the completions it waited for; receives inside\n"
+      "                     reduction collectives are reduced at --reduce-bw\n"
+      "                     (docs/replay.md)\n"
       "  --tag-phases N     tags with a phase of their own (256); more share one\n"
       "  --latency-samples N  latencies kept exactly (16M); beyond, a sample\n"
       "  --watchdog T       stop (status 'stalled', exit 1) when the application has\n"
@@ -180,7 +187,7 @@ static const hs__cmd commands[] = {
       "Parallel (synthetic traffic with --packets; the run directory is the same as\n"
       "hopscope's, byte for byte; docs/fabric.md, \"Parallel runs\"):\n"
       "  mpirun -np 4 hopscope-par simulate --topo dragonfly:a=16,p=8,h=8,g=129 \\\n"
-      "                    --packets 1000000 -o RUN\n" },
+      "                    --packets 1000000 -o RUN\n", NULL },
     { "analyze", hs__cmd_analyze, "where, when and why the application met congestion (analysis.json)",
       "usage: hopscope analyze RUN [--phases FILE] [--decoder auto|blind|route] [options]\n"
       "\n"
@@ -236,11 +243,11 @@ static const hs__cmd commands[] = {
       "examples:\n"
       "  hopscope simulate --topo fattree:k=8,n=2 --traffic incast:target=0,senders=16 \\\n"
       "                    --load 0.5 -o RUN && hopscope analyze RUN\n"
-      "  hopscope analyze RUN --phases phases.txt --cf-threshold 0.3\n" },
+      "  hopscope analyze RUN --phases phases.txt --cf-threshold 0.3\n", NULL },
     { "latmodel", hs__cmd_latmodel, "latency model from link counters (Patke et al.): fit, predict",
-      hs__help_latmodel },
+      hs__help_latmodel, hs__subhelp_latmodel },
     { "render", hs__cmd_render, "SVG pictures and an HTML report of the congestion (report.html)",
-      hs__help_render },
+      hs__help_render, NULL },
     { "whatif", hs__cmd_whatif, "re-simulate a replayed run with another mapping or without background",
       "usage: hopscope whatif RUN --map MAP|suggested [--no-background] [--phases FILE]\n"
       "                      [-o DIR]\n"
@@ -266,17 +273,17 @@ static const hs__cmd commands[] = {
       "example:\n"
       "  hopscope gen pf3d --ranks 256 -o T && hopscope simulate \\\n"
       "      --topo fattree:k=16,n=2,taper=4 -i T --map roundrobin -o RUN\n"
-      "  hopscope analyze RUN && hopscope whatif RUN --map suggested\n" },
+      "  hopscope analyze RUN && hopscope whatif RUN --map suggested\n", NULL },
     { "sweep", hs__cmd_sweep,
       "replay one trace under many mappings (and backgrounds, routings, widths): sweep.csv",
-      hs__help_sweep },
+      hs__help_sweep, hs__subhelp_sweep },
     { "culprits", hs__cmd_culprits,
       "which feature explains the run time across a sweep of runs (GBRT, XGBoost)",
-      hs__help_culprits },
+      hs__help_culprits, NULL },
     { "gen", hs__cmd_gen, "write a synthetic trace of a standard pattern (halo3d, pf3d, canary, incast, pingpong)",
-      hs__help_gen },
+      hs__help_gen, NULL },
     { "trace", hs__cmd_trace, "summarise, list, check or convert a trace (stats|dump|check|import|export)",
-      hs__help_trace },
+      hs__help_trace, hs__subhelp_trace },
     { "topo", hs__cmd_topo, "describe a modelled network (size, diameter, bisection)",
       "usage: hopscope topo SPEC [--links | --path SRC:DST]\n"
       "\n"
@@ -308,6 +315,12 @@ static const hs__cmd commands[] = {
       "links; vcs=N VCs (a multiple of the VC classes the routing needs, at most 8)\n"
       "and vcsel=dest|rr|sl, the VC a packet takes within its class: by destination\n"
       "(default), round-robin per packet, or by service level (the message's phase).\n"
+      "router=booksim: a cycle-level model of BookSim2's input-queued VC router\n"
+      "(per-packet VC allocation, separable input-first allocators) instead of the\n"
+      "default cut-through switch, with BookSim2's parameters: flit=BYTES (64: one\n"
+      "flit per cycle), vc_buf_size=FLITS (8), routing_delay (1), vc_alloc_delay (1),\n"
+      "sw_alloc_delay (1), st_final_delay (1), credit_delay (0), wait_for_tail_credit\n"
+      "(0), hold_switch_for_packet (0), internal_speedup (1.0); docs/fabric.md.\n"
       "Topology files set node links per link and take no options.\n"
       "RATE: 25GB/s, 200Gb/s, 200Gbps; TIME: 100ns, 1.5us, 250ps.\n"
       "\n"
@@ -318,10 +331,10 @@ static const hs__cmd commands[] = {
       "  hopscope topo fattree:k=16,n=2\n"
       "  hopscope topo fattree:k=16,n=2,taper=2\n"
       "  hopscope topo dragonfly:a=16,p=8,h=8,g=129,routing=ugal\n"
-      "  hopscope topo torus:8x8x8 --path 0:511\n" },
+      "  hopscope topo torus:8x8x8 --path 0:511\n", NULL },
     { "version", cmd_version, "print the version (same as --version)",
       "usage: hopscope version\n"
-      "       hopscope --version\n" },
+      "       hopscope --version\n", NULL },
 
 };
 static const size_t ncommands = sizeof commands / sizeof commands[0];
@@ -371,6 +384,38 @@ const hs__cmd *hs__cmd_find(const char *name)
 void hs__cmd_help(const hs__cmd *c)
 {
     fputs(c->help, stdout);
+}
+
+/* The help of the action that the first words of argv name (up to the
+ * first option), the longest match: "import otf2" before "import"; NULL when
+ * they name none (then the command's help, which lists its actions). */
+static const hs__subhelp *find_subhelp(const hs__cmd *c, int argc, char **argv)
+{
+    if (!c->subs)
+        return NULL;
+    char words[128] = "";
+    size_t len = 0;
+    const hs__subhelp *best = NULL;
+    for (int i = 0, nw = 0; i < argc && nw < 3; i++) {
+        if (argv[i][0] == '-')
+            break;          /* actions come first */
+        int n = snprintf(words + len, sizeof words - len, "%s%s", nw ? " " : "", argv[i]);
+        if (n < 0 || (size_t)n >= sizeof words - len)
+            break;
+        len += (size_t)n;
+        nw++;
+        for (const hs__subhelp *h = c->subs; h->name; h++)
+            if (strcmp(h->name, words) == 0)
+                best = h;
+    }
+    return best;
+}
+
+/* `hopscope CMD [ACTION...] --help` and `hopscope help CMD [ACTION...]`. */
+static void help_for(const hs__cmd *c, int argc, char **argv)
+{
+    const hs__subhelp *h = find_subhelp(c, argc, argv);
+    fputs(h ? h->help : c->help, stdout);
 }
 
 int hs__wants_help(int argc, char **argv)
@@ -426,7 +471,7 @@ int hs__cli_main(int argc, char **argv)
                 fprintf(stderr, "hopscope: no command '%s'; 'hopscope help' lists them\n", argv[2]);
                 return HS_EXIT_USAGE;
             }
-            hs__cmd_help(c);
+            help_for(c, argc - 3, argv + 3);
             return HS_EXIT_OK;
         }
         usage(stdout);
@@ -442,7 +487,7 @@ int hs__cli_main(int argc, char **argv)
         return HS_EXIT_USAGE;
     }
     if (hs__wants_help(argc - 1, argv + 1)) {
-        hs__cmd_help(c);
+        help_for(c, argc - 2, argv + 2);
         return HS_EXIT_OK;
     }
     return c->run(argc - 1, argv + 1);

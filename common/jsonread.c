@@ -717,3 +717,47 @@ int hs_jv_i64(const hs_jv *v, int64_t *out)
     }
     return 0;
 }
+
+/* ---- copying a value to the writer ---- */
+
+void hs_json_copy(hs_json *w, const hs_jdoc *d, const hs_jv *v)
+{
+    switch (hs_jv_kind(v)) {
+    case HS_JV_BOOL: {
+        int b = 0;
+        hs_jv_bool(v, &b);
+        hs_json_bool(w, b);
+        break;
+    }
+    case HS_JV_NUM: {
+        int64_t i;
+        uint64_t u;
+        double x = 0;
+        if (hs_jv_i64(v, &i) == 0)
+            hs_json_int(w, i);
+        else if (hs_jv_u64(v, &u) == 0)
+            hs_json_uint(w, u);
+        else {
+            hs_jv_double(v, &x);
+            hs_json_num(w, x);
+        }
+        break;
+    }
+    case HS_JV_STR: hs_json_str(w, hs_jv_str(d, v)); break;
+    case HS_JV_ARR:
+        hs_json_arr_begin(w);
+        for (size_t i = 0, n = hs_jv_len(v); i < n; i++)
+            hs_json_copy(w, d, hs_jv_at(d, v, i));
+        hs_json_arr_end(w);
+        break;
+    case HS_JV_OBJ:
+        hs_json_obj_begin(w);
+        for (size_t i = 0, n = hs_jv_len(v); i < n; i++) {
+            hs_json_key(w, hs_jv_key_at(d, v, i));
+            hs_json_copy(w, d, hs_jv_at(d, v, i));
+        }
+        hs_json_obj_end(w);
+        break;
+    default: hs_json_null(w); break;
+    }
+}

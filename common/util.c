@@ -1,10 +1,13 @@
-/* Strict parsers for numbers on command lines and in text formats, and
- * mkdir -p.  Strict means the whole string must be a number: "12x" and ""
+/* Strict parsers for numbers on command lines and in text formats,
+ * mkdir -p, and growing strings (common/sbuf.h).  Strict means the whole string must be a number: "12x" and ""
  * are errors, so a typo never silently becomes 0. */
 #include "hopscope/common.h"
+#include "sbuf.h"
 
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -104,4 +107,29 @@ int hs_mkdir_p(const char *path, hs_error *err)
     if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
         return hs_error_set(err, HS_EIO, "'%s' exists and is not a directory", path);
     return 0;
+}
+
+/* ---- growing strings (common/sbuf.h) ---- */
+
+void hs__sb_printf(hs__sbuf *b, const char *fmt, ...)
+{
+    va_list ap;
+    for (;;) {
+        va_start(ap, fmt);
+        size_t room = b->cap - b->n;
+        int k = vsnprintf(b->s ? b->s + b->n : NULL, b->s ? room : 0, fmt, ap);
+        va_end(ap);
+        if (k < 0)
+            return;
+        if (b->s && (size_t)k < room) {
+            b->n += (size_t)k;
+            return;
+        }
+        size_t nc = (b->cap ? 2 * b->cap : 256) + (size_t)k + 1;
+        char *t = realloc(b->s, nc);
+        if (!t)
+            return;
+        b->s = t;
+        b->cap = nc;
+    }
 }

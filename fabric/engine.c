@@ -443,6 +443,9 @@ int hs_fabric_run(hs_fabric *F, hs_time until)
             F->cur_dev = link_from_dev(F, (uint32_t)arg);
             hs__on_wake(F, (uint32_t)arg);
             break;
+        case EV_BS_TICK:
+            hs__bs_tick(F);
+            break;
         }
         if (F->error)
             break;

@@ -58,6 +58,7 @@ enum {
     EV_TIMER = 5,    /* arg: timer slot */
     EV_WAKE = 6,     /* arg: link; a credit-stalled transmitter's credit is in */
     EV_NIC_TX_END = 7, /* arg: injection link; the NIC's transmission ended */
+    EV_BS_TICK = 8,  /* router=booksim: one cycle of the network (router_booksim.c) */
 };
 #define EV_SHIFT 60
 #define EV_ARG_MASK ((1ull << EV_SHIFT) - 1)
@@ -321,6 +322,8 @@ struct hs_fabric {
     int64_t  *dl_pend;
 
     struct hs__pdes *pd;    /* parallel run: partition and outboxes, or NULL */
+    /* router=booksim: the cycle-level router model, NULL by default */
+    struct hs__bs *bs;
 
     hs_fabric_callbacks cb;
     void *cb_ctx;
@@ -347,6 +350,13 @@ int  hs__ev_init(hs_fabric *F);
 int  hs__ev_init_lanes(hs_fabric *F);
 size_t hs__ev_bytes(const hs_fabric *F);
 void hs__ev_free(hs_fabric *F);
+/* The network's one random stream, in the order events run: only router=booksim
+ * draws from it, which a parallel run refuses (the packet-level model draws
+ * from hashes of the seed and packet key, the same in any partition). */
+static inline uint64_t hs__rand(hs_fabric *F)
+{
+    return hs__xoshiro(F->rng);
+}
 uint32_t hs__pkt_alloc(hs_fabric *F);
 void hs__pkt_free(hs_fabric *F, uint32_t p);
 
@@ -404,6 +414,21 @@ void hs__nic_kick(hs_fabric *F, uint32_t node);
 void hs__nic_tx_end(hs_fabric *F, uint32_t o);
 void hs__nic_deliver(hs_fabric *F, uint32_t p);
 uint32_t hs__msg_alloc(hs_fabric *F);
+/* Cuts the node's next packet from its injection queues (HS_NIL: none). */
+uint32_t hs__nic_cut(hs_fabric *F, uint32_t node);
+/* The last packet of message m has left its NIC: the `sent` callback. */
+void hs__nic_msg_sent(hs_fabric *F, uint32_t m);
+
+/* ---- router_booksim.c: router=booksim ----------------------------------------- */
+int  hs__bs_create(hs_fabric *F, hs_error *err);
+void hs__bs_free(hs_fabric *F);
+/* A message was posted at `node`: make sure cycles run. */
+void hs__bs_post(hs_fabric *F, uint32_t node);
+void hs__bs_tick(hs_fabric *F);
+/* Tests: 0 when the network is empty and whole again (every credit back,
+ * no output VC held, no switch connection held, every buffer and queue
+ * empty), else -1. */
+int  hs__bs_idle(const hs_fabric *F);
 
 /* ---- route_*.c: choose p->out and p->out_vc at switch sw ------------------- */
 /* The VC of class c for packet p: c * lanes + its lane. */

@@ -70,6 +70,7 @@ void hs_fabric_destroy(hs_fabric *F)
 {
     if (!F)
         return;
+    hs__bs_free(F);
     hs__truth_free(F);
     if (F->scheme_ok)
         hs_scheme_free(&F->scheme);
@@ -249,6 +250,10 @@ int hs_fabric_create_topo(hs_fabric **out, hs_topo *t, const hs_fabric_params *p
         F->rx_rate[n] = r;
     }
     hs__seed(F->rng, p->seed);
+    if (t->router.kind == HS_ROUTER_BOOKSIM && (rc = hs__bs_create(F, err)) != 0) {
+        hs_fabric_destroy(F);
+        return rc;
+    }
     *out = F;
     return 0;
 }

@@ -7,11 +7,13 @@ CORE_SRCS += fabric/units.c fabric/topo.c fabric/topo_fattree.c \
              fabric/nic.c fabric/route.c fabric/route_fattree.c \
              fabric/route_dragonfly.c fabric/route_torus.c fabric/truth.c \
              fabric/traffic.c fabric/rundir_write.c fabric/deadlock.c \
-             fabric/pdes.c fabric/pdes_merge.c
+             fabric/pdes.c fabric/pdes_merge.c \
+             fabric/router_booksim.c
 INSTALL_HEADERS += include/hopscope/fabric.h
 # The event loop and device code are the hot path.
 CFLAGS_fabric_ := -O3
 UNIT_TESTS += tests/unit/test_fabric_topo.c tests/unit/test_fabric_engine.c \
-              tests/unit/test_fabric_rundir.c tests/unit/test_fabric_pdes.c
+              tests/unit/test_fabric_rundir.c tests/unit/test_fabric_pdes.c \
+              tests/unit/test_fabric_booksim.c
 # Reads a run directory's ground truth per link class (tests/integration/replay*.sh).
 TEST_EXTRA += $(BUILD)/tests/helpers/truth_links

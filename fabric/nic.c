@@ -65,11 +65,15 @@ void hs__nic_post(hs_fabric *F, uint32_t m)
             F->st.max_injection_queue = n->qmax;
     }
     F->st.messages_posted++;
+    if (F->bs) {
+        hs__bs_post(F, msg->src);
+        return;
+    }
     hs__nic_kick(F, msg->src);
 }
 
 /* Cuts the next packet from the next non-empty queue; HS_NIL if none. */
-static uint32_t cut_packet(hs_fabric *F, uint32_t node)
+uint32_t hs__nic_cut(hs_fabric *F, uint32_t node)
 {
     hs__nic *n = &F->nic[node];
     if (n->nactive == 0)
@@ -147,7 +151,7 @@ void hs__nic_kick(hs_fabric *F, uint32_t node)
         return;
     hs__nic *n = &F->nic[node];
     if (n->hold == HS_NIL) {
-        n->hold = cut_packet(F, node);
+        n->hold = hs__nic_cut(F, node);
         if (n->hold == HS_NIL)
             return;
     }
@@ -171,7 +175,7 @@ void hs__nic_kick(hs_fabric *F, uint32_t node)
 
 /* The source is done with a message when its last packet has left: its
  * delivery is counted at the destination (rx_count). */
-static void msg_sent(hs_fabric *F, uint32_t m)
+void hs__nic_msg_sent(hs_fabric *F, uint32_t m)
 {
     hs__msg *msg = &F->ms[m];
     msg->sent = 1;
@@ -254,7 +258,7 @@ void hs__nic_tx_end(hs_fabric *F, uint32_t o)
     uint32_t m = op->cur_msg;
     op->cur_msg = HS_NIL;
     if (m != HS_NIL)
-        msg_sent(F, m);
+        hs__nic_msg_sent(F, m);
     hs__nic_kick(F, F->lk[o].from);
 }
 
@@ -306,8 +310,10 @@ void hs__nic_deliver(hs_fabric *F, uint32_t pi)
     F->st.packets_delivered++;
     F->st.bytes_delivered += pc->payload;
     F->ph_last[p->pidx] = F->now;
-    uint32_t ej = hs_topo_node_ejection(F->topo, node);
-    hs__credit_return(F, ej, 0, p->bytes);
+    if (!F->bs) {
+        uint32_t ej = hs_topo_node_ejection(F->topo, node);
+        hs__credit_return(F, ej, 0, p->bytes);
+    }
     uint64_t cookie = pc->cookie;
     int last = pc->npk > 1 ? rx_count(F, pc->src, pc->mser, pc->npk) : 1;
     hs__pkt_free(F, pi);

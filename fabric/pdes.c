@@ -155,6 +155,8 @@ int hs_fabric_partition(hs_fabric *F, unsigned np, unsigned me)
         return F->pd ? HS_ESTATE : HS_EINVAL;
     if (F->topo->routing == HS_ROUTE_UGAL_G)
         return HS_ENOTSUP;   /* reads queues in other groups: no lookahead covers it */
+    if (F->bs)
+        return HS_ENOTSUP;   /* router=booksim: one cycle-level model, one process */
     struct hs__pdes *pd = calloc(1, sizeof *pd);
     if (!pd)
         return HS_ENOMEM;

@@ -128,7 +128,7 @@ int hs__spec_nodes_vcs(hs__spec *s, hs_topo *t, unsigned classes, const char *wh
                                 what, x);
         t->vcsel = i;
     }
-    return 0;
+    return hs__router_spec(s, t, what, err);
 }
 
 void hs__spec_nodes_vcs_fmt(const hs_topo *t, char *buf, size_t n)
@@ -138,7 +138,9 @@ void hs__spec_nodes_vcs_fmt(const hs_topo *t, char *buf, size_t n)
     hs__fmt_time_exact(t->nlat, lat, sizeof lat);
     int k = snprintf(buf, n, ",nbw=%s,nlat=%s,vcs=%u", bw, lat, t->nvc);
     if (t->lanes > 1 && k > 0 && (size_t)k < n)
-        snprintf(buf + k, n - (size_t)k, ",vcsel=%s", vcsel_names[t->vcsel]);
+        k += snprintf(buf + k, n - (size_t)k, ",vcsel=%s", vcsel_names[t->vcsel]);
+    if (k > 0 && (size_t)k < n)
+        hs__router_spec_fmt(t, buf + k, n - (size_t)k);
 }
 
 int hs__spec_check_unused(hs__spec *s, const char *what, hs_error *err)

@@ -52,6 +52,22 @@ typedef struct hs__torus {
     int      wrap;                    /* torus (1) or mesh (0) */
 } hs__torus;
 
+/* The switch model (router=, docs/fabric.md "Router modes"): the default
+ * continuous-time virtual cut-through switch, or a cycle-level model of
+ * BookSim2's input-queued VC router (fabric/router_booksim.c), with its
+ * parameters under BookSim's names (cycles; buffers in flits). */
+enum hs__router_kind { HS_ROUTER_DEFAULT = 0, HS_ROUTER_BOOKSIM = 1 };
+typedef struct hs__router_prm {
+    unsigned kind;                    /* hs__router_kind */
+    uint32_t flit;                    /* bytes per flit: one flit per cycle per link */
+    uint32_t vc_buf_size;             /* flits per VC buffer */
+    uint32_t routing_delay, vc_alloc_delay, sw_alloc_delay, st_final_delay;
+    uint32_t credit_delay;
+    uint32_t wait_for_tail_credit;
+    uint32_t hold_switch_for_packet;
+    uint32_t internal_speedup_milli;  /* internal_speedup x 1000 */
+} hs__router_prm;
+
 typedef struct hs__tfile {
     char    *path;
     char   **node_names, **switch_names;
@@ -80,6 +96,7 @@ struct hs_topo {
                                          deadlock freedom */
     unsigned lanes;                   /* VCs per class: nvc = vclasses * lanes */
     unsigned vcsel;                   /* hs__vcsel: a packet's lane */
+    hs__router_prm router;            /* router= and its parameters */
     union {
         hs__fattree   ft;
         hs__dragonfly df;
@@ -151,6 +168,10 @@ int hs__spec_nodes_vcs(hs__spec *s, hs_topo *t, unsigned classes, const char *wh
                        hs_error *err);
 /* The canonical form of those options: ",nbw=..,nlat=..,vcs=N[,vcsel=..]". */
 void hs__spec_nodes_vcs_fmt(const hs_topo *t, char *buf, size_t n);
+/* router=booksim and its parameters (router_booksim.c); the default
+ * router leaves t->router zeroed and adds nothing to the canonical spec. */
+int hs__router_spec(hs__spec *s, hs_topo *t, const char *what, hs_error *err);
+void hs__router_spec_fmt(const hs_topo *t, char *buf, size_t n);
 /* Fails naming the first entry no one consumed. */
 int hs__spec_check_unused(hs__spec *s, const char *what, hs_error *err);
 

@@ -91,7 +91,7 @@ static int partner(const hs__dragonfly *d, uint32_t G, uint32_t j, uint32_t *G2,
 static int dragonfly_spec(hs_topo *t)
 {
     const hs__dragonfly *d = &t->u.df;
-    char bw[32], lat[32], gbw[32], glat[32], nv[160];
+    char bw[32], lat[32], gbw[32], glat[32], nv[400];
     hs__fmt_rate_exact(t->bw, bw, sizeof bw);
     hs__fmt_time_exact(t->lat, lat, sizeof lat);
     hs__fmt_rate_exact(d->gbw, gbw, sizeof gbw);

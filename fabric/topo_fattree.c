@@ -88,7 +88,7 @@ uint32_t hs__fattree_dmodk_up(const hs__fattree *ft, unsigned level, uint32_t ds
 static int fattree_spec(hs_topo *t)
 {
     const hs__fattree *ft = &t->u.ft;
-    char bw[32], lat[32], nv[160];
+    char bw[32], lat[32], nv[400];
     hs__fmt_rate_exact(t->bw, bw, sizeof bw);
     hs__fmt_time_exact(t->lat, lat, sizeof lat);
     hs__spec_nodes_vcs_fmt(t, nv, sizeof nv);

@@ -27,7 +27,7 @@
 static int torus_spec(hs_topo *t)
 {
     const hs__torus *tr = &t->u.tor;
-    char dl[160], bw[32], lat[32], nv[160];
+    char dl[160], bw[32], lat[32], nv[400];
     size_t off = 0;
     for (unsigned i = 0; i < tr->n; i++)
         off += (size_t)snprintf(dl + off, sizeof dl - off, "%s%u", i ? "x" : "", tr->k[i]);

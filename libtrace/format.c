@@ -148,6 +148,8 @@ const hs__kind_desc hs__kinds[HS_TRACE_KIND_MAX + 1] = {
     K(HS_TRACE_WIRE_WORKER, "wire_worker", HS_TRACE_CLASS_WIRE, HS__F_BYTES | HS__F_AUX,
       NOL, NOL),
     K(HS_TRACE_WIRE_EP, "wire_ep", HS_TRACE_CLASS_WIRE, HS__F_AUX, NOL, NOL),
+    K(HS_TRACE_WIRE_PROGRESS, "wire_progress", HS_TRACE_CLASS_WIRE,
+      HS__F_BYTES | HS__F_BYTES2 | HS__F_AUX, NOL, NOL),
 };
 
 const char *hs_trace_wop_name(int op)
@@ -452,6 +454,43 @@ int hs__encode(const uint8_t *raw, size_t raw_len, size_t *off_io, int32_t rank,
         *p++ = (uint8_t)r->kind;
         p = hs__put_u(p, r->flags & HS_TRACE_F_ALL);
         unsigned f = d->fields;
+        /* The two commonest shapes, point-to-point sends and a completion of
+         * one request, straight from their fields when every varint is one
+         * byte: the same bytes as the general code below, without its chain
+         * of field tests and pointer updates (2 of 10.5 ns per Isend+Wait). */
+        if ((f & ~HS__F_REQ) == P2P_SEND && !(d->la | d->lb)) {
+            uint64_t v0 = r->comm == HS__NOIDX ? 0 : (uint64_t)r->comm + 1;
+            uint64_t v1 = hs__zz((int64_t)r->peer - rank), v2 = hs__zz(r->tag), v3 = r->bytes;
+            uint64_t v4 = f & HS__F_REQ ? hs__zz((int64_t)(r->req - c.prev_req)) : 0;
+            if ((v0 | v1 | v2 | v3 | v4) < 0x80) {
+                p[0] = (uint8_t)v0;
+                p[1] = (uint8_t)v1;
+                p[2] = (uint8_t)v2;
+                p[3] = (uint8_t)v3;
+                p[4] = (uint8_t)v4;
+                p += f & HS__F_REQ ? 5 : 4;
+                if (f & HS__F_REQ)
+                    c.prev_req = r->req;
+                off += rsz;
+                n++;
+                continue;
+            }
+        } else if (f == HS__F_REPEAT && d->la == HS__L_COMPL && !d->lb && r->na == 1) {
+            const uint64_t *w = (const uint64_t *)(r + 1);
+            uint64_t v0 = r->repeat ? r->repeat - 1 : 0;
+            uint64_t v1 = hs__zz((int64_t)(w[0] - c.prev_req)), v2 = w[1];
+            if ((v0 | v1 | v2) < 0x80 && !(v2 & HS_TRACE_C_STATUS)) {
+                p[0] = (uint8_t)v0;
+                p[1] = 1;   /* list length */
+                p[2] = (uint8_t)v1;
+                p[3] = (uint8_t)v2;
+                p += 4;
+                c.prev_req = w[0];
+                off += rsz;
+                n++;
+                continue;
+            }
+        }
         if (f & HS__F_COMM)   p = put_idx(p, r->comm);
         if (f & HS__F_COMM2)  p = put_idx(p, r->comm2);
         if (f & HS__F_WIN)    p = put_idx(p, r->win);

@@ -104,6 +104,15 @@ $(WIRE_LIB): $(WIRE_SRCS:libtrace/wire/%.c=$(BUILD)/wire/%.o) $(BUILD)/lib/libho
 	$(CC) -shared -o $@ $(filter %.o,$^) $(BUILD)/lib/libhopscope-core.a \
 	    -Wl,--version-script=$(WIRE_MAP) -Wl,-soname,libhopscope-wire.so -lz -ldl -lpthread
 INSTALL_EXTRA += install -m 755 $(WIRE_LIB) $(DESTDIR)$(PREFIX)/lib/;
+# tests/wire/ucpself.c (tests/integration/wire.sh): an MPICH program that
+# calls UCP itself (known numbers of progress calls, a stream), so it links
+# libucp.
+ifneq ($(filter mpich,$(HS_MPIS_FOUND)),)
+$(BUILD)/tests/wire/ucpself: tests/wire/ucpself.c
+	@mkdir -p $(dir $@)
+	mpicc.mpich -std=gnu11 -O2 -g -Wall -Wextra -Werror -o $@ $< -lucp -lucs -lpthread
+TEST_EXTRA += $(BUILD)/tests/wire/ucpself
+endif
 endif
 # The Score-P-shaped OTF2 archive writer of tests/integration/otf2.sh (prints
 # "skip" and exits 77 when built without OTF2).

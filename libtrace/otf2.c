@@ -77,6 +77,33 @@ int hs_trace_export_otf2(const char *dir, const char *archive, hs_otf2_report *r
 #define HS_REQ(otf2_id) ((otf2_id) + 1)
 #define OTF2_REQ(hs_id) ((hs_id) - 1)
 
+/* ---- errors ------------------------------------------------------------------ */
+
+/* What the import and the export contexts share: the archive errors name
+ * and the first error, on which the OTF2 callbacks stop. */
+typedef struct conv {
+    const char *path;
+    hs_error *err;
+    int rc;
+} conv;
+
+/* Records the first error (a later one is dropped: it follows from it);
+ * returns the status to pass on. */
+static int conv_fail(conv *c, int rc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int conv_fail(conv *c, int rc, const char *fmt, ...)
+{
+    if (c->rc)
+        return c->rc;
+    char m[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(m, sizeof m, fmt, ap);
+    va_end(ap);
+    c->rc = rc;
+    hs_error_set(c->err, rc, "%s: %s", c->path, m);
+    return rc;
+}
+
 /* ---- small containers ------------------------------------------------------ */
 
 /* uint64 -> uint64, open addressing (used flags apart, so any key is a key). */
@@ -1010,9 +1037,7 @@ typedef struct dcomm { uint32_t ref, name, group, groupb, parent; int inter; } d
 typedef struct dwin { uint32_t ref, name, comm; } dwin;
 
 typedef struct ictx {
-    const char *path;
-    hs_error *err;
-    int rc;                      /* first error (callbacks stop on it) */
+    conv c;                      /* the archive's path, the first error */
     /* global definitions */
     umap strs; char **sv; size_t ns, nscap;
     umap stn; dstn *stnv; size_t nstn, stncap;
@@ -1042,21 +1067,6 @@ typedef struct ictx {
     hs_otf2_report *rep;
 } ictx;
 
-static int ifail(ictx *x, int rc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int ifail(ictx *x, int rc, const char *fmt, ...)
-{
-    if (x->rc)
-        return x->rc;
-    char m[400];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(m, sizeof m, fmt, ap);
-    va_end(ap);
-    x->rc = rc;
-    hs_error_set(x->err, rc, "%s: %s", x->path, m);
-    return rc;
-}
-
 static const char *str_of(const ictx *x, uint32_t ref)
 {
     uint64_t i;
@@ -1069,18 +1079,18 @@ static int def_slot(ictx *x, umap *m, void *arr, size_t *n, size_t *cap, size_t 
                     uint64_t ref, const char *what, size_t *idx)
 {
     if (umap_get(m, ref, NULL)) {
-        ifail(x, HS_EFORMAT, "%s %" PRIu64 " defined twice", what, ref);
+        conv_fail(&x->c, HS_EFORMAT, "%s %" PRIu64 " defined twice", what, ref);
         return -1;
     }
     if (grow(arr, cap, *n, elem) || umap_put(m, ref, *n)) {
-        ifail(x, HS_ENOMEM, "out of memory");
+        conv_fail(&x->c, HS_ENOMEM, "out of memory");
         return -1;
     }
     *idx = (*n)++;
     return 0;
 }
 
-#define CB_OK(x) ((x)->rc ? OTF2_CALLBACK_INTERRUPT : OTF2_CALLBACK_SUCCESS)
+#define CB_OK(x) ((x)->c.rc ? OTF2_CALLBACK_INTERRUPT : OTF2_CALLBACK_SUCCESS)
 
 static OTF2_CallbackCode d_clock(void *u, uint64_t res, uint64_t off, uint64_t len,
                                  uint64_t rt)
@@ -1100,7 +1110,7 @@ static OTF2_CallbackCode d_string(void *u, OTF2_StringRef self, const char *s)
     if (def_slot(x, &x->strs, &x->sv, &x->ns, &x->nscap, sizeof *x->sv, self, "string", &i))
         return OTF2_CALLBACK_INTERRUPT;
     if (!(x->sv[i] = strdup(s ? s : "")))
-        ifail(x, HS_ENOMEM, "out of memory");
+        conv_fail(&x->c, HS_ENOMEM, "out of memory");
     return CB_OK(x);
 }
 
@@ -1115,7 +1125,7 @@ static OTF2_CallbackCode d_attr(void *u, OTF2_AttributeRef self, OTF2_StringRef 
     for (int a = 0; s && a < A_N; a++)
         if (strcmp(s, attrs[a].name) == 0 && type == attrs[a].type) {
             if (umap_put(&x->attr, self, (uint64_t)a))
-                ifail(x, HS_ENOMEM, "out of memory");
+                conv_fail(&x->c, HS_ENOMEM, "out of memory");
         }
     return CB_OK(x);
 }
@@ -1190,7 +1200,7 @@ static OTF2_CallbackCode d_group(void *u, OTF2_GroupRef self, OTF2_StringRef nam
     g->paradigm = par;
     g->n = n;
     if (!(g->m = malloc(((size_t)n + 1) * sizeof *g->m)))
-        return ifail(x, HS_ENOMEM, "out of memory"), OTF2_CALLBACK_INTERRUPT;
+        return conv_fail(&x->c, HS_ENOMEM, "out of memory"), OTF2_CALLBACK_INTERRUPT;
     if (n)
         memcpy(g->m, mem, n * sizeof *g->m);
     return CB_OK(x);
@@ -1202,7 +1212,7 @@ static OTF2_CallbackCode d_comm(void *u, OTF2_CommRef self, OTF2_StringRef name,
     ictx *x = u;
     (void)fl;
     if (grow(&x->cv, &x->cvcap, x->ncv, sizeof *x->cv))
-        return ifail(x, HS_ENOMEM, "out of memory"), OTF2_CALLBACK_INTERRUPT;
+        return conv_fail(&x->c, HS_ENOMEM, "out of memory"), OTF2_CALLBACK_INTERRUPT;
     x->cv[x->ncv++] = (dcomm){ self, name, group, OTF2_UNDEFINED_GROUP, parent, 0 };
     return CB_OK(x);
 }
@@ -1214,7 +1224,7 @@ static OTF2_CallbackCode d_intercomm(void *u, OTF2_CommRef self, OTF2_StringRef 
     ictx *x = u;
     (void)fl;
     if (grow(&x->cv, &x->cvcap, x->ncv, sizeof *x->cv))
-        return ifail(x, HS_ENOMEM, "out of memory"), OTF2_CALLBACK_INTERRUPT;
+        return conv_fail(&x->c, HS_ENOMEM, "out of memory"), OTF2_CALLBACK_INTERRUPT;
     x->cv[x->ncv++] = (dcomm){ self, name, ga, gb, common, 1 };
     return CB_OK(x);
 }
@@ -1225,7 +1235,7 @@ static OTF2_CallbackCode d_win(void *u, OTF2_RmaWinRef self, OTF2_StringRef name
     ictx *x = u;
     (void)fl;
     if (grow(&x->wv, &x->wvcap, x->nwv, sizeof *x->wv))
-        return ifail(x, HS_ENOMEM, "out of memory"), OTF2_CALLBACK_INTERRUPT;
+        return conv_fail(&x->c, HS_ENOMEM, "out of memory"), OTF2_CALLBACK_INTERRUPT;
     x->wv[x->nwv++] = (dwin){ self, name, comm };
     return CB_OK(x);
 }
@@ -1237,24 +1247,24 @@ static int group_ranks(ictx *x, uint32_t gref, int32_t **out, uint32_t *n, int *
     uint64_t gi;
     *self = 0;
     if (gref == OTF2_UNDEFINED_GROUP || !umap_get(&x->grp, gref, &gi))
-        return ifail(x, HS_EFORMAT, "communicator group %u is not defined", gref);
+        return conv_fail(&x->c, HS_EFORMAT, "communicator group %u is not defined", gref);
     const dgrp *g = &x->grpv[gi];
     if (g->type == OTF2_GROUP_TYPE_COMM_SELF) {
         *self = 1;
         *n = 0;
         *out = malloc(sizeof **out);
-        return *out ? 0 : ifail(x, HS_ENOMEM, "out of memory");
+        return *out ? 0 : conv_fail(&x->c, HS_ENOMEM, "out of memory");
     }
     if (g->type != OTF2_GROUP_TYPE_COMM_GROUP)
-        return ifail(x, HS_EFORMAT, "communicator group %u is not of type COMM_GROUP", gref);
+        return conv_fail(&x->c, HS_EFORMAT, "communicator group %u is not of type COMM_GROUP", gref);
     *out = malloc(((size_t)g->n + 1) * sizeof **out);
     if (!*out)
-        return ifail(x, HS_ENOMEM, "out of memory");
+        return conv_fail(&x->c, HS_ENOMEM, "out of memory");
     for (uint32_t i = 0; i < g->n; i++) {
         if (g->m[i] >= x->nranks) {
             free(*out);
             *out = NULL;
-            return ifail(x, HS_EFORMAT, "group %u: member %" PRIu64 " is not an MPI rank "
+            return conv_fail(&x->c, HS_EFORMAT, "group %u: member %" PRIu64 " is not an MPI rank "
                          "(%u ranks)", gref, g->m[i], x->nranks);
         }
         (*out)[i] = (int32_t)g->m[i];
@@ -1293,37 +1303,37 @@ static int resolve(ictx *x)
         if (x->grpv[i].type == OTF2_GROUP_TYPE_COMM_LOCATIONS &&
             x->grpv[i].paradigm == OTF2_PARADIGM_MPI) {
             if (cl)
-                return ifail(x, HS_EFORMAT, "two MPI groups of type COMM_LOCATIONS");
+                return conv_fail(&x->c, HS_EFORMAT, "two MPI groups of type COMM_LOCATIONS");
             cl = &x->grpv[i];
         }
     if (!cl || cl->n == 0)
-        return ifail(x, HS_EFORMAT, "no MPI ranks (no MPI group of type COMM_LOCATIONS): "
+        return conv_fail(&x->c, HS_EFORMAT, "no MPI ranks (no MPI group of type COMM_LOCATIONS): "
                      "not a trace of an MPI program");
     if (cl->n > (1u << 24))
-        return ifail(x, HS_ERANGE, "%u MPI ranks: more than hopscope reads (2^24)", cl->n);
+        return conv_fail(&x->c, HS_ERANGE, "%u MPI ranks: more than hopscope reads (2^24)", cl->n);
     x->nranks = cl->n;
     x->m.nranks = cl->n;
     if (!(x->rank_lg = calloc(cl->n, sizeof *x->rank_lg)))
-        return ifail(x, HS_ENOMEM, "out of memory");
+        return conv_fail(&x->c, HS_ENOMEM, "out of memory");
     umap lgrank = { 0 };
     int rc = 0;
     for (uint32_t r = 0; r < cl->n && !rc; r++) {
         uint64_t li;
         if (!umap_get(&x->loc, cl->m[r], &li)) {
-            rc = ifail(x, HS_EFORMAT, "MPI rank %u: location %" PRIu64 " is not defined", r,
+            rc = conv_fail(&x->c, HS_EFORMAT, "MPI rank %u: location %" PRIu64 " is not defined", r,
                        cl->m[r]);
             break;
         }
         dloc *l = &x->locv[li];
         if (l->rank >= 0 || umap_get(&lgrank, l->group, NULL)) {
-            rc = ifail(x, HS_EFORMAT, "MPI rank %u: location %" PRIu64 " (or its process) "
+            rc = conv_fail(&x->c, HS_EFORMAT, "MPI rank %u: location %" PRIu64 " (or its process) "
                        "is another rank's too", r, cl->m[r]);
             break;
         }
         l->rank = (int32_t)r;
         x->rank_lg[r] = l->group;
         if (umap_put(&lgrank, l->group, r))
-            rc = ifail(x, HS_ENOMEM, "out of memory");
+            rc = conv_fail(&x->c, HS_ENOMEM, "out of memory");
     }
     /* The other CPU-thread locations of a rank's process are its other
      * threads (Score-P also puts per-process metric locations and GPU
@@ -1344,7 +1354,7 @@ static int resolve(ictx *x)
     umap_free(&x->loc);
     for (size_t i = 0; i < x->nloc; i++)
         if (umap_put(&x->loc, x->locv[i].ref, i))
-            return ifail(x, HS_ENOMEM, "out of memory");
+            return conv_fail(&x->c, HS_ENOMEM, "out of memory");
     for (size_t i = 0; i < x->nloc;) {
         int32_t r = x->locv[i].rank;
         uint32_t t = 1;
@@ -1356,7 +1366,7 @@ static int resolve(ictx *x)
     }
     for (size_t i = 0; i < x->nloc; i++)
         if (x->locv[i].rank >= 0 && x->locv[i].thread >= 1024)
-            return ifail(x, HS_ERANGE, "rank %d has more than 1024 threads", x->locv[i].rank);
+            return conv_fail(&x->c, HS_ERANGE, "rank %d has more than 1024 threads", x->locv[i].rank);
 
     /* Communicators (in definition order, so a parent comes first in any
      * archive written in order; a missing parent makes world the parent). */
@@ -1364,7 +1374,7 @@ static int resolve(ictx *x)
     for (size_t i = 0; i < x->ncv; i++) {
         const dcomm *d = &x->cv[i];
         if (comm_of(&x->m, d->ref))
-            return ifail(x, HS_EFORMAT, "communicator %u defined twice", d->ref);
+            return conv_fail(&x->c, HS_EFORMAT, "communicator %u defined twice", d->ref);
         mcomm c = { 0 };
         c.parent = d->parent;
         c.inter = d->inter;
@@ -1379,11 +1389,11 @@ static int resolve(ictx *x)
             }
             if (self || s2) {
                 free(c.a); free(c.b);
-                return ifail(x, HS_EFORMAT, "intercommunicator %u of MPI_COMM_SELF", d->ref);
+                return conv_fail(&x->c, HS_EFORMAT, "intercommunicator %u of MPI_COMM_SELF", d->ref);
             }
         } else if (!(c.b = malloc(sizeof *c.b))) {
             free(c.a);
-            return ifail(x, HS_ENOMEM, "out of memory");
+            return conv_fail(&x->c, HS_ENOMEM, "out of memory");
         }
         const char *name = str_of(x, d->name);
         int identity = !d->inter && !self && c.na == x->nranks;
@@ -1406,21 +1416,21 @@ static int resolve(ictx *x)
         }
         if (model_add_comm(&x->m, d->ref, &c)) {
             free(c.a); free(c.b);
-            return ifail(x, HS_ENOMEM, "out of memory");
+            return conv_fail(&x->c, HS_ENOMEM, "out of memory");
         }
     }
     for (size_t i = 0; i < x->nwv; i++) {
         const dwin *d = &x->wv[i];
         uint64_t id;
         if (win_of(&x->m, d->ref))
-            return ifail(x, HS_EFORMAT, "RMA window %u defined twice", d->ref);
+            return conv_fail(&x->c, HS_EFORMAT, "RMA window %u defined twice", d->ref);
         if (!comm_of(&x->m, d->comm))
-            return ifail(x, HS_EFORMAT, "RMA window %u: communicator %u is not defined",
+            return conv_fail(&x->c, HS_EFORMAT, "RMA window %u: communicator %u is not defined",
                          d->ref, d->comm);
         if (!(x->hopscope && parse_hex_id(str_of(x, d->name), "hopscope win 0x", &id)))
             id = (uint64_t)d->ref + ID_BASE;
         if (model_add_win(&x->m, d->ref, id, d->comm))
-            return ifail(x, HS_ENOMEM, "out of memory");
+            return conv_fail(&x->c, HS_ENOMEM, "out of memory");
     }
     return 0;
 }
@@ -1446,9 +1456,9 @@ static iev *cur_ev(ictx *x)
 static OTF2_CallbackCode rec_rc(ictx *x, actx *a, int rc, const char *what, OTF2_TimeStamp t)
 {
     if (rc == HS_ENOMEM)
-        ifail(x, rc, "out of memory");
+        conv_fail(&x->c, rc, "out of memory");
     else if (rc)
-        ifail(x, rc, "rank %u thread %u: %s at tick %" PRIu64 ": %s", x->rank, x->thread, what,
+        conv_fail(&x->c, rc, "rank %u thread %u: %s at tick %" PRIu64 ": %s", x->rank, x->thread, what,
               t, a->why ? a->why : "invalid");
     return CB_OK(x);
 }
@@ -1458,7 +1468,7 @@ static void read_attrs(ictx *x, iev *e, OTF2_AttributeList *al)
     if (!al || !x->attr.n)
         return;
     uint32_t n = OTF2_AttributeList_GetNumberOfElements(al);
-    for (uint32_t i = 0; i < n && !x->rc; i++) {
+    for (uint32_t i = 0; i < n && !x->c.rc; i++) {
         OTF2_AttributeRef ref;
         OTF2_Type type;
         OTF2_AttributeValue v;
@@ -1479,7 +1489,7 @@ static void read_attrs(ictx *x, iev *e, OTF2_AttributeList *al)
         case A_TAG2: e->pa_i32[3] = v.int32; break;
         case A_COMM: case A_COMM2:
             if (!comm_of(&x->m, v.commRef)) {
-                ifail(x, HS_EFORMAT, "rank %u: attribute %s names undefined communicator %u",
+                conv_fail(&x->c, HS_EFORMAT, "rank %u: attribute %s names undefined communicator %u",
                       x->rank, attrs[a].name, v.commRef);
                 return;
             }
@@ -1487,7 +1497,7 @@ static void read_attrs(ictx *x, iev *e, OTF2_AttributeList *al)
             break;
         case A_WIN:
             if (!win_of(&x->m, v.rmaWinRef)) {
-                ifail(x, HS_EFORMAT, "rank %u: attribute %s names undefined window %u",
+                conv_fail(&x->c, HS_EFORMAT, "rank %u: attribute %s names undefined window %u",
                       x->rank, attrs[a].name, v.rmaWinRef);
                 return;
             }
@@ -1495,7 +1505,7 @@ static void read_attrs(ictx *x, iev *e, OTF2_AttributeList *al)
             break;
         case A_LISTS:
             if (!(e->pa_lists = str_of(x, v.stringRef))) {
-                ifail(x, HS_EFORMAT, "rank %u: attribute %s names undefined string %u",
+                conv_fail(&x->c, HS_EFORMAT, "rank %u: attribute %s names undefined string %u",
                       x->rank, attrs[a].name, v.stringRef);
                 return;
             }
@@ -1535,9 +1545,9 @@ static void apply_attrs(ictx *x, iev *e)
     if (s & (1u << A_LISTS)) {
         int rc = get_lists(e, e->pa_lists);
         if (rc == HS_ENOMEM)
-            ifail(x, rc, "out of memory");
+            conv_fail(&x->c, rc, "out of memory");
         else if (rc)
-            ifail(x, HS_EFORMAT, "rank %u: malformed %s attribute \"%.60s\"", x->rank,
+            conv_fail(&x->c, HS_EFORMAT, "rank %u: malformed %s attribute \"%.60s\"", x->rank,
                   attrs[A_LISTS].name, e->pa_lists);
     }
 }
@@ -1555,7 +1565,7 @@ static OTF2_CallbackCode e_enter(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_
     }
     uint64_t ri;
     if (!umap_get(&x->reg, region, &ri)) {
-        ifail(x, HS_EFORMAT, "rank %u: Enter of undefined region %u", x->rank, region);
+        conv_fail(&x->c, HS_EFORMAT, "rank %u: Enter of undefined region %u", x->rank, region);
         return OTF2_CALLBACK_INTERRUPT;
     }
     const dreg *r = &x->regv[ri];
@@ -1565,12 +1575,12 @@ static OTF2_CallbackCode e_enter(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_
     }
     int64_t ns = to_ns(x, t);
     if (ns == INT64_MIN) {
-        ifail(x, HS_ERANGE, "rank %u: time %" PRIu64 " more than 2^56 ns from the start",
+        conv_fail(&x->c, HS_ERANGE, "rank %u: time %" PRIu64 " more than 2^56 ns from the start",
               x->rank, t);
         return OTF2_CALLBACK_INTERRUPT;
     }
     if (grow(&x->ev, &x->evcap, x->nev, sizeof *x->ev)) {
-        ifail(x, HS_ENOMEM, "out of memory");
+        conv_fail(&x->c, HS_ENOMEM, "out of memory");
         return OTF2_CALLBACK_INTERRUPT;
     }
     iev *e = &x->ev[x->nev];
@@ -1606,7 +1616,7 @@ static OTF2_CallbackCode e_leave(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_
     iev *e = cur_ev(x);
     int64_t ns = to_ns(x, t);
     if (ns == INT64_MIN || ns < e->ev.t_start) {
-        ifail(x, HS_EFORMAT, "rank %u thread %u: Leave at tick %" PRIu64 " before its Enter "
+        conv_fail(&x->c, HS_EFORMAT, "rank %u thread %u: Leave at tick %" PRIu64 " before its Enter "
               "or out of range", x->rank, x->thread, t);
         return OTF2_CALLBACK_INTERRUPT;
     }
@@ -1660,7 +1670,7 @@ static iev *start_target(ictx *x, int kind)
         return e;
     }
     if (grow(&x->ev, &x->evcap, x->nev, sizeof *x->ev)) {
-        ifail(x, HS_ENOMEM, "out of memory");
+        conv_fail(&x->c, HS_ENOMEM, "out of memory");
         return NULL;
     }
     e = cur_ev(x);
@@ -1708,7 +1718,7 @@ static OTF2_CallbackCode e_recv(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t
 static void note_req(ictx *x, const iev *e, uint64_t req)
 {
     if (umap_put(&x->reqs, req, (uint64_t)(e - x->ev)))
-        ifail(x, HS_ENOMEM, "out of memory");
+        conv_fail(&x->c, HS_ENOMEM, "out of memory");
 }
 
 static OTF2_CallbackCode e_irecv_req(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *u,
@@ -1804,7 +1814,7 @@ static OTF2_CallbackCode e_isend_done(OTF2_LocationRef loc, OTF2_TimeStamp t, ui
     (void)loc; (void)al; (void)t;
     iev *e = owner(x);
     if (e && is_completion(e) && add_compl(e, HS_REQ(req), 0, 0, 0, 0))
-        ifail(x, HS_ENOMEM, "out of memory");
+        conv_fail(&x->c, HS_ENOMEM, "out of memory");
     return CB_OK(x);
 }
 
@@ -1816,7 +1826,7 @@ static OTF2_CallbackCode e_cancelled(OTF2_LocationRef loc, OTF2_TimeStamp t, uin
     (void)loc; (void)al; (void)t;
     iev *e = owner(x);
     if (e && is_completion(e) && add_compl(e, HS_REQ(req), HS_TRACE_C_CANCELLED, 0, 0, 0))
-        ifail(x, HS_ENOMEM, "out of memory");
+        conv_fail(&x->c, HS_ENOMEM, "out of memory");
     return CB_OK(x);
 }
 
@@ -2068,7 +2078,7 @@ static OTF2_CallbackCode e_nbc_done(OTF2_LocationRef loc, OTF2_TimeStamp t, uint
     if (!e || !is_completion(e))
         return CB_OK(x);
     if (add_compl(e, HS_REQ(req), 0, 0, 0, 0)) {
-        ifail(x, HS_ENOMEM, "out of memory");
+        conv_fail(&x->c, HS_ENOMEM, "out of memory");
         return CB_OK(x);
     }
     /* OTF2 says what a nonblocking collective moved when it completes; hopscope
@@ -2279,7 +2289,7 @@ static int introduce(ictx *x, hs_trace_writer *w, umap *live, uint32_t cref, int
     if (!c || c->world || c->self || (umap_get(live, cref, &v) && v))
         return 0;
     if (depth > 64)
-        return ifail(x, HS_EFORMAT, "communicator %u: parents nest too deep", cref);
+        return conv_fail(&x->c, HS_EFORMAT, "communicator %u: parents nest too deep", cref);
     int rc;
     if (c->parent != OTF2_UNDEFINED_COMM && member_of(&x->m, c->parent, x->rank) &&
         (rc = introduce(x, w, live, c->parent, t, thread, depth + 1)))
@@ -2296,19 +2306,19 @@ static int introduce(ictx *x, hs_trace_writer *w, umap *live, uint32_t cref, int
     if (rc) {
         iev_free(&e);
         if (rc == HS_ENOMEM)
-            return ifail(x, rc, "out of memory");
+            return conv_fail(&x->c, rc, "out of memory");
         /* not a member: it cannot use the communicator either */
-        return ifail(x, HS_EFORMAT, "rank %u uses communicator %u: %s", x->rank, cref, a.why);
+        return conv_fail(&x->c, HS_EFORMAT, "rank %u uses communicator %u: %s", x->rank, cref, a.why);
     }
     point_lists(&e);
     hs_error werr;
     rc = hs_trace_writer_event(w, &e.ev, &werr);
     iev_free(&e);
     if (rc)
-        return ifail(x, rc, "rank %u: %s", x->rank, werr.msg);
+        return conv_fail(&x->c, rc, "rank %u: %s", x->rank, werr.msg);
     x->rep->made_events++;
     x->rep->events++;
-    return umap_put(live, cref, 1) ? ifail(x, HS_ENOMEM, "out of memory") : 0;
+    return umap_put(live, cref, 1) ? conv_fail(&x->c, HS_ENOMEM, "out of memory") : 0;
 }
 
 static int introduce_win(ictx *x, hs_trace_writer *w, umap *live, umap *wlive, uint32_t wref,
@@ -2328,13 +2338,13 @@ static int introduce_win(ictx *x, hs_trace_writer *w, umap *live, umap *wlive, u
     e.ev.thread = thread;
     actx a = { &x->m, x->rank, NULL, "" };
     if ((rc = ap_win(&a, &e, wref)))
-        return ifail(x, rc, "rank %u: %s", x->rank, a.why);
+        return conv_fail(&x->c, rc, "rank %u: %s", x->rank, a.why);
     hs_error werr;
     if ((rc = hs_trace_writer_event(w, &e.ev, &werr)))
-        return ifail(x, rc, "rank %u: %s", x->rank, werr.msg);
+        return conv_fail(&x->c, rc, "rank %u: %s", x->rank, werr.msg);
     x->rep->made_events++;
     x->rep->events++;
-    return umap_put(wlive, wref, 1) ? ifail(x, HS_ENOMEM, "out of memory") : 0;
+    return umap_put(wlive, wref, 1) ? conv_fail(&x->c, HS_ENOMEM, "out of memory") : 0;
 }
 
 /* Reads every location of rank r and writes its rank file. */
@@ -2353,11 +2363,11 @@ static int import_rank(ictx *x, OTF2_Reader *rd, const char *dir, size_t *li)
         x->rep->nthreads++;
         OTF2_EvtReader *er = OTF2_Reader_GetEvtReader(rd, l->ref);
         if (!er)
-            return ifail(x, HS_EFORMAT, "rank %u: no events of location %" PRIu64 ": %s", r,
+            return conv_fail(&x->c, HS_EFORMAT, "rank %u: no events of location %" PRIu64 ": %s", r,
                          l->ref, otf2_why(OTF2_ERROR_INVALID));
         OTF2_EvtReaderCallbacks *cb = OTF2_EvtReaderCallbacks_New();
         if (!cb)
-            return ifail(x, HS_ENOMEM, "out of memory");
+            return conv_fail(&x->c, HS_ENOMEM, "out of memory");
         OTF2_EvtReaderCallbacks_SetEnterCallback(cb, e_enter);
         OTF2_EvtReaderCallbacks_SetLeaveCallback(cb, e_leave);
         OTF2_EvtReaderCallbacks_SetMpiSendCallback(cb, e_send);
@@ -2391,11 +2401,11 @@ static int import_rank(ictx *x, OTF2_Reader *rd, const char *dir, size_t *li)
         OTF2_EvtReaderCallbacks_Delete(cb);
         uint64_t n = 0;
         OTF2_ErrorCode ec = OTF2_Reader_ReadAllLocalEvents(rd, er, &n);
-        if (ec != OTF2_SUCCESS && !x->rc)
-            ifail(x, HS_EFORMAT, "rank %u thread %u: reading events: %s", r, l->thread,
+        if (ec != OTF2_SUCCESS && !x->c.rc)
+            conv_fail(&x->c, HS_EFORMAT, "rank %u thread %u: reading events: %s", r, l->thread,
                   otf2_why(ec));
         OTF2_Reader_CloseEvtReader(rd, er);
-        if (x->cur >= 0 && !x->rc) {
+        if (x->cur >= 0 && !x->c.rc) {
             /* a call entered and never left: the location was cut short
              * (the call and the requests a Startall added after it) */
             while (x->nev > (size_t)x->cur)
@@ -2403,7 +2413,7 @@ static int import_rank(ictx *x, OTF2_Reader *rd, const char *dir, size_t *li)
             x->cur = -1;
             x->rep->unfinished++;
         }
-        rc = x->rc;
+        rc = x->c.rc;
     }
     if (rc)
         return rc;
@@ -2412,7 +2422,7 @@ static int import_rank(ictx *x, OTF2_Reader *rd, const char *dir, size_t *li)
     hs_trace_writer *w;
     hs_error werr;
     if ((rc = hs_trace_writer_open(&w, dir, r, x->nranks, &werr)))
-        return ifail(x, rc, "%s", werr.msg);
+        return conv_fail(&x->c, rc, "%s", werr.msg);
     umap live = { 0 }, wlive = { 0 };
     for (size_t i = 0; i < x->nev && !rc; i++) {
         iev *e = &x->ev[i];
@@ -2430,7 +2440,7 @@ static int import_rank(ictx *x, OTF2_Reader *rd, const char *dir, size_t *li)
                 continue;
             }
             if (!rc && umap_put(&live, e->cref, 1))
-                rc = ifail(x, HS_ENOMEM, "out of memory");
+                rc = conv_fail(&x->c, HS_ENOMEM, "out of memory");
         } else {
             if (e->cref != OTF2_UNDEFINED_COMM)
                 rc = introduce(x, w, &live, e->cref, t, th, 0);
@@ -2440,7 +2450,7 @@ static int import_rank(ictx *x, OTF2_Reader *rd, const char *dir, size_t *li)
                     continue;
                 }
                 if (umap_put(&wlive, e->wref, 1))
-                    rc = ifail(x, HS_ENOMEM, "out of memory");
+                    rc = conv_fail(&x->c, HS_ENOMEM, "out of memory");
             } else if (!rc && e->wref != OTF2_UNDEFINED_RMA_WIN) {
                 rc = introduce_win(x, w, &live, &wlive, e->wref, t, th);
             }
@@ -2449,17 +2459,17 @@ static int import_rank(ictx *x, OTF2_Reader *rd, const char *dir, size_t *li)
             break;
         point_lists(e);
         if ((rc = hs_trace_writer_event(w, &e->ev, &werr))) {
-            ifail(x, rc, "rank %u: cannot write %s at %" PRId64 " ns: %s", r,
+            conv_fail(&x->c, rc, "rank %u: cannot write %s at %" PRId64 " ns: %s", r,
                   hs_trace_kind_name(e->ev.kind), e->ev.t_start, werr.msg);
             break;
         }
         x->rep->events++;
         if (e->ev.kind == HS_TRACE_COMM_FREE && e->cref != OTF2_UNDEFINED_COMM &&
             umap_put(&live, e->cref, 0))
-            rc = ifail(x, HS_ENOMEM, "out of memory");
+            rc = conv_fail(&x->c, HS_ENOMEM, "out of memory");
         if (e->ev.kind == HS_TRACE_WIN_FREE && e->wref != OTF2_UNDEFINED_RMA_WIN &&
             umap_put(&wlive, e->wref, 0))
-            rc = ifail(x, HS_ENOMEM, "out of memory");
+            rc = conv_fail(&x->c, HS_ENOMEM, "out of memory");
     }
     umap_free(&live);
     umap_free(&wlive);
@@ -2468,7 +2478,7 @@ static int import_rank(ictx *x, OTF2_Reader *rd, const char *dir, size_t *li)
     x->nev = 0;
     int rc2 = hs_trace_writer_close(w, &werr);
     if (!rc && rc2)
-        rc = ifail(x, rc2, "%s", werr.msg);
+        rc = conv_fail(&x->c, rc2, "%s", werr.msg);
     return rc;
 }
 
@@ -2491,7 +2501,7 @@ static int write_import_manifest(ictx *x, OTF2_Reader *rd, const char *dir, cons
     umap nodes = { 0 };
     int rc = 0;
     if (!m.rank_node || !m.node_names)
-        rc = ifail(x, HS_ENOMEM, "out of memory");
+        rc = conv_fail(&x->c, HS_ENOMEM, "out of memory");
     /* A rank's node: the system tree node its process sits in. */
     for (uint32_t r = 0; r < x->nranks && !rc; r++) {
         uint64_t gi, ni, idx;
@@ -2504,7 +2514,7 @@ static int write_import_manifest(ictx *x, OTF2_Reader *rd, const char *dir, cons
         if (!umap_get(&nodes, stn, &idx)) {
             idx = m.nnodes++;
             if (umap_put(&nodes, stn, idx)) {
-                rc = ifail(x, HS_ENOMEM, "out of memory");
+                rc = conv_fail(&x->c, HS_ENOMEM, "out of memory");
                 break;
             }
             m.node_names[idx] = (char *)(name && name[0] ? name : "unknown");
@@ -2542,7 +2552,7 @@ static int write_import_manifest(ictx *x, OTF2_Reader *rd, const char *dir, cons
     if (!rc) {
         hs_error e2;
         if ((rc = hs_trace_manifest_write(dir, &m, &e2)))
-            ifail(x, rc, "%s", e2.msg);
+            conv_fail(&x->c, rc, "%s", e2.msg);
     }
     free(p_lib); free(p_cmd); free(p_abi); free(p_ver); free(p_st); free(p_tl); free(p_sr);
     free(p_ss); free(creator);
@@ -2624,8 +2634,8 @@ int hs_trace_import_otf2(const char *archive, const char *dir, unsigned flags,
         OTF2_Reader_Close(rd);
         return hs_error_set(err, HS_ENOMEM, "out of memory");
     }
-    x->path = anchor;
-    x->err = err;
+    x->c.path = anchor;
+    x->c.err = err;
     x->rep = rep;
     x->cur = -1;
     uint8_t vmaj = 0, vmin = 0, vbug = 0;
@@ -2633,7 +2643,7 @@ int hs_trace_import_otf2(const char *archive, const char *dir, unsigned flags,
     /* The library opens archives of later versions without a word: refuse
      * them here rather than misread them. */
     if (vmaj > OTF2_VERSION_MAJOR) {
-        rc = ifail(x, HS_EVERSION, "written by OTF2 %u.%u.%u; this hopscope's OTF2 library "
+        rc = conv_fail(&x->c, HS_EVERSION, "written by OTF2 %u.%u.%u; this hopscope's OTF2 library "
                    "(%d.%d) reads archives up to version %d.x", vmaj, vmin, vbug,
                    OTF2_VERSION_MAJOR, OTF2_VERSION_MINOR, OTF2_VERSION_MAJOR);
         goto out;
@@ -2654,12 +2664,12 @@ int hs_trace_import_otf2(const char *archive, const char *dir, unsigned flags,
 
     OTF2_GlobalDefReader *gd = OTF2_Reader_GetGlobalDefReader(rd);
     if (!gd) {
-        rc = ifail(x, HS_EFORMAT, "no global definitions: %s", otf2_why(OTF2_ERROR_INVALID));
+        rc = conv_fail(&x->c, HS_EFORMAT, "no global definitions: %s", otf2_why(OTF2_ERROR_INVALID));
         goto out;
     }
     OTF2_GlobalDefReaderCallbacks *gcb = OTF2_GlobalDefReaderCallbacks_New();
     if (!gcb) {
-        rc = ifail(x, HS_ENOMEM, "out of memory");
+        rc = conv_fail(&x->c, HS_ENOMEM, "out of memory");
         goto out;
     }
     OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(gcb, d_clock);
@@ -2677,16 +2687,16 @@ int hs_trace_import_otf2(const char *archive, const char *dir, unsigned flags,
     OTF2_GlobalDefReaderCallbacks_Delete(gcb);
     uint64_t ndefs = 0;
     OTF2_ErrorCode ec = OTF2_Reader_ReadAllGlobalDefinitions(rd, gd, &ndefs);
-    if (x->rc) {
-        rc = x->rc;
+    if (x->c.rc) {
+        rc = x->c.rc;
         goto out;
     }
     if (ec != OTF2_SUCCESS) {
-        rc = ifail(x, HS_EFORMAT, "reading the global definitions: %s", otf2_why(ec));
+        rc = conv_fail(&x->c, HS_EFORMAT, "reading the global definitions: %s", otf2_why(ec));
         goto out;
     }
     if (!x->have_clock || x->res == 0) {
-        rc = ifail(x, HS_EFORMAT, "no clock properties (timer resolution)");
+        rc = conv_fail(&x->c, HS_EFORMAT, "no clock properties (timer resolution)");
         goto out;
     }
     x->epoch = x->offset;
@@ -2724,7 +2734,7 @@ int hs_trace_import_otf2(const char *archive, const char *dir, unsigned flags,
         OTF2_Reader_CloseDefFiles(rd);
     }
     if ((ec = OTF2_Reader_OpenEvtFiles(rd)) != OTF2_SUCCESS) {
-        rc = ifail(x, HS_EFORMAT, "cannot open the event files: %s", otf2_why(ec));
+        rc = conv_fail(&x->c, HS_EFORMAT, "cannot open the event files: %s", otf2_why(ec));
         goto out;
     }
     size_t li = 0;
@@ -2738,9 +2748,9 @@ int hs_trace_import_otf2(const char *archive, const char *dir, unsigned flags,
     }
     OTF2_Reader_CloseEvtFiles(rd);
 out:
-    if (rc && !x->rc)
-        x->rc = rc;
-    rc = x->rc;
+    if (rc && !x->c.rc)
+        x->c.rc = rc;
+    rc = x->c.rc;
     ictx_free(x);
     free(x);
     OTF2_Reader_Close(rd);
@@ -2765,9 +2775,7 @@ typedef struct xreq {        /* what a request started on this rank is */
 } xreq;
 
 typedef struct xctx {
-    const char *path;
-    hs_error *err;
-    int rc;
+    conv c;                      /* the archive's path, the first error */
     model m;
     umap cid;                /* hopscope comm id -> OTF2 ref */
     umap wid;                /* hopscope window id -> OTF2 ref */
@@ -2785,21 +2793,6 @@ typedef struct xctx {
     umap reqs;               /* req -> index into rq */
     hs_otf2_report *rep;
 } xctx;
-
-static int xfail(xctx *x, int rc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int xfail(xctx *x, int rc, const char *fmt, ...)
-{
-    if (x->rc)
-        return x->rc;
-    char m[400];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(m, sizeof m, fmt, ap);
-    va_end(ap);
-    x->rc = rc;
-    hs_error_set(x->err, rc, "%s: %s", x->path, m);
-    return rc;
-}
 
 static uint64_t str_hash(const char *s)
 {
@@ -2825,7 +2818,7 @@ static OTF2_StringRef xstr(xctx *x, const char *s)
         k++;
     if (grow(&x->sv, &x->nscap, x->ns, sizeof *x->sv) || !(x->sv[x->ns] = strdup(s)) ||
         umap_put(&x->shash, k, x->ns)) {
-        xfail(x, HS_ENOMEM, "out of memory");
+        conv_fail(&x->c, HS_ENOMEM, "out of memory");
         return 0;
     }
     return (OTF2_StringRef)x->ns++;
@@ -2837,7 +2830,7 @@ static OTF2_RegionRef xregion(xctx *x, int kind, int ctor)
     if (umap_get(&x->regions, key, &v))
         return (OTF2_RegionRef)v;
     if (grow(&x->reg_kind, &x->regcap, x->nreg, sizeof *x->reg_kind)) {
-        xfail(x, HS_ENOMEM, "out of memory");
+        conv_fail(&x->c, HS_ENOMEM, "out of memory");
         return 0;
     }
     size_t cap2 = x->regcap;
@@ -2845,7 +2838,7 @@ static OTF2_RegionRef xregion(xctx *x, int kind, int ctor)
     if (!nc || umap_put(&x->regions, key, x->nreg)) {
         if (nc)
             x->reg_ctor = nc;
-        xfail(x, HS_ENOMEM, "out of memory");
+        conv_fail(&x->c, HS_ENOMEM, "out of memory");
         return 0;
     }
     x->reg_ctor = nc;
@@ -2874,7 +2867,7 @@ static int scan(xctx *x, hs_trace *t)
     uint32_t n = man->nranks;
     x->m.nranks = n;
     if (!(x->nthreads = calloc(n, sizeof *x->nthreads)))
-        return xfail(x, HS_ENOMEM, "out of memory");
+        return conv_fail(&x->c, HS_ENOMEM, "out of memory");
     /* world = reference 0, self = 1 */
     mcomm w = { 0 }, s = { 0 };
     w.id = HS_TRACE_COMM_WORLD;
@@ -2882,7 +2875,7 @@ static int scan(xctx *x, hs_trace *t)
     w.na = n;
     w.parent = OTF2_UNDEFINED_COMM;
     if (!(w.a = malloc((size_t)n * sizeof *w.a)) || !(w.b = malloc(sizeof *w.b)))
-        return free(w.a), xfail(x, HS_ENOMEM, "out of memory");
+        return free(w.a), conv_fail(&x->c, HS_ENOMEM, "out of memory");
     for (uint32_t r = 0; r < n; r++)
         w.a[r] = (int32_t)r;
     s.id = HS_TRACE_COMM_SELF;
@@ -2891,18 +2884,18 @@ static int scan(xctx *x, hs_trace *t)
     if (!(s.a = malloc(sizeof *s.a)) || !(s.b = malloc(sizeof *s.b))) {
         free(s.a);
         free(w.a); free(w.b);
-        return xfail(x, HS_ENOMEM, "out of memory");
+        return conv_fail(&x->c, HS_ENOMEM, "out of memory");
     }
     if (model_add_comm(&x->m, 0, &w) || model_add_comm(&x->m, 1, &s) ||
         umap_put(&x->cid, HS_TRACE_COMM_WORLD, 0) || umap_put(&x->cid, HS_TRACE_COMM_SELF, 1))
-        return xfail(x, HS_ENOMEM, "out of memory");
+        return conv_fail(&x->c, HS_ENOMEM, "out of memory");
     int first = 1;
-    for (uint32_t r = 0; r < n && !x->rc; r++) {
+    for (uint32_t r = 0; r < n && !x->c.rc; r++) {
         hs_trace_cursor *c;
         hs_error e2;
         int rc = hs_trace_cursor_open(t, r, &c, &e2);
         if (rc)
-            return xfail(x, rc, "%s", e2.msg);
+            return conv_fail(&x->c, rc, "%s", e2.msg);
         hs_trace_event ev;
         while ((rc = hs_trace_next(c, &ev, &e2)) == 1) {
             if (first || ev.t_start < x->tmin)
@@ -2928,33 +2921,33 @@ static int scan(xctx *x, hs_trace *t)
                     copy_ranks(&b, &nb, ev.remote, ev.nremote)) {
                     free(a);
                     free(b);
-                    rc = xfail(x, HS_ENOMEM, "out of memory");
+                    rc = conv_fail(&x->c, HS_ENOMEM, "out of memory");
                     break;
                 }
                 nc.a = a; nc.na = na; nc.b = b; nc.nb = nb;
                 uint32_t ref = (uint32_t)x->m.ncomms;
                 if (model_add_comm(&x->m, ref, &nc) || umap_put(&x->cid, ev.comm, ref)) {
-                    rc = xfail(x, HS_ENOMEM, "out of memory");
+                    rc = conv_fail(&x->c, HS_ENOMEM, "out of memory");
                     break;
                 }
             }
             if (ev.kind == HS_TRACE_WIN_CREATE && !umap_get(&x->wid, ev.win, NULL)) {
                 uint64_t cref;
                 if (!umap_get(&x->cid, ev.comm, &cref)) {
-                    rc = xfail(x, HS_EFORMAT, "rank %u: window on an unknown communicator",
+                    rc = conv_fail(&x->c, HS_EFORMAT, "rank %u: window on an unknown communicator",
                                r);
                     break;
                 }
                 uint32_t ref = (uint32_t)x->m.nwins;
                 if (model_add_win(&x->m, ref, ev.win, (uint32_t)cref) ||
                     umap_put(&x->wid, ev.win, ref)) {
-                    rc = xfail(x, HS_ENOMEM, "out of memory");
+                    rc = conv_fail(&x->c, HS_ENOMEM, "out of memory");
                     break;
                 }
             }
         }
-        if (rc < 0 && !x->rc)
-            xfail(x, rc, "%s", e2.msg);
+        if (rc < 0 && !x->c.rc)
+            conv_fail(&x->c, rc, "%s", e2.msg);
         hs_trace_cursor_close(c);
         if (x->nthreads[r] == 0)
             x->nthreads[r] = 1;
@@ -2965,7 +2958,7 @@ static int scan(xctx *x, hs_trace *t)
      * both are ticks (unsigned) and the epoch's tick is a property. */
     if (x->tmin > 0)
         x->tmin = 0;
-    return x->rc;
+    return x->c.rc;
 }
 
 static uint64_t loc_id(uint32_t rank, uint32_t thread)
@@ -3023,7 +3016,7 @@ static int note_xreq(xctx *x, uint64_t req, xreq q)
     uint64_t i;
     if (!umap_get(&x->reqs, req, &i)) {
         if (grow(&x->rq, &x->rqcap, x->nrq, sizeof *x->rq) || umap_put(&x->reqs, req, x->nrq))
-            return xfail(x, HS_ENOMEM, "out of memory");
+            return conv_fail(&x->c, HS_ENOMEM, "out of memory");
         i = x->nrq++;
     }
     x->rq[i] = q;
@@ -3146,7 +3139,7 @@ static int export_event(xctx *x, OTF2_EvtWriter *w, uint64_t *nrec, uint32_t me,
     if (hs_trace_kind_class(k) == HS_TRACE_CLASS_COMPLETION && ev->ncompl) {
         cl_rec = calloc(ev->ncompl, sizeof *cl_rec);
         if (!cl_rec)
-            return xfail(x, HS_ENOMEM, "out of memory");
+            return conv_fail(&x->c, HS_ENOMEM, "out of memory");
         iev probe;
         iev_init(&probe, k);
         for (uint32_t i = 0; i < ev->ncompl && is_completion(&probe); i++) {
@@ -3173,7 +3166,7 @@ static int export_event(xctx *x, OTF2_EvtWriter *w, uint64_t *nrec, uint32_t me,
             if (rc) {
                 free(cl_rec);
                 iev_free(&p);
-                return xfail(x, HS_ENOMEM, "out of memory");
+                return conv_fail(&x->c, HS_ENOMEM, "out of memory");
             }
         }
         cl = ev->compl ? (hs_trace_compl *)ev->compl : NULL;
@@ -3185,7 +3178,7 @@ static int export_event(xctx *x, OTF2_EvtWriter *w, uint64_t *nrec, uint32_t me,
     if (!al) {
         free(cl_rec);
         iev_free(&p);
-        return xfail(x, HS_ENOMEM, "out of memory");
+        return conv_fail(&x->c, HS_ENOMEM, "out of memory");
     }
     const hs_trace_event *q = &p.ev;
     if (ev->flags != q->flags) attr_u32(x, al, A_FLAGS, ev->flags);
@@ -3197,7 +3190,7 @@ static int export_event(xctx *x, OTF2_EvtWriter *w, uint64_t *nrec, uint32_t me,
             OTF2_AttributeList_Delete(al);
             free(cl_rec);
             iev_free(&p);
-            return xfail(x, HS_EFORMAT, "rank %u: %s on a communicator never created", me,
+            return conv_fail(&x->c, HS_EFORMAT, "rank %u: %s on a communicator never created", me,
                          hs_trace_kind_name(k));
         }
         x->aused[A_COMM] = 1;
@@ -3215,7 +3208,7 @@ static int export_event(xctx *x, OTF2_EvtWriter *w, uint64_t *nrec, uint32_t me,
             OTF2_AttributeList_Delete(al);
             free(cl_rec);
             iev_free(&p);
-            return xfail(x, HS_EFORMAT, "rank %u: %s on a window never created", me,
+            return conv_fail(&x->c, HS_EFORMAT, "rank %u: %s on a window never created", me,
                          hs_trace_kind_name(k));
         }
         x->aused[A_WIN] = 1;
@@ -3241,7 +3234,7 @@ static int export_event(xctx *x, OTF2_EvtWriter *w, uint64_t *nrec, uint32_t me,
             OTF2_AttributeList_Delete(al);
             free(cl_rec);
             iev_free(&p);
-            return xfail(x, HS_ENOMEM, "out of memory");
+            return conv_fail(&x->c, HS_ENOMEM, "out of memory");
         }
         OTF2_StringRef sr = xstr(x, s);
         free(s);
@@ -3376,8 +3369,8 @@ static int export_event(xctx *x, OTF2_EvtWriter *w, uint64_t *nrec, uint32_t me,
     ec |= OTF2_EvtWriter_Leave(w, NULL, t1, region);
     (*nrec)++;
     if (ec != OTF2_SUCCESS)
-        return xfail(x, HS_EIO, "rank %u: writing events: %s", me, otf2_why(ec));
-    return rc ? rc : x->rc;
+        return conv_fail(&x->c, HS_EIO, "rank %u: writing events: %s", me, otf2_why(ec));
+    return rc ? rc : x->c.rc;
 }
 
 static OTF2_FlushType pre_flush(void *u, OTF2_FileType ft, OTF2_LocationRef l, void *cd,
@@ -3410,7 +3403,7 @@ static int write_defs(xctx *x, OTF2_Archive *ar, const hs_trace_manifest *man,
 {
     OTF2_GlobalDefWriter *g = OTF2_Archive_GetGlobalDefWriter(ar);
     if (!g)
-        return xfail(x, HS_EIO, "cannot write the definitions: %s",
+        return conv_fail(&x->c, HS_EIO, "cannot write the definitions: %s",
                      otf2_why(OTF2_ERROR_INVALID));
     OTF2_ErrorCode ec = OTF2_SUCCESS;
     uint32_t n = man->nranks;
@@ -3451,8 +3444,8 @@ static int write_defs(xctx *x, OTF2_Archive *ar, const hs_trace_manifest *man,
         snprintf(b, sizeof b, "hopscope win 0x%" PRIx64, x->m.wins[i].id);
         xstr(x, b);
     }
-    if (x->rc)
-        return x->rc;
+    if (x->c.rc)
+        return x->c.rc;
     ec |= OTF2_GlobalDefWriter_WriteClockProperties(
         g, NS_PER_S, 0, (uint64_t)(x->tmax - x->tmin), OTF2_UNDEFINED_TIMESTAMP);
     ec |= OTF2_GlobalDefWriter_WriteParadigm(g, OTF2_PARADIGM_MPI, s_mpi,
@@ -3494,7 +3487,7 @@ static int write_defs(xctx *x, OTF2_Archive *ar, const hs_trace_manifest *man,
      * communicator (2 + index) */
     uint64_t *mem = malloc(((size_t)n + 1) * sizeof *mem);
     if (!mem)
-        return xfail(x, HS_ENOMEM, "out of memory");
+        return conv_fail(&x->c, HS_ENOMEM, "out of memory");
     for (uint32_t r = 0; r < n; r++)
         mem[r] = loc_id(r, 0);
     ec |= OTF2_GlobalDefWriter_WriteGroup(g, 0, s_empty, OTF2_GROUP_TYPE_COMM_LOCATIONS,
@@ -3512,7 +3505,7 @@ static int write_defs(xctx *x, OTF2_Archive *ar, const hs_trace_manifest *man,
             uint64_t *gm = malloc(((size_t)nv + 1) * sizeof *gm);
             if (!gm) {
                 free(mem);
-                return xfail(x, HS_ENOMEM, "out of memory");
+                return conv_fail(&x->c, HS_ENOMEM, "out of memory");
             }
             for (uint32_t j = 0; j < nv; j++)
                 gm[j] = (uint64_t)v[j];
@@ -3552,10 +3545,10 @@ static int write_defs(xctx *x, OTF2_Archive *ar, const hs_trace_manifest *man,
                                                x->m.wins[i].comm,
                                                OTF2_RMA_WIN_FLAG_CREATE_DESTROY_EVENTS);
     }
-    if (x->rc)
-        return x->rc;
+    if (x->c.rc)
+        return x->c.rc;
     if (ec != OTF2_SUCCESS)
-        return xfail(x, HS_EIO, "writing the definitions: %s", otf2_why(ec));
+        return conv_fail(&x->c, HS_EIO, "writing the definitions: %s", otf2_why(ec));
     return 0;
 }
 
@@ -3594,8 +3587,8 @@ int hs_trace_export_otf2(const char *dir, const char *archive, hs_otf2_report *r
         hs_trace_close(t);
         return hs_error_set(err, HS_ENOMEM, "out of memory");
     }
-    x->path = archive;
-    x->err = err;
+    x->c.path = archive;
+    x->c.err = err;
     x->rep = rep;
     for (int a = 0; a < A_N; a++)
         x->aref[a] = (OTF2_AttributeRef)a;
@@ -3607,13 +3600,13 @@ int hs_trace_export_otf2(const char *dir, const char *archive, hs_otf2_report *r
         goto out;
     nrec = calloc(man->nranks, sizeof *nrec);
     if (!nrec) {
-        rc = xfail(x, HS_ENOMEM, "out of memory");
+        rc = conv_fail(&x->c, HS_ENOMEM, "out of memory");
         goto out;
     }
     ar = OTF2_Archive_Open(archive, ARCHIVE_NAME, OTF2_FILEMODE_WRITE, EVT_CHUNK, DEF_CHUNK,
                            OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
     if (!ar) {
-        rc = xfail(x, HS_EIO, "cannot create the archive: %s", otf2_why(OTF2_ERROR_INVALID));
+        rc = conv_fail(&x->c, HS_EIO, "cannot create the archive: %s", otf2_why(OTF2_ERROR_INVALID));
         goto out;
     }
     OTF2_ErrorCode ec = OTF2_Archive_SetFlushCallbacks(ar, &flush_cb, NULL);
@@ -3624,7 +3617,7 @@ int hs_trace_export_otf2(const char *dir, const char *archive, hs_otf2_report *r
     ec |= OTF2_Archive_SetDescription(ar, "MPI trace exported by hopscope trace export otf2");
     ec |= OTF2_Archive_OpenEvtFiles(ar);
     if (ec != OTF2_SUCCESS) {
-        rc = xfail(x, HS_EIO, "cannot create the archive: %s", otf2_why(ec));
+        rc = conv_fail(&x->c, HS_EIO, "cannot create the archive: %s", otf2_why(ec));
         goto out;
     }
     for (uint32_t r = 0; r < man->nranks && !rc; r++) {
@@ -3632,19 +3625,19 @@ int hs_trace_export_otf2(const char *dir, const char *archive, hs_otf2_report *r
         xloc *ls = calloc(nt, sizeof *ls);
         if (!ls || !(nrec[r] = calloc(nt, sizeof **nrec))) {
             free(ls);
-            rc = xfail(x, HS_ENOMEM, "out of memory");
+            rc = conv_fail(&x->c, HS_ENOMEM, "out of memory");
             break;
         }
         for (uint32_t th = 0; th < nt && !rc; th++)
             if (!(ls[th].w = OTF2_Archive_GetEvtWriter(ar, loc_id(r, th))))
-                rc = xfail(x, HS_EIO, "rank %u: no event writer: %s", r,
+                rc = conv_fail(&x->c, HS_EIO, "rank %u: no event writer: %s", r,
                            otf2_why(OTF2_ERROR_INVALID));
         umap_free(&x->reqs);
         x->nrq = 0;
         hs_trace_cursor *c = NULL;
         hs_error e2;
         if (!rc && (rc = hs_trace_cursor_open(t, r, &c, &e2)))
-            xfail(x, rc, "%s", e2.msg);
+            conv_fail(&x->c, rc, "%s", e2.msg);
         hs_trace_event ev;
         int got = 0;
         while (!rc && (got = hs_trace_next(c, &ev, &e2)) == 1) {
@@ -3652,7 +3645,7 @@ int hs_trace_export_otf2(const char *dir, const char *archive, hs_otf2_report *r
             rep->events++;
         }
         if (!rc && got < 0)
-            rc = xfail(x, got, "%s", e2.msg);
+            rc = conv_fail(&x->c, got, "%s", e2.msg);
         if (c)
             hs_trace_cursor_close(c);
         for (uint32_t th = 0; th < nt; th++) {
@@ -3677,7 +3670,7 @@ int hs_trace_export_otf2(const char *dir, const char *archive, hs_otf2_report *r
         }
     ec |= OTF2_Archive_CloseDefFiles(ar);
     if (ec != OTF2_SUCCESS) {
-        rc = xfail(x, HS_EIO, "writing the archive: %s", otf2_why(ec));
+        rc = conv_fail(&x->c, HS_EIO, "writing the archive: %s", otf2_why(ec));
         goto out;
     }
     if ((rc = write_defs(x, ar, man, nrec)))
@@ -3699,18 +3692,18 @@ int hs_trace_export_otf2(const char *dir, const char *archive, hs_otf2_report *r
     snprintf(num, sizeof num, "%" PRIu64, man->sample_seed);
     set_prop(ar, "HOPSCOPE::SAMPLE_SEED", num, &ec);
     if (ec != OTF2_SUCCESS)
-        rc = xfail(x, HS_EIO, "writing the archive properties: %s", otf2_why(ec));
+        rc = conv_fail(&x->c, HS_EIO, "writing the archive properties: %s", otf2_why(ec));
 out:
     if (ar) {
         OTF2_ErrorCode cec = OTF2_Archive_Close(ar);
         if (!rc && cec != OTF2_SUCCESS)
-            rc = xfail(x, HS_EIO, "closing the archive: %s", otf2_why(cec));
+            rc = conv_fail(&x->c, HS_EIO, "closing the archive: %s", otf2_why(cec));
     }
     if (nrec)
         for (uint32_t r = 0; r < man->nranks; r++)
             free(nrec[r]);
     free(nrec);
-    rc = rc ? rc : x->rc;
+    rc = rc ? rc : x->c.rc;
     xctx_free(x);
     free(x);
     hs_trace_close(t);

@@ -804,6 +804,15 @@ static int translate(hs_trace_cursor *c, tstream *s, hs_trace_event *ev, hs_erro
             return stream_error(c, s, "the intra-node flag is the reader's, not stored", err);
         if (r->kind == HS_TRACE_WIRE_OP && (r->tag2 < 1 || r->tag2 > HS_TRACE_WOP_MAX))
             return stream_error(c, s, "unknown wire operation", err);
+        if (r->kind == HS_TRACE_WIRE_PROGRESS) {
+            /* time inside the calls: clock ticks in the file, ns here, at
+             * most the record's span (t_end is stored in shifted units) */
+            uint64_t base = r->t0 << c->fh.shift;
+            uint64_t end = UINT64_MAX - base < r->bytes2 ? UINT64_MAX : base + r->bytes2;
+            __int128 dn = tick_to_local_ns(c, end) - tick_to_local_ns(c, base);
+            __int128 span = (__int128)ev->t_end - ev->t_start;
+            ev->bytes2 = dn <= 0 ? 0 : (uint64_t)(dn < span ? dn : span);
+        }
         if ((r->kind == HS_TRACE_WIRE_OP || r->kind == HS_TRACE_WIRE_EP) && !c->wire_raw) {
             int32_t p = hs_trace_wire_rank_of(c->t, r->aux);
             ev->peer = p >= 0 ? p : HS_TRACE_RANK_NONE;

@@ -40,6 +40,61 @@ typedef struct wop {        /* a wire transfer initiated by this rank */
     uint64_t bytes;
 } wop;
 
+typedef struct sendrec {    /* a tag send, or the protocol flags of a completion */
+    uint64_t id, bytes;
+    uint32_t flags;
+} sendrec;
+
+static int cmp_sendrec(const void *a, const void *b)
+{
+    const sendrec *x = a, *y = b;
+    return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* Joins a rank's tag sends with the protocol their completions report. */
+static void count_protocols(hs_trace_wire_stats *ws, sendrec *snd, size_t ns, sendrec *dn,
+                            size_t nd)
+{
+    if (ns)
+        qsort(snd, ns, sizeof *snd, cmp_sendrec);
+    if (nd)
+        qsort(dn, nd, sizeof *dn, cmp_sendrec);
+    size_t j = 0;
+    for (size_t i = 0; i < ns; i++) {
+        uint32_t f = snd[i].flags & HS_TRACE_F_WIRE_IMM ? HS_TRACE_F_WIRE_EAGER : 0;
+        while (j < nd && dn[j].id < snd[i].id)
+            j++;
+        if (!f && j < nd && dn[j].id == snd[i].id)
+            f = dn[j].flags;
+        uint64_t b = snd[i].bytes;
+        if (f & HS_TRACE_F_WIRE_RNDV) {
+            if (!ws->rndv_ops || b < ws->rndv_min)
+                ws->rndv_min = b;
+            if (b > ws->rndv_max)
+                ws->rndv_max = b;
+            ws->rndv_ops++;
+            ws->rndv_bytes += b;
+            ws->rndv_put += (f & HS_TRACE_F_WIRE_RPUT) != 0;
+            ws->rndv_get += (f & HS_TRACE_F_WIRE_RGET) != 0;
+        } else if (f & HS_TRACE_F_WIRE_EAGER) {
+            if (!ws->eager_ops || b < ws->eager_min)
+                ws->eager_min = b;
+            if (b > ws->eager_max)
+                ws->eager_max = b;
+            ws->eager_ops++;
+            ws->eager_bytes += b;
+        } else {
+            ws->proto_unknown++;
+        }
+    }
+}
+
+typedef struct prun {       /* a run of ucp_worker_progress calls */
+    int64_t t;              /* its end */
+    uint16_t thread;
+    uint64_t ns;
+} prun;
+
 typedef struct tarr {
     uint16_t thread;
     mev *ev;
@@ -280,6 +335,10 @@ static int do_rank(hs_trace *t, uint32_t r, wstate *st, hs_trace_wire_stats *ws,
     size_t ncm = 0, cmcap = 0;
     wop *ops = NULL;
     size_t nops = 0, opcap = 0;
+    prun *pr = NULL;
+    size_t npr = 0, prcap = 0;
+    sendrec *snd = NULL, *dn = NULL;
+    size_t nsnd = 0, sndcap = 0, ndn = 0, dncap = 0;
     int32_t *dst = NULL;
     uint64_t *dsz = NULL;
     size_t dcap = 0, dcap2 = 0;
@@ -337,6 +396,22 @@ static int do_rank(hs_trace *t, uint32_t r, wstate *st, hs_trace_wire_stats *ws,
     while ((rc = hs_trace_next(c, &ev, err)) == 1) {
         if (ev.kind == HS_TRACE_WIRE_DONE) {
             ws->completions++;
+            uint32_t pf = ev.flags & (HS_TRACE_F_WIRE_EAGER | HS_TRACE_F_WIRE_RNDV |
+                                      HS_TRACE_F_WIRE_RPUT | HS_TRACE_F_WIRE_RGET);
+            if (pf) {
+                if ((rc = grow((void **)&dn, &dncap, ndn + 1, sizeof *dn)))
+                    goto oom;
+                dn[ndn++] = (sendrec){ .id = ev.req, .flags = pf };
+            }
+            continue;
+        }
+        if (ev.kind == HS_TRACE_WIRE_PROGRESS) {
+            ws->progress_calls += ev.bytes;
+            ws->progress_useful += ev.aux;
+            ws->progress_ns += ev.bytes2;
+            if ((rc = grow((void **)&pr, &prcap, npr + 1, sizeof *pr)))
+                goto oom;
+            pr[npr++] = (prun){ .t = ev.t_end, .thread = ev.thread, .ns = ev.bytes2 };
             continue;
         }
         if (ev.kind != HS_TRACE_WIRE_OP)
@@ -344,6 +419,12 @@ static int do_rank(hs_trace *t, uint32_t r, wstate *st, hs_trace_wire_stats *ws,
         int op = ev.tag2;
         ws->ops[op]++;
         ws->bytes[op] += ev.bytes;
+        if ((op == HS_TRACE_WOP_TAG_SEND || op == HS_TRACE_WOP_TAG_SSEND) &&
+            ev.peer != (int32_t)r) {   /* to itself: a copy, no protocol */
+            if ((rc = grow((void **)&snd, &sndcap, nsnd + 1, sizeof *snd)))
+                goto oom;
+            snd[nsnd++] = (sendrec){ .id = ev.req, .bytes = ev.bytes, .flags = ev.flags };
+        }
         if (!(ev.flags & (HS_TRACE_F_WIRE_IMM | HS_TRACE_F_WIRE_NBI)))
             ws->with_request++;
         int out = is_data_out(op), in = op == HS_TRACE_WOP_GET || op == HS_TRACE_WOP_ATOMIC_FETCH;
@@ -381,9 +462,11 @@ static int do_rank(hs_trace *t, uint32_t r, wstate *st, hs_trace_wire_stats *ws,
     if (rc < 0)
         goto out;
     rc = 0;
+    count_protocols(ws, snd, nsnd, dn, ndn);
 
     /* Attribute each initiated transfer to the call in progress. */
-    qsort(ops, nops, sizeof *ops, cmp_wop);
+    if (nops)
+        qsort(ops, nops, sizeof *ops, cmp_wop);
     size_t k = 0;
     while (k < nops) {
         size_t k1 = k;
@@ -421,6 +504,34 @@ static int do_rank(hs_trace *t, uint32_t r, wstate *st, hs_trace_wire_stats *ws,
                 ws->other_bytes += b;
             k = k2;
         }
+    }
+
+    /* Progress runs: by the MPI call in progress on their thread when the
+     * run ended (a thread's MPI events do not overlap and are in order). */
+    for (size_t i = 0; i < npr; i++) {
+        tarr *th = NULL;
+        for (size_t j = 0; j < nt && !th; j++)
+            if (ta[j].thread == pr[i].thread)
+                th = &ta[j];
+        int where = HS_TRACE_WIRE_IN_OUTSIDE;
+        if (th) {
+            size_t lo = 0, hi = th->n;   /* first event ending at or after t */
+            while (lo < hi) {
+                size_t mid = (lo + hi) / 2;
+                if (th->ev[mid].t1 < pr[i].t)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            if (lo < th->n && th->ev[lo].t0 <= pr[i].t) {
+                hs_trace_class cl = hs_trace_kind_class(th->ev[lo].kind);
+                where = cl == HS_TRACE_CLASS_COLL ? HS_TRACE_WIRE_IN_COLL
+                      : cl == HS_TRACE_CLASS_RMA ? HS_TRACE_WIRE_IN_RMA
+                      : cl == HS_TRACE_CLASS_P2P || cl == HS_TRACE_CLASS_COMPLETION
+                          ? HS_TRACE_WIRE_IN_P2P : HS_TRACE_WIRE_IN_OTHER;
+            }
+        }
+        ws->progress_ns_in[where] += pr[i].ns;
     }
 
     /* Collective instances: each blocking collective call of this rank. */
@@ -502,6 +613,9 @@ oom:
         free(cm[i].members);
     free(cm);
     free(ops);
+    free(pr);
+    free(snd);
+    free(dn);
     free(dst);
     free(dsz);
     return rc;
@@ -646,6 +760,27 @@ void hs_trace_wire_stats_print(const hs_trace_wire_stats *s, FILE *f)
                " completions seen\n",
             s->intra_bytes, s->inter_bytes, s->unknown_peer_ops, s->with_request,
             s->completions);
+    if (s->eager_ops || s->rndv_ops || s->proto_unknown) {
+        fprintf(f, "  tag sends by protocol: eager %" PRIu64, s->eager_ops);
+        if (s->eager_ops)
+            fprintf(f, " (%" PRIu64 " B .. %" PRIu64 " B)", s->eager_min, s->eager_max);
+        fprintf(f, ", rendezvous %" PRIu64, s->rndv_ops);
+        if (s->rndv_ops)
+            fprintf(f, " (%" PRIu64 " B .. %" PRIu64 " B; sender put %" PRIu64
+                       ", receiver get %" PRIu64 ")", s->rndv_min, s->rndv_max, s->rndv_put,
+                    s->rndv_get);
+        fprintf(f, ", unknown %" PRIu64 "\n", s->proto_unknown);
+    }
+    if (s->progress_calls)
+        fprintf(f, "  ucp_worker_progress: %" PRIu64 " calls, %" PRIu64
+                   " made progress, %.6f s inside (point-to-point calls %.6f s, collectives "
+                   "%.6f s, one-sided %.6f s, other calls %.6f s, outside any call %.6f s)\n",
+                s->progress_calls, s->progress_useful, (double)s->progress_ns / 1e9,
+                (double)s->progress_ns_in[HS_TRACE_WIRE_IN_P2P] / 1e9,
+                (double)s->progress_ns_in[HS_TRACE_WIRE_IN_COLL] / 1e9,
+                (double)s->progress_ns_in[HS_TRACE_WIRE_IN_RMA] / 1e9,
+                (double)s->progress_ns_in[HS_TRACE_WIRE_IN_OTHER] / 1e9,
+                (double)s->progress_ns_in[HS_TRACE_WIRE_IN_OUTSIDE] / 1e9);
     fprintf(f, "\nby pair (data from src to dst; MPI = point-to-point payload):\n");
     fprintf(f, "  %6s %6s %10s %14s %10s %14s %s\n", "src", "dst", "mpi_msgs", "mpi_bytes",
             "wire_ops", "wire_bytes", "where");
@@ -700,6 +835,32 @@ void hs_trace_wire_stats_json(const hs_trace_wire_stats *s, hs_json *w)
     hs_json_key(w, "unknown_peer_ops"); hs_json_uint(w, s->unknown_peer_ops);
     hs_json_key(w, "with_request"); hs_json_uint(w, s->with_request);
     hs_json_key(w, "completions"); hs_json_uint(w, s->completions);
+    hs_json_key(w, "protocols");
+    hs_json_obj_begin(w);
+    hs_json_key(w, "eager_ops"); hs_json_uint(w, s->eager_ops);
+    hs_json_key(w, "eager_bytes"); hs_json_uint(w, s->eager_bytes);
+    hs_json_key(w, "eager_min"); hs_json_uint(w, s->eager_min);
+    hs_json_key(w, "eager_max"); hs_json_uint(w, s->eager_max);
+    hs_json_key(w, "rndv_ops"); hs_json_uint(w, s->rndv_ops);
+    hs_json_key(w, "rndv_bytes"); hs_json_uint(w, s->rndv_bytes);
+    hs_json_key(w, "rndv_min"); hs_json_uint(w, s->rndv_min);
+    hs_json_key(w, "rndv_max"); hs_json_uint(w, s->rndv_max);
+    hs_json_key(w, "rndv_put"); hs_json_uint(w, s->rndv_put);
+    hs_json_key(w, "rndv_get"); hs_json_uint(w, s->rndv_get);
+    hs_json_key(w, "unknown"); hs_json_uint(w, s->proto_unknown);
+    hs_json_obj_end(w);
+    hs_json_key(w, "progress");
+    hs_json_obj_begin(w);
+    hs_json_key(w, "calls"); hs_json_uint(w, s->progress_calls);
+    hs_json_key(w, "made_progress"); hs_json_uint(w, s->progress_useful);
+    hs_json_key(w, "ns"); hs_json_uint(w, s->progress_ns);
+    static const char *const in_name[5] = { "p2p_ns", "coll_ns", "rma_ns", "other_ns",
+                                            "outside_ns" };
+    for (int i = 0; i < 5; i++) {
+        hs_json_key(w, in_name[i]);
+        hs_json_uint(w, s->progress_ns_in[i]);
+    }
+    hs_json_obj_end(w);
     hs_json_key(w, "pairs");
     hs_json_arr_begin(w);
     for (size_t i = 0; i < s->npairs; i++) {

@@ -247,6 +247,17 @@ int hs__rp_leg(rp *R, unsigned leg, uint32_t idx, uint32_t src, uint32_t dst, ui
                uint16_t phase, int mon, int app)
 {
     uint32_t a = R->ranks[src].node, b = R->ranks[dst].node;
+    if (app && leg_has_sent(leg) && R->prm->max_packets) {
+        /* --max-packets at run time: what the estimate of the trace did not
+         * see (persistent sends, collectives' algorithms) */
+        uint64_t n = hs__rp_packets(R, bytes);
+        R->app_packets = R->app_packets + n < n ? UINT64_MAX : R->app_packets + n;
+        if (R->app_packets > R->prm->max_packets) {
+            R->over_packets = 1;
+            R->error = HS_ERANGE;
+            return R->error;
+        }
+    }
     if (a == b) {
         hs_time t = hs_fabric_now(R->F) + hs__rp_copy_time(R, bytes);
         if (leg_has_sent(leg) && hs__rp_timer(R, t, TM_LSENT, leg, idx, 0))
@@ -257,8 +268,10 @@ int hs__rp_leg(rp *R, unsigned leg, uint32_t idx, uint32_t src, uint32_t dst, ui
         R->app_pending++;
     int rc = hs_fabric_inject(R->F, hs_fabric_now(R->F), a, b, bytes, phase, mon,
                               (uint64_t)leg << 32 | idx | (app ? CK_APP : 0));
-    if (rc)
+    if (rc) {
         R->error = rc;
+        R->err_bytes = bytes;
+    }
     return rc;
 }
 

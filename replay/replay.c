@@ -175,6 +175,7 @@ void hs_replay_params_default(hs_replay_params *p)
     p->seed = 1;
     p->compute_scale = HS_REPLAY_SCALE_AUTO;
     p->max_compute = 3600ull * 1000000000ull * HS_PS_PER_NS;
+    p->max_packets = 1ull << 28;
     p->eager_limit = 16384;
     p->ctrl_bytes = 0;
     p->mem_bw = 10000000000ull;          /* 10 GB/s: one core's memcpy */
@@ -311,19 +312,7 @@ typedef struct extra_ctx {
 static void manifest_extra(void *ctx, hs_json *j)
 {
     const extra_ctx *x = ctx;
-    hs_json_key(j, "app");
-    hs_json_obj_begin(j);
-    hs_json_key(j, "file");
-    hs_json_str(j, "app.json");
-    hs_json_key(j, "version");
-    hs_json_int(j, 1);
-    hs_json_key(j, "ranks");
-    hs_json_uint(j, x->res->ranks);
-    hs_json_key(j, "total_ps");
-    hs_json_uint(j, x->res->total);
-    hs_json_key(j, "status");
-    hs_json_str(j, hs_replay_status_name(x->res));
-    hs_json_obj_end(j);
+    hs__rp_manifest_app(j, x->res);
 }
 
 /* A mapping file places ranks freely: with --ppn given, no node may get
@@ -537,9 +526,23 @@ static int run_once(const hs_replay_params *p, const char *bg, const char *out, 
     res->wall_run += w_ran - w_loaded;
     res->ops += R->nops;
     if (R->error) {
+        char tb[32];
         rc = R->error == HS_ENOMEM ? hs_error_set(err, HS_ENOMEM, "out of memory during the replay")
-                                   : hs_error_set(err, R->error, "replay failed: %s",
-                                                  hs_strerror(R->error));
+           : R->over_packets
+           ? hs_error_set(err, HS_ERANGE, "stopped at %s: the application has sent more than "
+                          "--max-packets %llu packets (every message counted as if it crossed "
+                          "the network; the trace's messages gave %llu, the rest came from "
+                          "persistent sends and the collectives' algorithms): raise the limit "
+                          "(0: none) to replay it anyway", hs_time_str(R->t_end, tb, sizeof tb),
+                          (unsigned long long)p->max_packets,
+                          (unsigned long long)R->est_packets)
+           : R->error == HS_ERANGE && R->err_bytes
+           ? hs_error_set(err, HS_ERANGE, "stopped at %s: a message of %llu bytes is more "
+                          "packets than the network model carries in one message (2^32 - 1 "
+                          "of %u bytes); --max-packets 0 lifts only the replay's own limit",
+                          hs_time_str(R->t_end, tb, sizeof tb),
+                          (unsigned long long)R->err_bytes, p->net.mtu)
+           : hs_error_set(err, R->error, "replay failed: %s", hs_strerror(R->error));
         rp_free(R);
         return rc;
     }

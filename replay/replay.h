@@ -400,6 +400,15 @@ typedef struct rp {
     int       deadlock;
     int       stop;          /* stopped: finished or deadlocked */
     int       error;         /* sticky failure inside a callback */
+    /* the application's packets against --max-packets (every message as if
+     * it crossed the network): estimated from the trace when loading, and
+     * counted as its data legs start */
+    uint64_t  est_packets, est_bytes, est_big;   /* est_big: the largest message */
+    uint32_t  est_big_rank, est_big_ev;
+    uint16_t  est_big_kind;
+    uint64_t  app_packets;
+    int       over_packets;  /* stopped: app_packets passed --max-packets */
+    uint64_t  err_bytes;     /* the message the network refused (error) */
 
     /* collectives */
     hs__coll_tuning tuning;
@@ -453,6 +462,8 @@ static inline uint64_t ck_make(unsigned type, unsigned leg, uint32_t idx)
  * application (else a background job that loops).  ppn/map are applied by
  * the caller; node_of is filled later. */
 int hs__rp_load_trace(rp *R, const char *path, int app, hs_error *err);
+/* Packets of a message of b bytes at the network's MTU (1 for 0 bytes). */
+uint64_t hs__rp_packets(const rp *R, uint64_t b);
 int hs__rp_comm_add(rp *R, uint32_t job, uint64_t id, uint32_t n, const int32_t *members,
                     uint32_t *out);
 /* Communicator rank of job rank jr in comm c, or -1. */
@@ -533,6 +544,9 @@ int  hs__rp_win_add(rp *R, uint32_t job, uint64_t id, uint32_t comm, uint32_t *o
 /* Phase id for a class and value (created on first use, named in the fabric). */
 uint16_t hs__rp_phase(rp *R, unsigned cls, int32_t value);
 void hs__rp_lat_add(rp *R, hs_time lat, uint16_t phase);
+void hs__rp_app_head(hs_json *j, const hs_replay_params *p, const char *command, uint32_t ranks,
+                     const hs_mapping_cfg *map, const uint32_t *node_of_rank);
+void hs__rp_manifest_app(hs_json *j, const hs_replay_result *res);
 int  hs__rp_write_app_json(rp *R, const char *dir, const hs_replay_result *res,
                            const hs_mapping_cfg *map, hs_error *err);
 /* Appends the deadlock / leftover report to res->report. */

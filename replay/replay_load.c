@@ -389,6 +389,28 @@ static int own_comm(lctx *L, const hs_trace_event *ev, uint32_t *ci)
 
 /* ---- point-to-point ------------------------------------------------------------------ */
 
+/* The request of a nonblocking or persistent point-to-point call whose op
+ * o is the thread's last: a slot for it, remembered with where the op
+ * stands (completions resolve wildcards through it, starts read it).
+ * *out is NULL when the event has no request id (the interposer could not
+ * track it). */
+static int p2p_req(lctx *L, thr *T, const hs_trace_event *ev, rp_op *o, int init, int recv,
+                   rqinfo **out)
+{
+    rqinfo *q = NULL;
+    int rc = req_new(L, ev->req, (uint8_t)init, (uint8_t)recv, &q);
+    if (rc)
+        return hs_error_set(L->err, rc, "out of memory");
+    if (q) {
+        o->slot = q->slot;
+        q->active = !init;
+        q->th = (uint32_t)(T - L->th);
+        q->opi = (uint32_t)(T->n - 1);
+    }
+    *out = q;
+    return 0;
+}
+
 /* A call that failed in the real run moved nothing: skip it (1).  Else its
  * communicator (0), or an error. */
 static int call_comm(lctx *L, thr *T, const hs_trace_event *ev, uint32_t *ci)
@@ -434,17 +456,11 @@ static int c_send(lctx *L, thr *T, const hs_trace_event *ev)
     if (ev->peer == HS_TRACE_PROC_NULL)
         o->flags |= F_NULLPEER;
     if (nb || init) {
-        rqinfo *q = NULL;
-        if ((rc = req_new(L, ev->req, (uint8_t)init, 0, &q)))
-            return hs_error_set(L->err, rc, "out of memory");
-        if (!q) {
+        rqinfo *q;
+        if ((rc = p2p_req(L, T, ev, o, init, 0, &q)))
+            return rc;
+        if (!q)
             o->code = OP_SEND;      /* no request id: treat as blocking */
-            return 0;
-        }
-        o->slot = q->slot;
-        q->active = !init;
-        q->th = (uint32_t)(T - L->th);
-        q->opi = (uint32_t)(T->n - 1);
     }
     return 0;
 }
@@ -499,19 +515,14 @@ static int c_recv(lctx *L, thr *T, const hs_trace_event *ev)
         }
         if (wild && !init)
             o->flags |= F_UNRESOLVED;
-        rqinfo *q = NULL;
-        if ((rc = req_new(L, ev->req, (uint8_t)init, 1, &q)))
-            return hs_error_set(L->err, rc, "out of memory");
+        rqinfo *q;
+        if ((rc = p2p_req(L, T, ev, o, init, 1, &q)))
+            return rc;
         if (!q) {
             /* no request id: the interposer could not track it */
             o->code = OP_IRECV;
             o->flags |= F_UNRESOLVED;
-            return 0;
         }
-        o->slot = q->slot;
-        q->active = !init;
-        q->th = (uint32_t)(T - L->th);
-        q->opi = (uint32_t)(T->n - 1);
         return 0;
     }
     }
@@ -550,18 +561,13 @@ static int c_sendrecv(lctx *L, thr *T, const hs_trace_event *ev)
     if (nb) {
         if (is_wild(ev))
             o->flags |= F_UNRESOLVED;
-        rqinfo *q = NULL;
-        if ((rc = req_new(L, ev->req, 0, 1, &q)))
-            return hs_error_set(L->err, rc, "out of memory");
-        if (!q) {
+        rqinfo *q;
+        if ((rc = p2p_req(L, T, ev, o, 0, 1, &q)))
+            return rc;
+        if (!q)
             o->code = OP_SENDRECV;
-            return 0;
-        }
-        o->slot = q->slot;
-        q->active = 1;
-        q->sendrecv = 1;
-        q->th = (uint32_t)(T - L->th);
-        q->opi = (uint32_t)(T->n - 1);
+        else
+            q->sendrecv = 1;
     }
     return 0;
 }
@@ -997,8 +1003,59 @@ static int c_rma(lctx *L, thr *T, const hs_trace_event *ev)
 
 /* ---- one rank ------------------------------------------------------------------------------- */
 
+/* Packets of a message of b bytes, as the network would cut it. */
+uint64_t hs__rp_packets(const rp *R, uint64_t b)
+{
+    uint64_t mtu = R->prm->net.mtu ? R->prm->net.mtu : 1;
+    return b / mtu + (b % mtu != 0) + (b == 0);
+}
+
+/* The application's traffic for --max-packets: every message it sends (the
+ * bytes of point-to-point sends, of the rank's part of a collective, of a
+ * one-sided operation) in MTU-sized packets, as if it crossed the network.
+ * Persistent sends are counted when they run (hs__rp_leg). */
+static void count_packets(lctx *L, const hs_trace_event *ev)
+{
+    rp *R = L->R;
+    int k = ev->kind;
+    uint64_t b;
+    switch (hs_trace_kind_class(k)) {
+    case HS_TRACE_CLASS_P2P:
+        if (!((k >= HS_TRACE_SEND && k < HS_TRACE_SEND_INIT) || k == HS_TRACE_SENDRECV ||
+              k == HS_TRACE_SENDRECV_REPLACE || k == HS_TRACE_ISENDRECV ||
+              k == HS_TRACE_ISENDRECV_REPLACE))
+            return;
+        b = ev->bytes;
+        break;
+    case HS_TRACE_CLASS_COLL:
+        if (!ev->bytes)
+            return;
+        b = ev->bytes;
+        break;
+    case HS_TRACE_CLASS_RMA:
+        b = ev->bytes + ev->bytes2 < ev->bytes ? UINT64_MAX : ev->bytes + ev->bytes2;
+        if (!b)
+            return;
+        break;
+    default:
+        return;
+    }
+    uint64_t n = hs__rp_packets(R, b);
+    R->est_packets = R->est_packets + n < n ? UINT64_MAX : R->est_packets + n;
+    R->est_bytes = R->est_bytes + b < b ? UINT64_MAX : R->est_bytes + b;
+    if (b > R->est_big) {
+        R->est_big = b;
+        R->est_big_rank = L->jrank;
+        R->est_big_ev = L->evno;
+        R->est_big_kind = (uint16_t)k;
+    }
+}
+
 static int event(lctx *L, const hs_trace_event *ev)
 {
+    if (L->R->jobs[L->job].app)
+        count_packets(L, ev);
+
     thr *T = get_thr(L, ev->thread);
     if (!T)
         return hs_error_set(L->err, HS_ENOMEM, "out of memory");
@@ -1272,6 +1329,18 @@ int hs__rp_load_trace(rp *R, const char *path, int app, hs_error *err)
     }
     J = &R->jobs[job];
     J->nactors = R->nactors - J->actor0;
+    uint64_t max = R->prm->max_packets;
+    if (!rc && app && max && R->est_packets > max)
+        rc = hs_error_set(err, HS_ERANGE, "%s: the application sends %llu bytes, %llu packets "
+                          "of %u bytes counting every message as if it crossed the network "
+                          "(the largest message: %llu bytes, rank %u, event %u, %s), more than "
+                          "the limit --max-packets %llu; such a trace is likely damaged (a "
+                          "size read wrong) and would simulate for hours: raise the limit "
+                          "(0: none) to replay it anyway", path,
+                          (unsigned long long)R->est_bytes, (unsigned long long)R->est_packets,
+                          R->prm->net.mtu, (unsigned long long)R->est_big, R->est_big_rank,
+                          R->est_big_ev, hs_trace_kind_name(R->est_big_kind),
+                          (unsigned long long)max);
     if (!rc && app) {
         /* keep the manifest: app.json reports the command and the nodes */
         hs_trace_manifest *dst = &R->man;

@@ -7,6 +7,7 @@
  * RMA kind creates its phase; each background job has one.  Past
  * max_tag_phases distinct tags, further tags share "other tags", so a code
  * that uses its rank as a tag cannot blow up the per-phase ground truth. */
+#include "../common/sbuf.h"
 #include "replay.h"
 
 #include <errno.h>
@@ -216,78 +217,50 @@ void hs__rp_phases_result(rp *R, hs_replay_result *res)
 
 #define REPORT_ITEMS 8
 
-typedef struct sbuf {
-    char *p;
-    size_t n, cap;
-} sbuf;
-
-static void sb_printf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void sb_printf(sbuf *b, const char *fmt, ...)
-{
-    va_list ap;
-    for (;;) {
-        va_start(ap, fmt);
-        int k = vsnprintf(b->p ? b->p + b->n : NULL, b->p ? b->cap - b->n : 0, fmt, ap);
-        va_end(ap);
-        if (k < 0)
-            return;
-        if (b->p && b->n + (size_t)k < b->cap) {
-            b->n += (size_t)k;
-            return;
-        }
-        size_t nc = (b->cap ? 2 * b->cap : 1024) + (size_t)k;
-        char *q = realloc(b->p, nc);
-        if (!q)
-            return;
-        b->p = q;
-        b->cap = nc;
-    }
-}
-
 static const char *op_name(const rp_op *o)
 {
     const char *k = hs_trace_kind_name(o->kind);
     return k ? k : "call";
 }
 
-static void describe_op(rp *R, sbuf *b, const rp_actor *A, const rp_op *o)
+static void describe_op(rp *R, hs__sbuf *b, const rp_actor *A, const rp_op *o)
 {
     const rp_rank *K = &R->ranks[A->rank];
-    sb_printf(b, "  rank %u", K->jrank);
+    hs__sb_printf(b, "  rank %u", K->jrank);
     if (R->ranks[A->rank].nactors > 1)
-        sb_printf(b, " (thread %u)", A->thread);
-    sb_printf(b, ": MPI_%s (event %u of the rank)", op_name(o), o->ev);
+        hs__sb_printf(b, " (thread %u)", A->thread);
+    hs__sb_printf(b, ": MPI_%s (event %u of the rank)", op_name(o), o->ev);
     switch (o->code) {
     case OP_SEND: case OP_RECV: case OP_PROBE:
-        sb_printf(b, " %s rank %d, tag %d, %llu bytes", o->code == OP_SEND ? "to" : "from",
+        hs__sb_printf(b, " %s rank %d, tag %d, %llu bytes", o->code == OP_SEND ? "to" : "from",
                   o->peer, o->tag, (unsigned long long)o->bytes);
         break;
     case OP_SENDRECV:
-        sb_printf(b, " to rank %d tag %d, from rank %d tag %d", o->peer, o->tag, o->peer2, o->tag2);
+        hs__sb_printf(b, " to rank %d tag %d, from rank %d tag %d", o->peer, o->tag, o->peer2, o->tag2);
         break;
     case OP_WAIT: {
         uint32_t pend = 0;
         for (uint32_t i = 0; i < o->naux; i++)
             pend += R->req[K->req0 + (uint32_t)R->aux[o->aux + i]].pending != 0;
-        sb_printf(b, " on %u request%s, %u not complete", o->naux, o->naux == 1 ? "" : "s", pend);
+        hs__sb_printf(b, " on %u request%s, %u not complete", o->naux, o->naux == 1 ? "" : "s", pend);
         break;
     }
     case OP_COLL:
-        sb_printf(b, " on a communicator of %u ranks", R->comms[o->comm].n);
+        hs__sb_printf(b, " on a communicator of %u ranks", R->comms[o->comm].n);
         break;
     default:
         if (o->peer >= 0 && o->code >= OP_RMA)
-            sb_printf(b, " target rank %d", o->peer);
+            hs__sb_printf(b, " target rank %d", o->peer);
         break;
     }
-    sb_printf(b, "\n");
+    hs__sb_printf(b, "\n");
 }
 
 /* What a rank blocked in a stall waits for (the first few): its receives
  * posted with no message yet, its matched messages not received, and its
  * sends not complete, with where each stands.  Messages that arrived
  * before their receive was posted are not waited for and not listed. */
-static void waits_for(rp *R, sbuf *b, uint32_t rank, const uint8_t *isfree)
+static void waits_for(rp *R, hs__sbuf *b, uint32_t rank, const uint8_t *isfree)
 {
     char t[32];
     unsigned shown = 0, more = 0;
@@ -301,7 +274,7 @@ static void waits_for(rp *R, sbuf *b, uint32_t rank, const uint8_t *isfree)
                 continue;
             }
             shown++;
-            sb_printf(b, "      receive from rank %u, tag %lld (posted at %s): no message sent "
+            hs__sb_printf(b, "      receive from rank %u, tag %lld (posted at %s): no message sent "
                       "yet\n", R->ranks[e->src].jrank, (long long)e->tag,
                       hs_time_str(R->rcv[r].t_post, t, sizeof t));
         }
@@ -328,13 +301,13 @@ static void waits_for(rp *R, sbuf *b, uint32_t rank, const uint8_t *isfree)
             : !(M->flags & M_MATCHED) ? "arrived, receive not posted"
             : (M->flags & M_RNDV) ? "matched; CTS or data in the network"
                                   : "arrived; being copied";
-        sb_printf(b, "      %s rank %u, tag %lld, %llu bytes: %s (leg posted at %s)\n",
+        hs__sb_printf(b, "      %s rank %u, tag %lld, %llu bytes: %s (leg posted at %s)\n",
                   recv ? "message from" : "message to", R->ranks[recv ? M->src : M->dst].jrank,
                   (long long)M->tag, (unsigned long long)M->bytes, where,
                   hs_time_str(M->t_leg, t, sizeof t));
     }
     if (more)
-        sb_printf(b, "      ... and %u more\n", more);
+        hs__sb_printf(b, "      ... and %u more\n", more);
 }
 
 static int is_app_rank(const rp *R, uint32_t g)
@@ -344,12 +317,12 @@ static int is_app_rank(const rp *R, uint32_t g)
 
 void hs__rp_report(rp *R, hs_replay_result *res)
 {
-    sbuf b = { NULL, 0, 0 };
+    hs__sbuf b = { NULL, 0, 0 };
     char t[32];
     /* leftovers in the matching table */
     uint64_t us = 0, ur = 0;
     unsigned ls = 0, lr = 0;
-    sbuf bs = { NULL, 0, 0 }, br = { NULL, 0, 0 };
+    hs__sbuf bs = { NULL, 0, 0 }, br = { NULL, 0, 0 };
     for (size_t i = 0; i < R->capmt; i++) {
         const rp_ment *e = &R->mt[i];
         if (e->dst == RP_NIL || !is_app_rank(R, e->dst))
@@ -357,19 +330,19 @@ void hs__rp_report(rp *R, hs_replay_result *res)
         for (uint32_t m = e->shead; m != RP_NIL; m = R->msg[m].next) {
             us++;
             if (ls++ < REPORT_ITEMS && e->tag >= 0)
-                sb_printf(&bs, "  rank %u sent %llu bytes to rank %u with tag %lld: never "
+                hs__sb_printf(&bs, "  rank %u sent %llu bytes to rank %u with tag %lld: never "
                           "received\n", R->ranks[e->src].jrank,
                           (unsigned long long)R->msg[m].bytes, R->ranks[e->dst].jrank,
                           (long long)e->tag);
             else if (ls <= REPORT_ITEMS)
-                sb_printf(&bs, "  rank %u sent %llu bytes to rank %u inside a collective or "
+                hs__sb_printf(&bs, "  rank %u sent %llu bytes to rank %u inside a collective or "
                           "an RMA epoch: never received\n", R->ranks[e->src].jrank,
                           (unsigned long long)R->msg[m].bytes, R->ranks[e->dst].jrank);
         }
         for (uint32_t r = e->rhead; r != RP_NIL; r = R->rcv[r].next) {
             ur++;
             if (lr++ < REPORT_ITEMS)
-                sb_printf(&br, "  rank %u posted a receive from rank %u, tag %lld at %s: "
+                hs__sb_printf(&br, "  rank %u posted a receive from rank %u, tag %lld at %s: "
                           "no such message\n", R->ranks[e->dst].jrank, R->ranks[e->src].jrank,
                           (long long)e->tag, hs_time_str(R->rcv[r].t_post, t, sizeof t));
         }
@@ -381,7 +354,7 @@ void hs__rp_report(rp *R, hs_replay_result *res)
         uint32_t blocked = 0, shown = 0;
         for (uint32_t a = 0; a < R->nactors; a++)
             blocked += R->actors[a].app && R->actors[a].state != A_DONE;
-        sb_printf(&b, "deadlock at %s: %u of %u application ranks/threads cannot go on\n",
+        hs__sb_printf(&b, "deadlock at %s: %u of %u application ranks/threads cannot go on\n",
                   hs_time_str(R->t_end, t, sizeof t), blocked, R->app_actors);
         for (uint32_t a = 0; a < R->nactors && shown < REPORT_ITEMS; a++) {
             const rp_actor *A = &R->actors[a];
@@ -391,14 +364,14 @@ void hs__rp_report(rp *R, hs_replay_result *res)
             shown++;
         }
         if (blocked > shown)
-            sb_printf(&b, "  ... and %u more\n", blocked - shown);
+            hs__sb_printf(&b, "  ... and %u more\n", blocked - shown);
     }
     if (R->stalled) {
         uint32_t blocked = 0, shown = 0;
         for (uint32_t a = 0; a < R->nactors; a++)
             blocked += R->actors[a].app && R->actors[a].state != A_DONE;
         char t2[32], t3[32], t4[32];
-        sb_printf(&b, "stalled at %s: the application made no progress for %s (since %s; "
+        hs__sb_printf(&b, "stalled at %s: the application made no progress for %s (since %s; "
                   "watchdog %s, --watchdog) while only the background ran; %u of %u "
                   "application ranks/threads wait:\n", hs_time_str(R->t_end, t, sizeof t),
                   hs_time_str(R->t_end - R->t_stall, t2, sizeof t2),
@@ -419,49 +392,49 @@ void hs__rp_report(rp *R, hs_replay_result *res)
         }
         free(isfree);
         if (blocked > shown)
-            sb_printf(&b, "  ... and %u more\n", blocked - shown);
+            hs__sb_printf(&b, "  ... and %u more\n", blocked - shown);
     }
     if (R->incomplete) {
-        sb_printf(&b, "%u rank%s of the trace did not end with MPI_Finalize:\n", R->incomplete,
+        hs__sb_printf(&b, "%u rank%s of the trace did not end with MPI_Finalize:\n", R->incomplete,
                   R->incomplete == 1 ? "" : "s");
         for (uint32_t i = 0; i < R->incomplete && i < 4; i++)
-            sb_printf(&b, "  rank %u: %.150s%s\n", R->inc_rank[i], R->inc_note[i],
+            hs__sb_printf(&b, "  rank %u: %.150s%s\n", R->inc_rank[i], R->inc_note[i],
                       strlen(R->inc_note[i]) > 150 ? "..." : "");
         if (R->incomplete > 4)
-            sb_printf(&b, "  ... and %u more\n", R->incomplete - 4);
+            hs__sb_printf(&b, "  ... and %u more\n", R->incomplete - 4);
     }
     if (ur) {
-        sb_printf(&b, "%llu receive%s never matched:\n", (unsigned long long)ur, ur == 1 ? "" : "s");
-        sb_printf(&b, "%s", br.p ? br.p : "");
+        hs__sb_printf(&b, "%llu receive%s never matched:\n", (unsigned long long)ur, ur == 1 ? "" : "s");
+        hs__sb_printf(&b, "%s", br.s ? br.s : "");
         if (ur > REPORT_ITEMS)
-            sb_printf(&b, "  ... and %llu more\n", (unsigned long long)(ur - REPORT_ITEMS));
+            hs__sb_printf(&b, "  ... and %llu more\n", (unsigned long long)(ur - REPORT_ITEMS));
     }
     if (us) {
-        sb_printf(&b, "%llu message%s never received:\n", (unsigned long long)us, us == 1 ? "" : "s");
-        sb_printf(&b, "%s", bs.p ? bs.p : "");
+        hs__sb_printf(&b, "%llu message%s never received:\n", (unsigned long long)us, us == 1 ? "" : "s");
+        hs__sb_printf(&b, "%s", bs.s ? bs.s : "");
         if (us > REPORT_ITEMS)
-            sb_printf(&b, "  ... and %llu more\n", (unsigned long long)(us - REPORT_ITEMS));
+            hs__sb_printf(&b, "  ... and %llu more\n", (unsigned long long)(us - REPORT_ITEMS));
     }
     if (R->unresolved)
-        sb_printf(&b, "%llu wildcard receive%s never completed in the trace (not replayed)\n",
+        hs__sb_printf(&b, "%llu wildcard receive%s never completed in the trace (not replayed)\n",
                   (unsigned long long)R->unresolved, R->unresolved == 1 ? "" : "s");
     if (R->warnings) {
-        sb_printf(&b, "%llu call%s replayed approximately or not at all:",
+        hs__sb_printf(&b, "%llu call%s replayed approximately or not at all:",
                   (unsigned long long)R->warnings, R->warnings == 1 ? "" : "s");
         for (int k = 0; k <= HS_TRACE_KIND_MAX; k++)
             if (R->warn_kind[k])
-                sb_printf(&b, " %s x%llu", hs_trace_kind_name(k) ? hs_trace_kind_name(k) : "?",
+                hs__sb_printf(&b, " %s x%llu", hs_trace_kind_name(k) ? hs_trace_kind_name(k) : "?",
                           (unsigned long long)R->warn_kind[k]);
-        sb_printf(&b, " (see docs/replay.md)\n");
+        hs__sb_printf(&b, " (see docs/replay.md)\n");
     }
-    free(bs.p);
-    free(br.p);
+    free(bs.s);
+    free(br.s);
     if (R->scale_note[0])
-        sb_printf(&b, "%s", R->scale_note);
+        hs__sb_printf(&b, "%s", R->scale_note);
     res->warnings = R->warnings;
     res->compute_scale_min = R->have_man && R->scale_min <= R->scale_max ? R->scale_min : 1.0;
     res->compute_scale_max = R->have_man && R->scale_min <= R->scale_max ? R->scale_max : 1.0;
-    res->report = b.p;
+    res->report = b.s;
     if (R->deadlock || R->stalled) {
         res->status = HS_EDEADLOCK;
         res->stop = R->stalled ? HS_REPLAY_STALLED : HS_REPLAY_DEADLOCK;
@@ -542,6 +515,60 @@ static void write_pairs(hs_json *j, const rp_pairs *P)
     free(idx);
 }
 
+/* The keys app.json starts with, up to the mapping (both replays). */
+void hs__rp_app_head(hs_json *j, const hs_replay_params *p, const char *command, uint32_t ranks,
+                     const hs_mapping_cfg *map, const uint32_t *node_of_rank)
+{
+    hs_json_key(j, "format");
+    hs_json_str(j, "hopscope-app");
+    hs_json_key(j, "version");
+    hs_json_int(j, 1);
+    hs_json_key(j, "trace");
+    hs_json_str(j, p->trace);
+    hs_json_key(j, "command");
+    hs_json_str(j, command ? command : "");
+    hs_json_key(j, "simulate_command");
+    if (p->command)
+        hs_json_str(j, p->command);
+    else
+        hs_json_null(j);
+    hs_json_key(j, "ranks");
+    hs_json_uint(j, ranks);
+    char buf[1100];
+    hs_json_key(j, "mapping");
+    hs_json_obj_begin(j);
+    hs_json_key(j, "policy");
+    hs_json_str(j, hs_map_policy_name(map->policy));
+    hs_json_key(j, "param");
+    hs_json_str(j, hs_mapping_param(map, buf, sizeof buf));
+    hs_json_key(j, "ranks_per_node");
+    hs_json_uint(j, map->ppn);
+    hs_json_key(j, "node_of_rank");
+    hs_json_arr_begin(j);
+    for (uint32_t r = 0; r < ranks; r++)
+        hs_json_uint(j, node_of_rank[r]);
+    hs_json_arr_end(j);
+    hs_json_obj_end(j);
+}
+
+/* The manifest's "app" entry: it names app.json and sums the replay up. */
+void hs__rp_manifest_app(hs_json *j, const hs_replay_result *res)
+{
+    hs_json_key(j, "app");
+    hs_json_obj_begin(j);
+    hs_json_key(j, "file");
+    hs_json_str(j, "app.json");
+    hs_json_key(j, "version");
+    hs_json_int(j, 1);
+    hs_json_key(j, "ranks");
+    hs_json_uint(j, res->ranks);
+    hs_json_key(j, "total_ps");
+    hs_json_uint(j, res->total);
+    hs_json_key(j, "status");
+    hs_json_str(j, hs_replay_status_name(res));
+    hs_json_obj_end(j);
+}
+
 int hs__rp_write_app_json(rp *R, const char *dir, const hs_replay_result *res,
                           const hs_mapping_cfg *map, hs_error *err)
 {
@@ -556,37 +583,16 @@ int hs__rp_write_app_json(rp *R, const char *dir, const hs_replay_result *res,
     hs_json j;
     hs_json_init(&j, f, 1);
     hs_json_obj_begin(&j);
-    hs_json_key(&j, "format");
-    hs_json_str(&j, "hopscope-app");
-    hs_json_key(&j, "version");
-    hs_json_int(&j, 1);
-    hs_json_key(&j, "trace");
-    hs_json_str(&j, p->trace);
-    hs_json_key(&j, "command");
-    hs_json_str(&j, R->have_man && R->man.command ? R->man.command : "");
-    hs_json_key(&j, "simulate_command");
-    if (p->command)
-        hs_json_str(&j, p->command);
-    else
-        hs_json_null(&j);
-    hs_json_key(&j, "ranks");
-    hs_json_uint(&j, J->nranks);
-
-    char buf[1100];
-    hs_json_key(&j, "mapping");
-    hs_json_obj_begin(&j);
-    hs_json_key(&j, "policy");
-    hs_json_str(&j, hs_map_policy_name(map->policy));
-    hs_json_key(&j, "param");
-    hs_json_str(&j, hs_mapping_param(map, buf, sizeof buf));
-    hs_json_key(&j, "ranks_per_node");
-    hs_json_uint(&j, map->ppn);
-    hs_json_key(&j, "node_of_rank");
-    hs_json_arr_begin(&j);
+    uint32_t *nodes = malloc((J->nranks ? J->nranks : 1) * sizeof *nodes);
+    if (!nodes) {
+        fclose(f);
+        return hs_error_set(err, HS_ENOMEM, "out of memory");
+    }
     for (uint32_t r = 0; r < J->nranks; r++)
-        hs_json_uint(&j, R->ranks[J->rank0 + r].node);
-    hs_json_arr_end(&j);
-    hs_json_obj_end(&j);
+        nodes[r] = R->ranks[J->rank0 + r].node;
+    hs__rp_app_head(&j, p, R->have_man ? R->man.command : NULL, J->nranks, map, nodes);
+    free(nodes);
+    char buf[1100];
 
     hs_json_key(&j, "phases");
     hs_json_arr_begin(&j);

@@ -6,7 +6,8 @@
  * the fastest pass in ns per call:
  *   put    ucp_put_nbi of 8 bytes (completes at once on self)
  *   tag    ucp_tag_send_nbx of 0 bytes + the ucp_tag_recv_nbx that takes it
- *          (two calls; the figure is per call) */
+ *          (two calls; the figure is per call)
+ *   progress  ucp_worker_progress on the idle worker (nothing to do) */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,7 +70,7 @@ int main(int argc, char **argv)
     if ((st = ucp_rkey_pack(ctx, mh, &rk_buf, &rk_len)) != UCS_OK ||
         (st = ucp_ep_rkey_unpack(ep, rk_buf, &rkey)) != UCS_OK)
         die("rkey", st);
-    int tag = strcmp(op, "tag") == 0;
+    int tag = strcmp(op, "tag") == 0, prog = strcmp(op, "progress") == 0;
     ucp_request_param_t rp = { .op_attr_mask = 0 };
     ucp_tag_recv_info_t info;
     ucp_request_param_t rrp = { .op_attr_mask = UCP_OP_ATTR_FIELD_RECV_INFO,
@@ -78,7 +79,9 @@ int main(int argc, char **argv)
     for (int pass = 0; pass < 30; pass++) {
         double t0 = now();
         for (long i = 0; i < n; i++) {
-            if (tag) {
+            if (prog) {
+                ucp_worker_progress(w);
+            } else if (tag) {
                 ucs_status_ptr_t s = ucp_tag_send_nbx(ep, buf, 0, 7, &rp);
                 if (UCS_PTR_IS_PTR(s)) {
                     while (ucp_request_check_status(s) == UCS_INPROGRESS)

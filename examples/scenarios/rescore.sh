@@ -33,27 +33,31 @@ TAB=$(printf '\t')
 while IFS="$TAB" read -r seed exp prim rep top fully topr status relab rest; do
     a="$DRAW/s$seed/A"
     nrep=$rep ntop=$top nfully=$fully ntopr=$topr findings=
+    # columns after relab: topo app map bg field findings seconds undetermined fullyu
+    und=$(printf '%s\n' "$rest" | cut -f8)
+    nfullyu=$(printf '%s\n' "$rest" | cut -f9)
+    [ -n "$und" ] || und=none
+    [ -n "$nfullyu" ] || nfullyu=$fully
     if [ -d "$a" ] && { [ "$status" = ok ] || [ "$status" = unlabelled ]; }; then
         timeout "$TO" "$H" analyze -q -o "$OUT/analysis.json" "$a" > /dev/null 2>&1; rc=$?
         if [ $rc -ne 0 ]; then
-            status="analyze exit $rc (rescore)" nrep=- ntop=- nfully=0 ntopr=0 findings=-
+            status="analyze exit $rc (rescore)" nrep=- ntop=- nfully=0 nfullyu=0 ntopr=0 findings=-
         else
             cp "$OUT/analysis.json" "$a/analysis.json"
             if [ "$status" = unlabelled ]; then
                 s=$("$SC" score "$a" none none | grep -v '^cf')
             else
-                s=$("$SC" score "$a" "$exp" "$prim")
+                s=$("$SC" score "$a" "$exp" "$prim" "$und")
                 printf '%s\n' "$s" | grep '^cf' >> "$OUT/cf.tsv"
             fi
-            REPORTED=- TOP=- FULLY=0 TOPRIGHT=0 FINDINGS=-
+            REPORTED=- TOP=- FULLY=0 FULLYU=0 TOPRIGHT=0 FINDINGS=-
             eval "$(printf '%s\n' "$s" | grep -v '^cf')"
-            nrep=$REPORTED ntop=$TOP nfully=$FULLY ntopr=$TOPRIGHT findings=$FINDINGS
-            [ "$status" = unlabelled ] && nfully=0 ntopr=0
+            nrep=$REPORTED ntop=$TOP nfully=$FULLY nfullyu=$FULLYU ntopr=$TOPRIGHT findings=$FINDINGS
+            [ "$status" = unlabelled ] && nfully=0 nfullyu=0 ntopr=0
         fi
     fi
-    # columns after relab: topo app map bg field findings time
     printf '%s\n' "$rest" | awk -F"$TAB" -v OFS="$TAB" -v pre="$seed$TAB$exp$TAB$prim$TAB$nrep$TAB$ntop$TAB$nfully$TAB$ntopr$TAB$status$TAB$relab" \
-        -v fi="$findings" '{ if (fi != "") $6 = fi; print pre, $0 }' >> "$OUT/results.tsv"
+        -v fi="$findings" -v und="$und" -v fu="$nfullyu" '{ if (fi != "") $6 = fi; $8 = und; $9 = fu; print pre, $0 }' >> "$OUT/results.tsv"
     [ "$nrep" != "$rep" ] || [ "$nfully" != "$fully" ] &&
         printf '%s %s: %s (fully %s) -> %s (fully %s)\n' "$seed" "$exp" "$rep" "$fully" "$nrep" "$nfully" >> "$OUT/changed.txt"
 done < "$DRAW/results.tsv"

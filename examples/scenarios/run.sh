@@ -73,9 +73,9 @@ sim() { # DIR TRACE MAP BG -> rc
 }
 
 row() { # status
-    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$seed" "$EXPECTED" \
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$seed" "$EXPECTED" \
         "$PRIMARY" "$REPORTED" "$TOP" "$FULLY" "$TOPRIGHT" "$1" "$RELAB" "$TOPO" "$APPSHOWN" \
-        "$MAP" "$BG" "$FIELD" "$FINDINGS" "$(( $(date +%s) - t0 ))" >> "$RES"
+        "$MAP" "$BG" "$FIELD" "$FINDINGS" "$(( $(date +%s) - t0 ))" "$UNDETERMINED" "$FULLYU" >> "$RES"
 }
 
 seed=$FIRST
@@ -85,9 +85,10 @@ while [ "$seed" -le "$LAST" ]; do
     rm -rf "$d"; mkdir -p "$d"
     attempt=0 status=ok
     EXPECTED=- PRIMARY=- REPORTED=- TOP=- FULLY=0 TOPRIGHT=0 FINDINGS=- RELAB=0
+    UNDETERMINED=none FULLYU=0
     while :; do
         eval "$("$SC" draw "$seed" "$attempt")"
-        EXPECTED=$CLASS PRIMARY=-
+        EXPECTED=$CLASS PRIMARY=- UNDETERMINED=none
         rm -rf "$d"/*
         case $APP in
             rec:*)
@@ -136,9 +137,9 @@ while [ "$seed" -le "$LAST" ]; do
         elif [ $rc -ne 0 ]; then status="analyze exit $rc"
         elif [ "$status" = unlabelled ]; then
             eval "$("$SC" score "$d/A" none none | grep -v '^cf')"
-            FULLY=0 TOPRIGHT=0
+            FULLY=0 FULLYU=0 TOPRIGHT=0
         else
-            "$SC" score "$d/A" "$EXPECTED" "$PRIMARY" > "$d/score" || status="score failed"
+            "$SC" score "$d/A" "$EXPECTED" "$PRIMARY" "$UNDETERMINED" > "$d/score" || status="score failed"
             eval "$(grep -v '^cf' "$d/score")"
             grep '^cf' "$d/score" >> "$CF"
         fi

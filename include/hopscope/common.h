@@ -122,6 +122,10 @@ int hs_jv_double(const hs_jv *v, double *out);
  * does not fit. */
 int hs_jv_u64(const hs_jv *v, uint64_t *out);
 int hs_jv_i64(const hs_jv *v, int64_t *out);
+/* Writes v (and what it holds) with the JSON writer w as it was read:
+ * integer literals as integers, other numbers as hs_json_num writes them,
+ * a missing value (NULL) as null. */
+void hs_json_copy(hs_json *w, const hs_jdoc *d, const hs_jv *v);
 
 /* ---- small helpers ---------------------------------------------------- */
 

@@ -321,6 +321,8 @@ uint64_t hs_fabric_pending(const hs_fabric *f);
  * of all processes.  fabric/ knows no MPI: hs_fabric_run_parallel takes a
  * transport, and the step functions serve a driver that runs several
  * parts in one process (the unit tests). */
+/* HS_ENOTSUP for routing=ugal-g and router=booksim, HS_EINVAL for more parts
+ * than switches or after a message was posted. */
 int hs_fabric_partition(hs_fabric *f, unsigned nparts, unsigned me);
 int hs_fabric_node_local(const hs_fabric *f, uint32_t node);
 /* The window bound (least latency of a cut link); HS_TIME_NEVER with one

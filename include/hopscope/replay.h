@@ -113,6 +113,14 @@ typedef struct hs_replay_params {
                                   computation than this, after scaling (1 h;
                                   0: no limit): such gaps come from damaged
                                   times and would simulate hours of idle */
+    uint64_t max_packets;      /* refuse (before the run) or stop (during it) a
+                                  replay whose application sends more than this
+                                  many packets, every message counted as if it
+                                  crossed the network in MTU-sized packets
+                                  (2^28, about 1.1 TB at the 4 KiB MTU; 0: no
+                                  limit): a damaged or hostile trace asking for
+                                  terabytes would simulate for hours
+                                  (docs/replay.md, "When the replay cannot go on") */
     uint64_t eager_limit;      /* messages up to this many bytes go eager (16 KiB) */
     uint32_t ctrl_bytes;       /* payload of protocol control messages (0: one
                                   minimum-size packet) */

@@ -96,6 +96,11 @@ typedef enum hs_trace_kind {
     HS_TRACE_WIRE_WORKER = 162, /* aux = hash of one of this rank's worker addresses,
                                    bytes = its length */
     HS_TRACE_WIRE_EP = 163,     /* endpoint created: aux = remote address hash (0 unknown) */
+    HS_TRACE_WIRE_PROGRESS = 164, /* a run of ucp_worker_progress calls on one thread
+                                     between two other wire events: bytes = calls,
+                                     bytes2 = ns spent inside them (clock ticks in
+                                     the file), aux = calls that returned nonzero
+                                     (made progress) */
 
     HS_TRACE_KIND_MAX = 255
 } hs_trace_kind;
@@ -178,7 +183,13 @@ enum {
 #define HS_TRACE_F_WIRE_IMM   0x200u /* completed within the posting call: no WIRE_DONE */
 #define HS_TRACE_F_WIRE_NBI   0x400u /* implicit (nbi): completes at a later WOP_FLUSH */
 #define HS_TRACE_F_WIRE_INTRA 0x800u /* set by the reader: both ends on one real host */
-#define HS_TRACE_F_ALL        0xfffu
+/* WIRE_DONE of a send completed through its callback: the protocol UCX used
+ * (ucp_request_query's info string); none of the three: unknown */
+#define HS_TRACE_F_WIRE_EAGER 0x1000u /* eager (the data went with the send) */
+#define HS_TRACE_F_WIRE_RNDV  0x2000u /* rendezvous (a handshake, then the data) */
+#define HS_TRACE_F_WIRE_RPUT  0x4000u /* with RNDV: the sender wrote the data (RDMA put) */
+#define HS_TRACE_F_WIRE_RGET  0x8000u /* with RNDV: the receiver read it (RDMA get) */
+#define HS_TRACE_F_ALL        0xffffu
 
 /* One completed request of a WAIT/TEST-family event. */
 typedef struct hs_trace_compl {
@@ -435,6 +446,11 @@ typedef struct hs_trace_wire_coll {   /* blocking collective calls alike */
     uint64_t partial;                  /* instances not every member's trace holds */
 } hs_trace_wire_coll;
 
+enum {   /* the MPI call in progress, for hs_trace_wire_stats.progress_ns_in */
+    HS_TRACE_WIRE_IN_P2P, HS_TRACE_WIRE_IN_COLL, HS_TRACE_WIRE_IN_RMA, HS_TRACE_WIRE_IN_OTHER,
+    HS_TRACE_WIRE_IN_OUTSIDE
+};
+
 typedef struct hs_trace_wire_stats {
     uint32_t nranks;
     uint64_t ops[HS_TRACE_WOP_MAX + 1], bytes[HS_TRACE_WOP_MAX + 1];
@@ -442,6 +458,16 @@ typedef struct hs_trace_wire_stats {
     uint64_t p2p_bytes, coll_bytes, rma_bytes, other_bytes, outside_bytes;
     uint64_t intra_bytes, inter_bytes, unknown_peer_ops;
     uint64_t with_request, completions;
+    /* ucp_worker_progress (WIRE_PROGRESS records): calls, calls that made
+     * progress, ns inside them; the ns by the MPI call in progress when a
+     * run of calls ended: HS_TRACE_WIRE_IN_* */
+    uint64_t progress_calls, progress_useful, progress_ns, progress_ns_in[5];
+    /* tag sends to other ranks by the protocol UCX used (WIRE_DONE flags;
+     * completed in the posting call: eager): operations, bytes, smallest
+     * and largest size */
+    uint64_t eager_ops, eager_bytes, eager_min, eager_max;
+    uint64_t rndv_ops, rndv_bytes, rndv_min, rndv_max, rndv_put, rndv_get;
+    uint64_t proto_unknown;
     size_t npairs;  hs_trace_wire_pair *pairs;   /* sorted by (src, dst) */
     size_t ncolls;  hs_trace_wire_coll *colls;   /* sorted by call, ranks, bytes */
 } hs_trace_wire_stats;

@@ -403,9 +403,76 @@ typedef struct hs__reqinfo {
                                   peer): its completion needs no wait */
 } hs__reqinfo;
 
-HS__HIDDEN void hs__req_add(MPI_Request h, const hs__reqinfo *ri);
+/* The request table (tables.c).  It is on the hot path of every
+ * nonblocking start and completion (an entry put at MPI_Isend, taken at
+ * MPI_Wait), so it is a table of its own: entries are copied as typed
+ * structs, the home slot is one multiply away (Fibonacci hashing: the top
+ * bits of key * 2^64/phi, which mix both Open MPI's aligned pointers and
+ * MPICH's handle integers), and a removal shifts the later entries of its
+ * probe run back instead of leaving a tombstone.  So every entry is
+ * reachable from its home slot without crossing an empty slot, and with few
+ * requests in flight an entry sits in its home slot with the next one
+ * empty: the inline functions below then do all the work, without a call
+ * or a lock (single-threaded programs only; locks under
+ * MPI_THREAD_MULTIPLE). */
+typedef struct hs__rq_slot {
+    uintptr_t key;             /* 0: empty (neither MPI gives out handle 0) */
+    hs__reqinfo v;
+} hs__rq_slot;
+typedef struct hs__rqtab {
+    hs__rq_slot *slots;        /* NULL until the first entry */
+    size_t   mask;             /* capacity - 1 (capacity a power of two) */
+    size_t   live;             /* at most 3/4 of the capacity */
+    unsigned shift;            /* 64 - log2(capacity) */
+    atomic_flag lock;          /* MPI_THREAD_MULTIPLE only */
+} hs__rqtab;
+extern HS__HIDDEN hs__rqtab hs__rq;
+
+static inline size_t hs__rq_home(uintptr_t k, unsigned shift)
+{
+    return (size_t)(((uint64_t)k * 0x9e3779b97f4a7c15ull) >> shift);
+}
+
+HS__HIDDEN void hs__req_add_slow(MPI_Request h, const hs__reqinfo *ri);
+HS__HIDDEN int hs__req_take_slow(MPI_Request h, hs__reqinfo *ri);
+
+/* Adds (or replaces) the entry for h. */
+static inline void hs__req_add(MPI_Request h, const hs__reqinfo *ri)
+{
+    uintptr_t k = (uintptr_t)h;
+    if (hs__likely(!hs__g.mt && hs__rq.slots != NULL && k != 0 &&
+                   (hs__rq.live + 1) * 4 <= (hs__rq.mask + 1) * 3)) {
+        hs__rq_slot *s = &hs__rq.slots[hs__rq_home(k, hs__rq.shift)];
+        /* An empty home slot: h is in no probe run, so not in the table. */
+        if (hs__likely(s->key == 0 || s->key == k)) {
+            hs__rq.live += s->key == 0;
+            s->key = k;
+            s->v = *ri;
+            return;
+        }
+    }
+    hs__req_add_slow(h, ri);
+}
+
 /* Removes and returns the entry for h (1) or 0 when unknown. */
-HS__HIDDEN int hs__req_take(MPI_Request h, hs__reqinfo *ri);
+static inline int hs__req_take(MPI_Request h, hs__reqinfo *ri)
+{
+    if (h == MPI_REQUEST_NULL)
+        return 0;
+    uintptr_t k = (uintptr_t)h;
+    if (hs__likely(!hs__g.mt && hs__rq.slots != NULL)) {
+        size_t i = hs__rq_home(k, hs__rq.shift);
+        hs__rq_slot *s = &hs__rq.slots[i];
+        /* In its home slot with the next one empty: nothing to shift. */
+        if (hs__likely(s->key == k && hs__rq.slots[(i + 1) & hs__rq.mask].key == 0)) {
+            *ri = s->v;
+            s->key = 0;
+            hs__rq.live--;
+            return 1;
+        }
+    }
+    return hs__req_take_slow(h, ri);
+}
 /* Looks up without removing (persistent starts). */
 HS__HIDDEN int hs__req_peek(MPI_Request h, hs__reqinfo *ri);
 HS__HIDDEN void hs__req_set_active(MPI_Request h, int active);
@@ -537,7 +604,8 @@ typedef struct hs__compl {
 HS__HIDDEN int hs__compl_take(hs__compl *c, int n, const MPI_Request *reqs);
 /* MPI_Wait's whole record for the request `before` (hs__req_take gave
  * known and *ri; instant as hs__compl.instant, then t0 is ignored): the
- * same bytes as hs__compl_take + hs__compl_finish with n = 1. */
+ * same bytes as hs__compl_take + hs__compl_finish with n = 1.  st may be
+ * NULL for a request that is not a receive (its status is not recorded). */
 HS__HIDDEN void hs__wait1_finish(MPI_Request before, int known, hs__reqinfo *ri, int instant,
                                  uint64_t t0, int rc, const MPI_Status *st);
 HS__HIDDEN void hs__compl_finish(hs__compl *c, uint16_t kind, uint64_t t0, int rc, int ndone,

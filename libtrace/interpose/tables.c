@@ -42,7 +42,6 @@ typedef struct map {
     atomic_flag lock;
 } map;
 
-static map reqs = { .vsize = sizeof(hs__reqinfo), .lock = ATOMIC_FLAG_INIT };
 static map msgs = { .vsize = sizeof(hs__msginfo), .lock = ATOMIC_FLAG_INIT };
 static map comms = { .vsize = sizeof(hs__comm *), .lock = ATOMIC_FLAG_INIT };
 static map wins = { .vsize = sizeof(hs__win *), .lock = ATOMIC_FLAG_INIT };
@@ -167,34 +166,143 @@ static int map_get(map *m, uintptr_t k, void *out, int take)
 
 /* ---- requests and messages --------------------------------------------------- */
 
-void hs__req_add(MPI_Request h, const hs__reqinfo *ri)
+/* Requests: the table hs__rq (interpose.h, whose inline hs__req_add and
+ * hs__req_take handle the common single-threaded cases). */
+HS__HIDDEN hs__rqtab hs__rq = { .lock = ATOMIC_FLAG_INIT };
+
+static inline void rq_lock(void)
 {
-    map_put(&reqs, (uintptr_t)h, ri);
+    if (hs__g.mt)
+        while (atomic_flag_test_and_set_explicit(&hs__rq.lock, memory_order_acquire))
+            ;
+}
+static inline void rq_unlock(void)
+{
+    if (hs__g.mt)
+        atomic_flag_clear_explicit(&hs__rq.lock, memory_order_release);
 }
 
-int hs__req_take(MPI_Request h, hs__reqinfo *ri)
+/* Slot of key k, or SIZE_MAX.  The table always keeps an empty slot (load
+ * at most 3/4), so the probe ends. */
+static inline size_t rq_find(uintptr_t k)
 {
-    if (h == MPI_REQUEST_NULL)
-        return 0;
-    return map_get(&reqs, (uintptr_t)h, ri, 1);
+    if (hs__unlikely(hs__rq.slots == NULL))
+        return SIZE_MAX;
+    size_t i = hs__rq_home(k, hs__rq.shift);
+    for (;;) {
+        uintptr_t s = hs__rq.slots[i].key;
+        if (hs__likely(s == k))
+            return i;
+        if (s == 0)
+            return SIZE_MAX;
+        i = (i + 1) & hs__rq.mask;
+    }
+}
+
+/* Empties slot i and moves back every later entry of its probe run whose
+ * home slot is not cyclically in (i, j]. */
+static void rq_remove_at(size_t i)
+{
+    size_t j = i;
+    for (;;) {
+        j = (j + 1) & hs__rq.mask;
+        uintptr_t k = hs__rq.slots[j].key;
+        if (k == 0)
+            break;
+        size_t h = hs__rq_home(k, hs__rq.shift);
+        if (((j - h) & hs__rq.mask) >= ((j - i) & hs__rq.mask)) {
+            hs__rq.slots[i] = hs__rq.slots[j];
+            i = j;
+        }
+    }
+    hs__rq.slots[i].key = 0;
+}
+
+/* Rebuilds with capacity cap; 0 or -1 (out of memory: the table stays as
+ * it was). */
+static int rq_grow(size_t cap)
+{
+    hs__rq_slot *ns = calloc(cap, sizeof *ns);
+    if (!ns)
+        return -1;
+    unsigned shift = 64;
+    for (size_t c = cap; c > 1; c >>= 1)
+        shift--;
+    hs__rq_slot *old = hs__rq.slots;
+    size_t oldcap = old ? hs__rq.mask + 1 : 0;
+    for (size_t i = 0; i < oldcap; i++) {
+        if (old[i].key == 0)
+            continue;
+        size_t j = hs__rq_home(old[i].key, shift);
+        while (ns[j].key != 0)
+            j = (j + 1) & (cap - 1);
+        ns[j] = old[i];
+    }
+    hs__rq.slots = ns;
+    hs__rq.mask = cap - 1;
+    hs__rq.shift = shift;
+    free(old);
+    return 0;
+}
+
+void hs__req_add_slow(MPI_Request h, const hs__reqinfo *ri)
+{
+    uintptr_t k = (uintptr_t)h;
+    if (hs__unlikely(k == 0))
+        return;   /* not a handle either MPI gives out: never recorded */
+    rq_lock();
+    size_t i = rq_find(k);
+    if (i != SIZE_MAX) {
+        hs__rq.slots[i].v = *ri;
+    } else {
+        size_t cap = hs__rq.slots ? hs__rq.mask + 1 : 0;
+        if (hs__unlikely((hs__rq.live + 1) * 4 > cap * 3) &&
+            rq_grow(cap ? cap * 2 : MAP_INIT_CAP) != 0 && hs__rq.live + 2 > cap) {
+            rq_unlock();
+            return;   /* full and could not grow: forget this handle */
+        }
+        i = hs__rq_home(k, hs__rq.shift);
+        while (hs__rq.slots[i].key != 0)
+            i = (i + 1) & hs__rq.mask;
+        hs__rq.slots[i].key = k;
+        hs__rq.slots[i].v = *ri;
+        hs__rq.live++;
+    }
+    rq_unlock();
+}
+
+int hs__req_take_slow(MPI_Request h, hs__reqinfo *ri)
+{
+    rq_lock();
+    size_t i = rq_find((uintptr_t)h);
+    if (i != SIZE_MAX) {
+        *ri = hs__rq.slots[i].v;
+        rq_remove_at(i);
+        hs__rq.live--;
+    }
+    rq_unlock();
+    return i != SIZE_MAX;
 }
 
 int hs__req_peek(MPI_Request h, hs__reqinfo *ri)
 {
     if (h == MPI_REQUEST_NULL)
         return 0;
-    return map_get(&reqs, (uintptr_t)h, ri, 0);
+    rq_lock();
+    size_t i = rq_find((uintptr_t)h);
+    if (i != SIZE_MAX)
+        *ri = hs__rq.slots[i].v;
+    rq_unlock();
+    return i != SIZE_MAX;
 }
 
 void hs__req_set_active(MPI_Request h, int active)
 {
-    map_lock(&reqs);
-    size_t i = map_find(&reqs, (uintptr_t)h);
-    if (i != SIZE_MAX) {
-        hs__reqinfo *ri = (hs__reqinfo *)(reqs.slots + i * reqs.ssize + sizeof(uintptr_t));
-        ri->active = (uint8_t)active;
-    }
-    map_unlock(&reqs);
+    rq_lock();
+    size_t i = rq_find((uintptr_t)h);
+    if (i != SIZE_MAX)
+        hs__rq.slots[i].v.active = (uint8_t)active;
+    rq_unlock();
 }
 
 void hs__msg_add(MPI_Message h, const hs__msginfo *mi)

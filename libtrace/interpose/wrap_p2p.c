@@ -473,14 +473,19 @@ HS_WRAP(int, Startall, (int n, MPI_Request reqs[]), (n, reqs))
 HS_WRAP(int, Wait, (MPI_Request *req, MPI_Status *st), (req, st))
 {
     HS_ENTER(Wait, (req, st));
-    MPI_Status mine;
-    MPI_Status *s = IGN(st) ? &mine : st;
     MPI_Request before = *req;
     hs__reqinfo ri;
     int known = hs__req_take(before, &ri);
     int instant = before == MPI_REQUEST_NULL || (known && ri.instant && !ri.persistent);
+    /* Only a receive's completion records what its status holds: other
+     * requests keep the application's MPI_STATUS_IGNORE (the MPI then
+     * fills no status, as without hopscope). */
+    MPI_Status mine;
+    MPI_Status *s = st;
+    if (IGN(st))
+        s = known && (ri.type == HS__RQ_RECV || ri.type == HS__RQ_SENDRECV) ? &mine : NULL;
     uint64_t t0 = instant ? 0 : hs__now();
-    int rc = HS_REAL(Wait)(req, s);
+    int rc = HS_REAL(Wait)(req, s ? s : st);
     hs__wait1_finish(before, known, &ri, instant, t0, rc, s);
     HS_LEAVE();
     return rc;

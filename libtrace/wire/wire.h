@@ -45,6 +45,8 @@ typedef struct hs__wtls {
     int depth;            /* > 0 inside a wire wrapper */
     int ndefer;
     uint64_t last_t;      /* time of this thread's last operation */
+    uint64_t poll_t0;     /* entry of the ucp_worker_progress call running, or 0 */
+    int poll_split;       /* that call is already in a written progress record */
     hs__wbuf *buf;
     uint64_t defer_id[HS__WDEFER];
     hs__wdone defer[HS__WDEFER];
@@ -108,6 +110,11 @@ HS__WHIDDEN uint64_t hs__wire_op(int op, uint64_t t0, uint64_t t1, uint32_t flag
 HS__WHIDDEN void hs__wire_done(uint64_t id, const hs__wdone *d);
 HS__WHIDDEN void hs__wire_worker(uint64_t t, uint64_t hash, uint64_t len);
 HS__WHIDDEN void hs__wire_ep(uint64_t t0, uint64_t t1, uint64_t hash);
+/* One ucp_worker_progress call (entry t0, return t1, its result n): added
+ * to the thread's current run, which is written as one WIRE_PROGRESS record
+ * before the thread's next record, at a flush interval, at thread exit and
+ * (for the thread that closes the trace) at the end. */
+HS__WHIDDEN void hs__wire_progress(uint64_t t0, uint64_t t1, unsigned n);
 
 /* Pending requests (request handle -> op id), for completions seen in a
  * callback, a status check or a test.  hs__wreq_add after the posting call

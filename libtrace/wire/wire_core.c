@@ -46,6 +46,9 @@ struct hs__wbuf {
     _Atomic int busy;
     int closed;
     uint64_t dropped;
+    uint64_t tlast;            /* start of the last record of this thread */
+    /* the current run of ucp_worker_progress calls (prog_calls 0: none) */
+    uint64_t prog_t0, prog_t1, prog_calls, prog_useful, prog_ticks;
     uint8_t *enc, *tenc, *out;
     size_t enc_cap, tenc_cap, out_cap;
     z_stream zs, zt;
@@ -208,6 +211,8 @@ static int write_buf(hs__wbuf *b, int in_signal)
     return 0;
 }
 
+static void prog_emit(hs__wbuf *b);
+
 static void stop(const char *why)
 {
     if (atomic_exchange(&hs__wire_on, 0))
@@ -239,8 +244,11 @@ static inline int ready(void)
 static void retire(void *arg)
 {
     hs__wbuf *b = arg;
-    if (b && ready() && atomic_load(&hs__wire_on))
+    if (b && ready() && atomic_load(&hs__wire_on)) {
+        if (b == hs__wt.buf)
+            prog_emit(b);
         flush_buf(b, 0);
+    }
 }
 
 static void make_key(void)
@@ -281,7 +289,74 @@ static hs__wbuf *buf_new(void)
     return b;
 }
 
-/* Room for one record in this thread's buffer, or NULL (dropped). */
+static hs__rec *reserve_in(hs__wbuf *b);
+static void commit(hs__rec *r);
+
+/* Writes the thread's pending run of progress calls (before any other
+ * record of the thread, so that records stay in start order). */
+static void prog_emit(hs__wbuf *b)
+{
+    if (hs__wt.poll_t0 && !hs__wt.poll_split) {
+        /* A record is written from inside a progress call (a completion
+         * callback): that call ends the run here, counted as having made
+         * progress; the rest of it, after this record, is not timed. */
+        uint64_t now = hs__wnow(), e0 = hs__wt.poll_t0 > b->tlast ? hs__wt.poll_t0 : b->tlast;
+        if (!b->prog_calls) {
+            b->prog_t0 = e0;
+            b->prog_useful = b->prog_ticks = 0;
+        }
+        b->prog_calls++;
+        b->prog_useful++;
+        b->prog_ticks += now > e0 ? now - e0 : 0;
+        b->prog_t1 = now;
+        hs__wt.poll_split = 1;
+    }
+    if (!b->prog_calls)
+        return;
+    uint64_t calls = b->prog_calls;
+    b->prog_calls = 0;
+    hs__rec *r = reserve_in(b);
+    if (!r)
+        return;
+    r->kind = HS_TRACE_WIRE_PROGRESS;
+    r->flags = 0;
+    r->t0 = b->prog_t0;
+    r->t1 = b->prog_t1;
+    r->bytes = calls;
+    r->bytes2 = b->prog_ticks;   /* clock ticks; the reader gives ns */
+    r->aux = b->prog_useful;
+    commit(r);
+}
+
+/* One ucp_worker_progress call from t0 to t1 that returned n. */
+void hs__wire_progress(uint64_t t0, uint64_t t1, unsigned n)
+{
+    if (hs__wt.poll_split) {   /* counted when a callback inside it wrote a record */
+        hs__wt.poll_split = 0;
+        return;
+    }
+    hs__wbuf *b = hs__wt.buf;
+    if (hs__wunlikely(!b) && !(b = hs__wt.buf = buf_new()))
+        return;
+    if (b->closed)
+        return;
+    uint64_t e0 = t0 > b->tlast ? t0 : b->tlast;   /* never before the last record */
+    if (!b->prog_calls) {
+        b->prog_t0 = e0;
+        b->prog_useful = b->prog_ticks = 0;
+    }
+    b->prog_calls++;
+    b->prog_useful += n != 0;
+    b->prog_ticks += t1 > e0 ? t1 - e0 : 0;
+    b->prog_t1 = t1;
+    if (hs__wunlikely(t1 - b->last_flush > *hs__wh->flush_ticks) && ready()) {
+        prog_emit(b);
+        flush_buf(b, 0);
+    }
+}
+
+/* Room for one record in this thread's buffer, or NULL (dropped); a
+ * pending run of progress calls is written first. */
 static hs__rec *reserve(void)
 {
     hs__wbuf *b = hs__wt.buf;
@@ -291,6 +366,13 @@ static hs__rec *reserve(void)
             return NULL;
         }
     }
+    if (hs__wunlikely(b->prog_calls != 0 || hs__wt.poll_t0 != 0))
+        prog_emit(b);
+    return reserve_in(b);
+}
+
+static hs__rec *reserve_in(hs__wbuf *b)
+{
     if (b->closed)
         return NULL;
     int started = ready();
@@ -324,6 +406,7 @@ static void commit(hs__rec *r)
 {
     hs__wbuf *b = hs__wt.buf;
     b->used += sizeof *r;
+    b->tlast = r->t0;
     if (hs__wunlikely(r->t1 - b->last_flush > *hs__wh->flush_ticks) && ready())
         flush_buf(b, 0);
 }
@@ -551,6 +634,10 @@ void hs__wreq_forget(void *req)
 
 static void wire_end(int reason, int code, const hs__clock_rec *clk1, int in_signal)
 {
+    /* this thread's run of progress calls; other threads' runs since their
+     * last record or flush are not written (their buffers are not ours) */
+    if (hs__wt.buf && !in_signal && atomic_load(&hs__wire_on) && !hs__wt.buf->busy)
+        prog_emit(hs__wt.buf);
     if (!atomic_exchange(&hs__wire_on, 0) && fd < 0)
         return;
     for (hs__wbuf *b = atomic_load(&all_bufs); b; b = b->next_all) {

@@ -1,5 +1,5 @@
 /* libtrace/wire/wire_ofi.c — capture of libfabric below MPI (Open MPI
- * `--mca pml cm --mca mtl ofi`).
+ * `--mca pml cm --mca mtl ofi`, and `--mca osc rdma --mca btl ofi`).
  *
  * libfabric's data path is `static inline` calls through ops tables
  * (fi_tsend(ep, ...) is ep->tagged->send(ep, ...)), so the only entry point
@@ -8,14 +8,17 @@
  * the application opens gets a copy of its ops table with some entries
  * replaced, each forwarding to the original:
  *   fabric   domain, domain2            -> wrap the domain
- *   domain   av_open, cq_open, endpoint, endpoint2
+ *   domain   av_open, cq_open, endpoint, endpoint2, scalable_ep
+ *   sep      tx_ctx, rx_ctx             -> wrap the contexts as endpoints
  *   av       insert                     -> fi_addr -> address hash (peers)
  *   cq       read, readfrom, sread, sreadfrom -> completions (op_context)
  *   endpoint cm.getname                 -> this rank's address (wire_worker)
  *            tagged.send/sendv/sendmsg/inject/senddata/injectdata/recv/
  *            recvv/recvmsg, msg.send/sendv/sendmsg/inject/senddata/
  *            injectdata/recv/recvv/recvmsg, rma.read/readv/readmsg/
- *            write/writev/writemsg/inject/writedata/injectwritedata
+ *            write/writev/writemsg/inject/writedata/injectwritedata,
+ *            atomic.write/writev/writemsg/inject/readwrite(v/msg)/
+ *            compwrite(v/msg)
  * A wrapped object's table is `struct { ops copy; original pointer }`, so a
  * wrapper finds the original from the object itself (container_of), with no
  * lookup.  Tables shorter than this build's (an older provider's `size`)
@@ -26,8 +29,8 @@
  * recorded as a wire_worker event; fi_av_insert records, per fi_addr_t,
  * the hash of the address inserted, and operations carry that hash, which
  * the reader maps to the rank that published it (as UCX worker UUIDs).
- * Limits: one address map for all AVs of the process (the mtl opens one);
- * atomic ops are not wrapped (the mtl uses none). */
+ * Limits: one address map for all AVs of the process (each MPI component
+ * opens one). */
 #include "wire.h"
 
 #if HS_HAVE_FABRIC
@@ -36,6 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <rdma/fabric.h>
+#include <rdma/fi_atomic.h>
 #include <rdma/fi_cm.h>
 #include <rdma/fi_domain.h>
 #include <rdma/fi_endpoint.h>
@@ -116,6 +120,8 @@ typedef struct wcm { struct fi_ops_cm ops; struct fi_ops_cm *orig; } wcm;
 typedef struct wtag { struct fi_ops_tagged ops; struct fi_ops_tagged *orig; } wtag;
 typedef struct wmsg { struct fi_ops_msg ops; struct fi_ops_msg *orig; } wmsg;
 typedef struct wrma { struct fi_ops_rma ops; struct fi_ops_rma *orig; } wrma;
+typedef struct watm { struct fi_ops_atomic ops; struct fi_ops_atomic *orig; } watm;
+typedef struct wsep { struct fi_ops_ep ops; struct fi_ops_ep *orig; } wsep;
 
 /* The op's record after the provider accepted it (0); -FI_EAGAIN and
  * errors post nothing, so they are not operations. */
@@ -309,6 +315,113 @@ static ssize_t r_injectdata(struct fid_ep *ep, const void *buf, size_t len, uint
         d, NULL, 1, 0);
 }
 
+/* atomics: bytes are the operand (count x datatype size), as for UCX; the
+ * operation (enum fi_op) is the tag.  Fetching and compare forms bring the
+ * old value back (data in as well). */
+static uint64_t dt_size(enum fi_datatype dt)
+{
+    switch (dt) {
+    case FI_INT8: case FI_UINT8: return 1;
+    case FI_INT16: case FI_UINT16: return 2;
+    case FI_INT32: case FI_UINT32: case FI_FLOAT: return 4;
+    case FI_INT64: case FI_UINT64: case FI_DOUBLE: case FI_FLOAT_COMPLEX: return 8;
+    case FI_DOUBLE_COMPLEX: case FI_INT128: case FI_UINT128: return 16;
+    case FI_LONG_DOUBLE: return sizeof(long double);
+    case FI_LONG_DOUBLE_COMPLEX: return 2 * sizeof(long double);
+    default: return 0;
+    }
+}
+static uint64_t ioc_n(const struct fi_ioc *iov, size_t n)   /* elements */
+{
+    uint64_t s = 0;
+    for (size_t i = 0; iov && i < n; i++)
+        s += iov[i].count;
+    return s;
+}
+#define AFWD(call, op, bytes, dt, fop, peer, ctx, imm)                                 \
+    FWD(0, watm, atomic, ep, call, op, (uint64_t)(bytes) * dt_size(dt), (uint64_t)(fop), \
+        peer, ctx, imm, (op) == HS_TRACE_WOP_ATOMIC_FETCH ? HS_TRACE_F_WIRE_IN : 0)
+static ssize_t a_write(struct fid_ep *ep, const void *buf, size_t count, void *desc,
+                       fi_addr_t d, uint64_t addr, uint64_t key, enum fi_datatype dt,
+                       enum fi_op op, void *ctx)
+{
+    AFWD(write(ep, buf, count, desc, d, addr, key, dt, op, ctx), HS_TRACE_WOP_ATOMIC, count, dt,
+         op, d, ctx, 0);
+}
+static ssize_t a_writev(struct fid_ep *ep, const struct fi_ioc *iov, void **desc, size_t count,
+                        fi_addr_t d, uint64_t addr, uint64_t key, enum fi_datatype dt,
+                        enum fi_op op, void *ctx)
+{
+    AFWD(writev(ep, iov, desc, count, d, addr, key, dt, op, ctx), HS_TRACE_WOP_ATOMIC,
+         ioc_n(iov, count), dt, op, d, ctx, 0);
+}
+static ssize_t a_writemsg(struct fid_ep *ep, const struct fi_msg_atomic *m, uint64_t fl)
+{
+    AFWD(writemsg(ep, m, fl), HS_TRACE_WOP_ATOMIC,
+         ioc_n(m->msg_iov, m->iov_count),
+         m->datatype, m->op, m->addr, m->context, 0);
+}
+static ssize_t a_inject(struct fid_ep *ep, const void *buf, size_t count, fi_addr_t d,
+                        uint64_t addr, uint64_t key, enum fi_datatype dt, enum fi_op op)
+{
+    AFWD(inject(ep, buf, count, d, addr, key, dt, op), HS_TRACE_WOP_ATOMIC, count, dt, op, d,
+         NULL, 1);
+}
+static ssize_t a_readwrite(struct fid_ep *ep, const void *buf, size_t count, void *desc,
+                           void *res, void *res_desc, fi_addr_t d, uint64_t addr, uint64_t key,
+                           enum fi_datatype dt, enum fi_op op, void *ctx)
+{
+    AFWD(readwrite(ep, buf, count, desc, res, res_desc, d, addr, key, dt, op, ctx),
+         HS_TRACE_WOP_ATOMIC_FETCH, count, dt, op, d, ctx, 0);
+}
+static ssize_t a_readwritev(struct fid_ep *ep, const struct fi_ioc *iov, void **desc,
+                            size_t count, struct fi_ioc *resv, void **res_desc, size_t rcount,
+                            fi_addr_t d, uint64_t addr, uint64_t key, enum fi_datatype dt,
+                            enum fi_op op, void *ctx)
+{
+    /* FI_ATOMIC_READ has no operand: the result vector has the size */
+    AFWD(readwritev(ep, iov, desc, count, resv, res_desc, rcount, d, addr, key, dt, op, ctx),
+         HS_TRACE_WOP_ATOMIC_FETCH,
+         ioc_n(op == FI_ATOMIC_READ ? resv : iov, op == FI_ATOMIC_READ ? rcount : count),
+         dt, op, d, ctx, 0);
+}
+static ssize_t a_readwritemsg(struct fid_ep *ep, const struct fi_msg_atomic *m,
+                              struct fi_ioc *resv, void **res_desc, size_t rcount, uint64_t fl)
+{
+    AFWD(readwritemsg(ep, m, resv, res_desc, rcount, fl), HS_TRACE_WOP_ATOMIC_FETCH,
+         ioc_n(m->op == FI_ATOMIC_READ ? resv : m->msg_iov,
+                   m->op == FI_ATOMIC_READ ? rcount : m->iov_count),
+         m->datatype, m->op, m->addr, m->context, 0);
+}
+static ssize_t a_compwrite(struct fid_ep *ep, const void *buf, size_t count, void *desc,
+                           const void *cmp, void *cmp_desc, void *res, void *res_desc,
+                           fi_addr_t d, uint64_t addr, uint64_t key, enum fi_datatype dt,
+                           enum fi_op op, void *ctx)
+{
+    AFWD(compwrite(ep, buf, count, desc, cmp, cmp_desc, res, res_desc, d, addr, key, dt, op, ctx),
+         HS_TRACE_WOP_ATOMIC_FETCH, count, dt, op, d, ctx, 0);
+}
+static ssize_t a_compwritev(struct fid_ep *ep, const struct fi_ioc *iov, void **desc,
+                            size_t count, const struct fi_ioc *cmpv, void **cmp_desc,
+                            size_t ccount, struct fi_ioc *resv, void **res_desc, size_t rcount,
+                            fi_addr_t d, uint64_t addr, uint64_t key, enum fi_datatype dt,
+                            enum fi_op op, void *ctx)
+{
+    AFWD(compwritev(ep, iov, desc, count, cmpv, cmp_desc, ccount, resv, res_desc, rcount, d, addr,
+                    key, dt, op, ctx),
+         HS_TRACE_WOP_ATOMIC_FETCH, ioc_n(iov, count),
+         dt, op, d, ctx, 0);
+}
+static ssize_t a_compwritemsg(struct fid_ep *ep, const struct fi_msg_atomic *m,
+                              const struct fi_ioc *cmpv, void **cmp_desc, size_t ccount,
+                              struct fi_ioc *resv, void **res_desc, size_t rcount, uint64_t fl)
+{
+    AFWD(compwritemsg(ep, m, cmpv, cmp_desc, ccount, resv, res_desc, rcount, fl),
+         HS_TRACE_WOP_ATOMIC_FETCH,
+         ioc_n(m->msg_iov, m->iov_count),
+         m->datatype, m->op, m->addr, m->context, 0);
+}
+
 /* cm: this endpoint's address */
 static int c_getname(fid_t fid, void *addr, size_t *len)
 {
@@ -440,10 +553,68 @@ static void wrap_ep(struct fid_ep *ep)
             SETT(write, r_write); SETT(writev, r_writev); SETT(writemsg, r_writemsg);
             SETT(inject, r_inject); SETT(writedata, r_writedata);
             SETT(injectdata, r_injectdata);
-#undef SETT
             ep->rma = &w->ops;
         }
     }
+    if (ep->atomic) {
+        watm *w = malloc(sizeof *w);
+        if (w) {
+            COPY_OPS(w->ops, ep->atomic);
+            w->orig = ep->atomic;
+            SETT(write, a_write); SETT(writev, a_writev); SETT(writemsg, a_writemsg);
+            SETT(inject, a_inject); SETT(readwrite, a_readwrite);
+            SETT(readwritev, a_readwritev); SETT(readwritemsg, a_readwritemsg);
+            SETT(compwrite, a_compwrite); SETT(compwritev, a_compwritev);
+            SETT(compwritemsg, a_compwritemsg);
+#undef SETT
+            ep->atomic = &w->ops;
+        }
+    }
+}
+
+/* Scalable endpoints (btl ofi's default when the provider offers more than
+ * one transmit context): the operations are posted on the transmit and
+ * receive contexts made from it, which are wrapped as endpoints. */
+static int s_tx_ctx(struct fid_ep *sep, int index, struct fi_tx_attr *attr, struct fid_ep **tx,
+                    void *ctx)
+{
+    wsep *w = WRAP_OF(wsep, sep->ops);
+    int rc = w->orig->tx_ctx(sep, index, attr, tx, ctx);
+    if (rc == 0 && tx && *tx && hs__wh)
+        wrap_ep(*tx);
+    return rc;
+}
+static int s_rx_ctx(struct fid_ep *sep, int index, struct fi_rx_attr *attr, struct fid_ep **rx,
+                    void *ctx)
+{
+    wsep *w = WRAP_OF(wsep, sep->ops);
+    int rc = w->orig->rx_ctx(sep, index, attr, rx, ctx);
+    if (rc == 0 && rx && *rx && hs__wh)
+        wrap_ep(*rx);
+    return rc;
+}
+static void wrap_sep(struct fid_ep *sep)
+{
+    wrap_ep(sep);   /* its address (cm.getname) */
+    if (!sep->ops)
+        return;
+    wsep *w = malloc(sizeof *w);
+    if (!w)
+        return;
+    COPY_OPS(w->ops, sep->ops);
+    w->orig = sep->ops;
+    if (w->ops.tx_ctx) w->ops.tx_ctx = s_tx_ctx;
+    if (w->ops.rx_ctx) w->ops.rx_ctx = s_rx_ctx;
+    sep->ops = &w->ops;
+}
+static int d_scalable_ep(struct fid_domain *dom, struct fi_info *info, struct fid_ep **sep,
+                         void *ctx)
+{
+    wdom *w = WRAP_OF(wdom, dom->ops);
+    int rc = w->orig->scalable_ep(dom, info, sep, ctx);
+    if (rc == 0 && sep && *sep && hs__wh)
+        wrap_sep(*sep);
+    return rc;
 }
 
 static int d_endpoint(struct fid_domain *dom, struct fi_info *info, struct fid_ep **ep, void *ctx)
@@ -515,6 +686,7 @@ static void wrap_domain(struct fid_domain *d)
     if (w->ops.endpoint2) w->ops.endpoint2 = d_endpoint2;
     if (w->ops.cq_open) w->ops.cq_open = d_cq_open;
     if (w->ops.av_open) w->ops.av_open = d_av_open;
+    if (w->ops.scalable_ep) w->ops.scalable_ep = d_scalable_ep;
     d->ops = &w->ops;
 }
 

@@ -28,6 +28,7 @@
 #include "wire.h"
 
 #if HS_HAVE_UCX
+#include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <ucp/api/ucp.h>
@@ -145,6 +146,66 @@ static void completed(void *req, ucs_status_t st, uint64_t len, uint64_t stag)
     hs__wreq_done(req, &d);
 }
 
+/* The protocol of a send request, from UCP's own description of it
+ * (ucp_request_query, UCX >= 1.12; absent: unknown).  Asked in the send
+ * callback trampolines, before the original callback (the request is alive
+ * then whatever the threading).  The info string names the progress
+ * function or protocol: "rndv" for rendezvous ("ucp_rndv_progress_rma_put_
+ * zcopy", "rendezvous zero-copy read from remote ..."), anything else is
+ * eager. */
+typedef ucs_status_t (*query_fn)(void *, ucp_request_attr_t *);
+static query_fn query_real(void)
+{
+    static _Atomic(query_fn) fn;
+    static _Atomic int looked;
+    if (!atomic_load_explicit(&looked, memory_order_acquire)) {
+        query_fn f = (query_fn)dlsym(RTLD_NEXT, "ucp_request_query");
+        if (!f) {
+            void *h = dlopen("libucp.so.0", RTLD_LAZY | RTLD_NOLOAD);
+            if (h)
+                f = (query_fn)dlsym(h, "ucp_request_query");
+        }
+        atomic_store_explicit(&fn, f, memory_order_relaxed);
+        atomic_store_explicit(&looked, 1, memory_order_release);
+    }
+    return atomic_load_explicit(&fn, memory_order_relaxed);
+}
+
+static uint32_t send_protocol(void *req)
+{
+    /* only while recording, and only for a successful completion: after an
+     * error UCX may have cut the request from its endpoint (send.ep = NULL
+     * when its memory is invalidated), which the query would follow */
+    if (!hs__wh || !atomic_load_explicit(&hs__wire_on, memory_order_relaxed))
+        return 0;
+    query_fn q = query_real();
+    if (!q || !req)
+        return 0;
+    char s[256];
+    ucp_request_attr_t a = { .field_mask = UCP_REQUEST_ATTR_FIELD_INFO_STRING |
+                                           UCP_REQUEST_ATTR_FIELD_INFO_STRING_SIZE,
+                             .debug_string = s, .debug_string_size = sizeof s };
+    if (q(req, &a) != UCS_OK)
+        return 0;
+    s[sizeof s - 1] = 0;
+    if (!strstr(s, "send"))   /* a put, get, flush: no send protocol */
+        return 0;
+    if (!strstr(s, "rndv") && !strstr(s, "rendezvous"))
+        return HS_TRACE_F_WIRE_EAGER;
+    uint32_t f = HS_TRACE_F_WIRE_RNDV;
+    if (strstr(s, "put") || strstr(s, "write"))
+        f |= HS_TRACE_F_WIRE_RPUT;
+    else if (strstr(s, "get") || strstr(s, "read"))
+        f |= HS_TRACE_F_WIRE_RGET;
+    return f;
+}
+
+static void send_completed(void *req, ucs_status_t st, uint32_t proto)
+{
+    hs__wdone d = { .t = hs__wnow(), .flags = status_flags(st) | proto };
+    hs__wreq_done(req, &d);
+}
+
 /* The info a receive callback gets lives in the request, which the
  * original callback may release: read it first. */
 /* One table of original callbacks per callback type; trampoline k calls
@@ -176,14 +237,17 @@ TRAMP_TABLE(snbx, ucp_send_nbx_callback_t)
 TRAMP_TABLE(rnbx, ucp_tag_recv_nbx_callback_t)
 TRAMP_TABLE(snb, ucp_send_callback_t)
 TRAMP_TABLE(rnb, ucp_tag_recv_callback_t)
+TRAMP_TABLE(stx, ucp_stream_recv_nbx_callback_t)
+TRAMP_TABLE(stb, ucp_stream_recv_callback_t)
 
 #define TRAMPS(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11) X(12) X(13) \
                   X(14) X(15)
 #define DEF_TRAMP(k)                                                                        \
     static void snbx_t##k(void *rq, ucs_status_t st, void *ud)                              \
     {                                                                                       \
+        uint32_t pr = st == UCS_OK ? send_protocol(rq) : 0;                                 \
         atomic_load_explicit(&snbx_orig[k], memory_order_acquire)(rq, st, ud);              \
-        completed(rq, st, 0, 0);                                                            \
+        send_completed(rq, st, pr);                                                         \
     }                                                                                       \
     static void rnbx_t##k(void *rq, ucs_status_t st, const ucp_tag_recv_info_t *in, void *ud) \
     {                                                                                       \
@@ -193,21 +257,34 @@ TRAMP_TABLE(rnb, ucp_tag_recv_callback_t)
     }                                                                                       \
     static void snb_t##k(void *rq, ucs_status_t st)                                         \
     {                                                                                       \
+        uint32_t pr = st == UCS_OK ? send_protocol(rq) : 0;                                 \
         atomic_load_explicit(&snb_orig[k], memory_order_acquire)(rq, st);                   \
-        completed(rq, st, 0, 0);                                                            \
+        send_completed(rq, st, pr);                                                         \
     }                                                                                       \
     static void rnb_t##k(void *rq, ucs_status_t st, ucp_tag_recv_info_t *in)                \
     {                                                                                       \
         uint64_t len = in ? in->length : 0, stag = in ? in->sender_tag : 0;                 \
         atomic_load_explicit(&rnb_orig[k], memory_order_acquire)(rq, st, in);               \
         completed(rq, st, len, stag);                                                       \
+    }                                                                                       \
+    static void stx_t##k(void *rq, ucs_status_t st, size_t len, void *ud)                   \
+    {                                                                                       \
+        atomic_load_explicit(&stx_orig[k], memory_order_acquire)(rq, st, len, ud);          \
+        completed(rq, st, len, 0);                                                          \
+    }                                                                                       \
+    static void stb_t##k(void *rq, ucs_status_t st, size_t len)                             \
+    {                                                                                       \
+        atomic_load_explicit(&stb_orig[k], memory_order_acquire)(rq, st, len);              \
+        completed(rq, st, len, 0);                                                          \
     }
 TRAMPS(DEF_TRAMP)
 #define SET_TRAMP(k)                                                                        \
     snbx_tramp[k] = snbx_t##k;                                                              \
     rnbx_tramp[k] = rnbx_t##k;                                                              \
     snb_tramp[k] = snb_t##k;                                                                \
-    rnb_tramp[k] = rnb_t##k;
+    rnb_tramp[k] = rnb_t##k;                                                                \
+    stx_tramp[k] = stx_t##k;                                                                \
+    stb_tramp[k] = stb_t##k;
 __attribute__((constructor)) static void tramp_init(void)
 {
     TRAMPS(SET_TRAMP)
@@ -215,15 +292,18 @@ __attribute__((constructor)) static void tramp_init(void)
 
 /* An nbx parameter block with the callback replaced, in *copy; returns the
  * block to pass on (param itself when it cannot be wrapped). */
+enum { CB_SEND, CB_RECV, CB_STREAM };
 static const ucp_request_param_t *wrap_param(const ucp_request_param_t *param,
-                                             ucp_request_param_t *copy, int recv)
+                                             ucp_request_param_t *copy, int which)
 {
     if (!param || !(param->op_attr_mask & UCP_OP_ATTR_FIELD_CALLBACK) ||
         (param->op_attr_mask & ~(uint32_t)KNOWN_ATTRS))
         return param;
     *copy = *param;
-    if (recv)
+    if (which == CB_RECV)
         copy->cb.recv = rnbx_wrap(param->cb.recv);
+    else if (which == CB_STREAM)
+        copy->cb.recv_stream = stx_wrap(param->cb.recv_stream);
     else
         copy->cb.send = snbx_wrap(param->cb.send);
     return copy;
@@ -247,77 +327,102 @@ static inline void track(ucs_status_ptr_t sp, uint64_t id, int cb)
 
 #define REAL(name)                                                                   \
     (*({                                                                             \
-        static __typeof__(&name) p_;                                                 \
-        if (hs__wunlikely(!p_))                                                      \
-            p_ = (__typeof__(&name))hs__wresolve(#name);                              \
-        &p_;                                                                         \
+        static __typeof__(&name) fp_;                                                \
+        if (hs__wunlikely(!fp_))                                                      \
+            fp_ = (__typeof__(&name))hs__wresolve(#name);                           \
+        &fp_;                                                                        \
     }))
 
-/* ---- tag matching ---------------------------------------------------------------- */
+/* ---- wrapper bodies ---------------------------------------------------------------- */
 
-static ucs_status_ptr_t send_nbx(int op, ucs_status_ptr_t (*real)(ucp_ep_h, const void *, size_t,
-                                                                  ucp_tag_t,
-                                                                  const ucp_request_param_t *),
-                                 ucp_ep_h ep, const void *buffer, size_t count, ucp_tag_t tag,
-                                 const ucp_request_param_t *param)
+/* Each wrapper is one of three shapes; the macros below are its whole body.
+ * Unrecorded (re-entered, or recording off) it forwards its arguments as
+ * given.  Recorded, the callback is replaced by a trampoline, the real call
+ * is made, and one WIRE_OP is written when it returned (bytes and tag are
+ * evaluated then, so they may look at sp_, the call's result), and a
+ * returned request is entered in the pending table.
+ *
+ * NB: a call with a ucp_send_callback_t (or another callback type with its
+ * own _wrap), `call` names the callback c_. */
+#define NB(call, cbtype, wrapfn, cb, op, fl, bytes, tag, peer)                               \
+    do {                                                                                      \
+        int rec_ = hs__wenter();                                                              \
+        cbtype c_ = rec_ ? wrapfn(cb) : (cb);                                                 \
+        ucs_status_ptr_t sp_ = (call);                                                        \
+        if (rec_) {                                                                           \
+            uint64_t id_ = hs__wire_op(op, HS__WPOST, hs__wnow(), post_flags(sp_) | (fl),     \
+                                       (bytes), (tag), (peer));                               \
+            track(sp_, id_, c_ != (cb));                                                      \
+            hs__wleave();                                                                     \
+        }                                                                                     \
+        return sp_;                                                                           \
+    } while (0)
+#define NB_SEND(call, cb, op, fl, bytes, tag, ep)                                             \
+    NB(call, ucp_send_callback_t, snb_wrap, cb, op, fl, bytes, tag, ep_uuid(ep))
+
+/* NBX: a call with an nbx parameter block; `call` names the block p_. */
+#define NBX(call, param, which, op, fl, bytes, tag, peer)                                     \
+    do {                                                                                      \
+        int rec_ = hs__wenter();                                                              \
+        ucp_request_param_t copy_;                                                            \
+        const ucp_request_param_t *p_ = rec_ ? wrap_param(param, &copy_, which) : (param);    \
+        ucs_status_ptr_t sp_ = (call);                                                        \
+        if (rec_) {                                                                           \
+            uint64_t id_ = hs__wire_op(op, HS__WPOST, hs__wnow(), post_flags(sp_) | (fl),     \
+                                       (bytes), (tag), (peer));                               \
+            track(sp_, id_, p_ != (param));                                                   \
+            hs__wleave();                                                                     \
+        }                                                                                     \
+        return sp_;                                                                           \
+    } while (0)
+
+/* ST: a call that returns a status (implicit nbi operations, blocking
+ * calls): UCS_OK completed, UCS_INPROGRESS completes at a later flush. */
+static inline uint32_t st_flags(ucs_status_t st)
 {
-    if (!hs__wenter())
-        return real(ep, buffer, count, tag, param);
-    uint64_t bytes = nbx_bytes(buffer, count, param);
-    ucp_request_param_t copy;
-    const ucp_request_param_t *p = wrap_param(param, &copy, 0);
-    uint64_t t0 = HS__WPOST;
-    ucs_status_ptr_t sp = real(ep, buffer, count, tag, p);
-    uint64_t id = hs__wire_op(op, t0, hs__wnow(), post_flags(sp), bytes, tag, ep_uuid(ep));
-    track(sp, id, p != param);
-    hs__wleave();
-    return sp;
+    return st == UCS_OK ? HS_TRACE_F_WIRE_IMM
+         : st == UCS_INPROGRESS ? HS_TRACE_F_WIRE_NBI
+                                : HS_TRACE_F_WIRE_IMM | HS_TRACE_F_ERROR;
 }
+#define ST(call, op, fl, bytes, tag, peer)                                                    \
+    do {                                                                                      \
+        if (!hs__wenter())                                                                    \
+            return (call);                                                                    \
+        ucs_status_t st_ = (call);                                                            \
+        hs__wire_op(op, HS__WPOST, hs__wnow(), st_flags(st_) | (fl), (bytes), (tag), (peer)); \
+        hs__wleave();                                                                         \
+        return st_;                                                                           \
+    } while (0)
+
+/* ---- tag matching ---------------------------------------------------------------- */
 
 ucs_status_ptr_t ucp_tag_send_nbx(ucp_ep_h ep, const void *buffer, size_t count, ucp_tag_t tag,
                                   const ucp_request_param_t *param)
 {
-    return send_nbx(HS_TRACE_WOP_TAG_SEND, REAL(ucp_tag_send_nbx), ep, buffer, count, tag, param);
+    NBX(REAL(ucp_tag_send_nbx)(ep, buffer, count, tag, p_), param, CB_SEND,
+        HS_TRACE_WOP_TAG_SEND, 0, nbx_bytes(buffer, count, param), tag, ep_uuid(ep));
 }
 
 ucs_status_ptr_t ucp_tag_send_sync_nbx(ucp_ep_h ep, const void *buffer, size_t count,
                                        ucp_tag_t tag, const ucp_request_param_t *param)
 {
-    return send_nbx(HS_TRACE_WOP_TAG_SSEND, REAL(ucp_tag_send_sync_nbx), ep, buffer, count, tag,
-                    param);
-}
-
-static ucs_status_ptr_t send_nb(int op, ucs_status_ptr_t (*real)(ucp_ep_h, const void *, size_t,
-                                                                 ucp_datatype_t, ucp_tag_t,
-                                                                 ucp_send_callback_t),
-                                ucp_ep_h ep, const void *buffer, size_t count,
-                                ucp_datatype_t dt, ucp_tag_t tag, ucp_send_callback_t cb)
-{
-    if (!hs__wenter())
-        return real(ep, buffer, count, dt, tag, cb);
-    uint64_t bytes = dt_bytes(buffer, count, dt);
-    ucp_send_callback_t wcb = snb_wrap(cb);
-    uint64_t t0 = HS__WPOST;
-    ucs_status_ptr_t sp = real(ep, buffer, count, dt, tag, wcb);
-    uint64_t id = hs__wire_op(op, t0, hs__wnow(), post_flags(sp), bytes, tag, ep_uuid(ep));
-    track(sp, id, wcb != cb);
-    hs__wleave();
-    return sp;
+    NBX(REAL(ucp_tag_send_sync_nbx)(ep, buffer, count, tag, p_), param, CB_SEND,
+        HS_TRACE_WOP_TAG_SSEND, 0, nbx_bytes(buffer, count, param), tag, ep_uuid(ep));
 }
 
 ucs_status_ptr_t ucp_tag_send_nb(ucp_ep_h ep, const void *buffer, size_t count,
                                  ucp_datatype_t datatype, ucp_tag_t tag, ucp_send_callback_t cb)
 {
-    return send_nb(HS_TRACE_WOP_TAG_SEND, REAL(ucp_tag_send_nb), ep, buffer, count, datatype,
-                   tag, cb);
+    NB_SEND(REAL(ucp_tag_send_nb)(ep, buffer, count, datatype, tag, c_), cb,
+            HS_TRACE_WOP_TAG_SEND, 0, dt_bytes(buffer, count, datatype), tag, ep);
 }
 
 ucs_status_ptr_t ucp_tag_send_sync_nb(ucp_ep_h ep, const void *buffer, size_t count,
                                       ucp_datatype_t datatype, ucp_tag_t tag,
                                       ucp_send_callback_t cb)
 {
-    return send_nb(HS_TRACE_WOP_TAG_SSEND, REAL(ucp_tag_send_sync_nb), ep, buffer, count,
-                   datatype, tag, cb);
+    NB_SEND(REAL(ucp_tag_send_sync_nb)(ep, buffer, count, datatype, tag, c_), cb,
+            HS_TRACE_WOP_TAG_SSEND, 0, dt_bytes(buffer, count, datatype), tag, ep);
 }
 
 ucs_status_t ucp_tag_send_nbr(ucp_ep_h ep, const void *buffer, size_t count,
@@ -325,56 +430,42 @@ ucs_status_t ucp_tag_send_nbr(ucp_ep_h ep, const void *buffer, size_t count,
 {
     if (!hs__wenter())
         return REAL(ucp_tag_send_nbr)(ep, buffer, count, datatype, tag, req);
-    uint64_t bytes = dt_bytes(buffer, count, datatype);
-    uint64_t t0 = HS__WPOST;
     ucs_status_t st = REAL(ucp_tag_send_nbr)(ep, buffer, count, datatype, tag, req);
     uint32_t fl = st == UCS_OK ? HS_TRACE_F_WIRE_IMM
                   : st == UCS_INPROGRESS ? 0 : HS_TRACE_F_WIRE_IMM | HS_TRACE_F_ERROR;
-    uint64_t id = hs__wire_op(HS_TRACE_WOP_TAG_SEND, t0, hs__wnow(), fl, bytes, tag, ep_uuid(ep));
+    uint64_t id = hs__wire_op(HS_TRACE_WOP_TAG_SEND, HS__WPOST, hs__wnow(), fl,
+                              dt_bytes(buffer, count, datatype), tag, ep_uuid(ep));
     if (st == UCS_INPROGRESS)
         hs__wreq_add(req, id, 0);
     hs__wleave();
     return st;
 }
 
+/* A receive that completed at once (the message was there) has its size in
+ * recv_info; otherwise the buffer's capacity (the completion has the size). */
+static uint64_t recv_bytes(ucs_status_ptr_t sp, const void *buffer, size_t count,
+                           const ucp_request_param_t *param)
+{
+    if (sp == NULL && param && (param->op_attr_mask & UCP_OP_ATTR_FIELD_RECV_INFO) &&
+        param->recv_info.tag_info)
+        return param->recv_info.tag_info->length;
+    return nbx_bytes(buffer, count, param);
+}
+
 ucs_status_ptr_t ucp_tag_recv_nbx(ucp_worker_h worker, void *buffer, size_t count, ucp_tag_t tag,
                                   ucp_tag_t tag_mask, const ucp_request_param_t *param)
 {
-    if (!hs__wenter())
-        return REAL(ucp_tag_recv_nbx)(worker, buffer, count, tag, tag_mask, param);
-    uint64_t cap = nbx_bytes(buffer, count, param);
-    ucp_request_param_t copy;
-    const ucp_request_param_t *p = wrap_param(param, &copy, 1);
-    uint64_t t0 = HS__WPOST;
-    ucs_status_ptr_t sp = REAL(ucp_tag_recv_nbx)(worker, buffer, count, tag, tag_mask, p);
-    uint64_t t1 = hs__wnow();
-    uint32_t fl = post_flags(sp) | HS_TRACE_F_WIRE_IN;
-    /* Completed at once (the message was there): its size is in recv_info. */
-    if (sp == NULL && param && (param->op_attr_mask & UCP_OP_ATTR_FIELD_RECV_INFO) &&
-        param->recv_info.tag_info)
-        cap = param->recv_info.tag_info->length;
-    uint64_t id = hs__wire_op(HS_TRACE_WOP_TAG_RECV, t0, t1, fl, cap, tag, 0);
-    track(sp, id, p != param);
-    hs__wleave();
-    return sp;
+    NBX(REAL(ucp_tag_recv_nbx)(worker, buffer, count, tag, tag_mask, p_), param, CB_RECV,
+        HS_TRACE_WOP_TAG_RECV, HS_TRACE_F_WIRE_IN, recv_bytes(sp_, buffer, count, param), tag, 0);
 }
 
 ucs_status_ptr_t ucp_tag_recv_nb(ucp_worker_h worker, void *buffer, size_t count,
                                  ucp_datatype_t datatype, ucp_tag_t tag, ucp_tag_t tag_mask,
                                  ucp_tag_recv_callback_t cb)
 {
-    if (!hs__wenter())
-        return REAL(ucp_tag_recv_nb)(worker, buffer, count, datatype, tag, tag_mask, cb);
-    uint64_t cap = dt_bytes(buffer, count, datatype);
-    ucp_tag_recv_callback_t wcb = rnb_wrap(cb);
-    uint64_t t0 = HS__WPOST;
-    ucs_status_ptr_t sp = REAL(ucp_tag_recv_nb)(worker, buffer, count, datatype, tag, tag_mask,
-                                                wcb);
-    uint64_t id = hs__wire_op(HS_TRACE_WOP_TAG_RECV, t0, hs__wnow(),
-                              post_flags(sp) | HS_TRACE_F_WIRE_IN, cap, tag, 0);
-    track(sp, id, wcb != cb);
-    hs__wleave();
-    return sp;
+    NB(REAL(ucp_tag_recv_nb)(worker, buffer, count, datatype, tag, tag_mask, c_),
+       ucp_tag_recv_callback_t, rnb_wrap, cb, HS_TRACE_WOP_TAG_RECV, HS_TRACE_F_WIRE_IN,
+       dt_bytes(buffer, count, datatype), tag, 0);
 }
 
 ucs_status_t ucp_tag_recv_nbr(ucp_worker_h worker, void *buffer, size_t count,
@@ -383,12 +474,11 @@ ucs_status_t ucp_tag_recv_nbr(ucp_worker_h worker, void *buffer, size_t count,
 {
     if (!hs__wenter())
         return REAL(ucp_tag_recv_nbr)(worker, buffer, count, datatype, tag, tag_mask, req);
-    uint64_t cap = dt_bytes(buffer, count, datatype);
-    uint64_t t0 = HS__WPOST;
     ucs_status_t st = REAL(ucp_tag_recv_nbr)(worker, buffer, count, datatype, tag, tag_mask, req);
     uint32_t fl = HS_TRACE_F_WIRE_IN |
                   (st == UCS_INPROGRESS || st == UCS_OK ? 0 : HS_TRACE_F_WIRE_IMM | HS_TRACE_F_ERROR);
-    uint64_t id = hs__wire_op(HS_TRACE_WOP_TAG_RECV, t0, hs__wnow(), fl, cap, tag, 0);
+    uint64_t id = hs__wire_op(HS_TRACE_WOP_TAG_RECV, HS__WPOST, hs__wnow(), fl,
+                              dt_bytes(buffer, count, datatype), tag, 0);
     if (st == UCS_INPROGRESS || st == UCS_OK)   /* completion seen by ucp_request_test */
         hs__wreq_add(req, id, 0);
     hs__wleave();
@@ -398,221 +488,102 @@ ucs_status_t ucp_tag_recv_nbr(ucp_worker_h worker, void *buffer, size_t count,
 ucs_status_ptr_t ucp_tag_msg_recv_nbx(ucp_worker_h worker, void *buffer, size_t count,
                                       ucp_tag_message_h message, const ucp_request_param_t *param)
 {
-    if (!hs__wenter())
-        return REAL(ucp_tag_msg_recv_nbx)(worker, buffer, count, message, param);
-    uint64_t cap = nbx_bytes(buffer, count, param);
-    ucp_request_param_t copy;
-    const ucp_request_param_t *p = wrap_param(param, &copy, 1);
-    uint64_t t0 = HS__WPOST;
-    ucs_status_ptr_t sp = REAL(ucp_tag_msg_recv_nbx)(worker, buffer, count, message, p);
-    uint64_t id = hs__wire_op(HS_TRACE_WOP_TAG_RECV, t0, hs__wnow(),
-                              post_flags(sp) | HS_TRACE_F_WIRE_IN, cap, 0, 0);
-    track(sp, id, p != param);
-    hs__wleave();
-    return sp;
+    NBX(REAL(ucp_tag_msg_recv_nbx)(worker, buffer, count, message, p_), param, CB_RECV,
+        HS_TRACE_WOP_TAG_RECV, HS_TRACE_F_WIRE_IN, nbx_bytes(buffer, count, param), 0, 0);
 }
 
 ucs_status_ptr_t ucp_tag_msg_recv_nb(ucp_worker_h worker, void *buffer, size_t count,
                                      ucp_datatype_t datatype, ucp_tag_message_h message,
                                      ucp_tag_recv_callback_t cb)
 {
-    if (!hs__wenter())
-        return REAL(ucp_tag_msg_recv_nb)(worker, buffer, count, datatype, message, cb);
-    uint64_t cap = dt_bytes(buffer, count, datatype);
-    ucp_tag_recv_callback_t wcb = rnb_wrap(cb);
-    uint64_t t0 = HS__WPOST;
-    ucs_status_ptr_t sp = REAL(ucp_tag_msg_recv_nb)(worker, buffer, count, datatype, message,
-                                                    wcb);
-    uint64_t id = hs__wire_op(HS_TRACE_WOP_TAG_RECV, t0, hs__wnow(),
-                              post_flags(sp) | HS_TRACE_F_WIRE_IN, cap, 0, 0);
-    track(sp, id, wcb != cb);
-    hs__wleave();
-    return sp;
+    NB(REAL(ucp_tag_msg_recv_nb)(worker, buffer, count, datatype, message, c_),
+       ucp_tag_recv_callback_t, rnb_wrap, cb, HS_TRACE_WOP_TAG_RECV, HS_TRACE_F_WIRE_IN,
+       dt_bytes(buffer, count, datatype), 0, 0);
 }
 
 /* ---- RMA and atomics ---------------------------------------------------------------- */
 
-static ucs_status_ptr_t rma_nbx(int op, int put, ucp_ep_h ep, void *buffer, size_t count,
-                                uint64_t remote_addr, ucp_rkey_h rkey,
-                                const ucp_request_param_t *param)
-{
-    ucs_status_ptr_t (*real_put)(ucp_ep_h, const void *, size_t, uint64_t, ucp_rkey_h,
-                                 const ucp_request_param_t *) = REAL(ucp_put_nbx);
-    ucs_status_ptr_t (*real_get)(ucp_ep_h, void *, size_t, uint64_t, ucp_rkey_h,
-                                 const ucp_request_param_t *) = REAL(ucp_get_nbx);
-    if (!hs__wenter())
-        return put ? real_put(ep, buffer, count, remote_addr, rkey, param)
-                   : real_get(ep, buffer, count, remote_addr, rkey, param);
-    uint64_t bytes = nbx_bytes(buffer, count, param);
-    ucp_request_param_t copy;
-    const ucp_request_param_t *p = wrap_param(param, &copy, 0);
-    uint64_t t0 = HS__WPOST;
-    ucs_status_ptr_t sp = put ? real_put(ep, buffer, count, remote_addr, rkey, p)
-                              : real_get(ep, buffer, count, remote_addr, rkey, p);
-    uint64_t id = hs__wire_op(op, t0, hs__wnow(),
-                              post_flags(sp) | (put ? 0 : HS_TRACE_F_WIRE_IN), bytes, 0,
-                              ep_uuid(ep));
-    track(sp, id, p != param);
-    hs__wleave();
-    return sp;
-}
-
 ucs_status_ptr_t ucp_put_nbx(ucp_ep_h ep, const void *buffer, size_t count, uint64_t remote_addr,
                              ucp_rkey_h rkey, const ucp_request_param_t *param)
 {
-    return rma_nbx(HS_TRACE_WOP_PUT, 1, ep, (void *)(uintptr_t)buffer, count, remote_addr, rkey,
-                   param);
+    NBX(REAL(ucp_put_nbx)(ep, buffer, count, remote_addr, rkey, p_), param, CB_SEND,
+        HS_TRACE_WOP_PUT, 0, nbx_bytes(buffer, count, param), 0, ep_uuid(ep));
 }
 
 ucs_status_ptr_t ucp_get_nbx(ucp_ep_h ep, void *buffer, size_t count, uint64_t remote_addr,
                              ucp_rkey_h rkey, const ucp_request_param_t *param)
 {
-    return rma_nbx(HS_TRACE_WOP_GET, 0, ep, buffer, count, remote_addr, rkey, param);
+    NBX(REAL(ucp_get_nbx)(ep, buffer, count, remote_addr, rkey, p_), param, CB_SEND,
+        HS_TRACE_WOP_GET, HS_TRACE_F_WIRE_IN, nbx_bytes(buffer, count, param), 0, ep_uuid(ep));
 }
 
 ucs_status_t ucp_put_nbi(ucp_ep_h ep, const void *buffer, size_t length, uint64_t remote_addr,
                          ucp_rkey_h rkey)
 {
-    if (!hs__wenter())
-        return REAL(ucp_put_nbi)(ep, buffer, length, remote_addr, rkey);
-    uint64_t t0 = HS__WPOST;
-    ucs_status_t st = REAL(ucp_put_nbi)(ep, buffer, length, remote_addr, rkey);
-    hs__wire_op(HS_TRACE_WOP_PUT, t0, hs__wnow(),
-                st == UCS_OK ? HS_TRACE_F_WIRE_IMM
-                : st == UCS_INPROGRESS ? HS_TRACE_F_WIRE_NBI
-                                       : HS_TRACE_F_WIRE_IMM | HS_TRACE_F_ERROR,
-                length, 0, ep_uuid(ep));
-    hs__wleave();
-    return st;
+    ST(REAL(ucp_put_nbi)(ep, buffer, length, remote_addr, rkey), HS_TRACE_WOP_PUT, 0, length, 0,
+       ep_uuid(ep));
 }
 
 ucs_status_t ucp_get_nbi(ucp_ep_h ep, void *buffer, size_t length, uint64_t remote_addr,
                          ucp_rkey_h rkey)
 {
-    if (!hs__wenter())
-        return REAL(ucp_get_nbi)(ep, buffer, length, remote_addr, rkey);
-    uint64_t t0 = HS__WPOST;
-    ucs_status_t st = REAL(ucp_get_nbi)(ep, buffer, length, remote_addr, rkey);
-    hs__wire_op(HS_TRACE_WOP_GET, t0, hs__wnow(),
-                HS_TRACE_F_WIRE_IN | (st == UCS_OK ? HS_TRACE_F_WIRE_IMM
-                                      : st == UCS_INPROGRESS ? HS_TRACE_F_WIRE_NBI
-                                                             : HS_TRACE_F_WIRE_IMM | HS_TRACE_F_ERROR),
-                length, 0, ep_uuid(ep));
-    hs__wleave();
-    return st;
+    ST(REAL(ucp_get_nbi)(ep, buffer, length, remote_addr, rkey), HS_TRACE_WOP_GET,
+       HS_TRACE_F_WIRE_IN, length, 0, ep_uuid(ep));
 }
 
 ucs_status_ptr_t ucp_put_nb(ucp_ep_h ep, const void *buffer, size_t length, uint64_t remote_addr,
                             ucp_rkey_h rkey, ucp_send_callback_t cb)
 {
-    if (!hs__wenter())
-        return REAL(ucp_put_nb)(ep, buffer, length, remote_addr, rkey, cb);
-    ucp_send_callback_t wcb = snb_wrap(cb);
-    uint64_t t0 = HS__WPOST;
-    ucs_status_ptr_t sp = REAL(ucp_put_nb)(ep, buffer, length, remote_addr, rkey, wcb);
-    uint64_t id = hs__wire_op(HS_TRACE_WOP_PUT, t0, hs__wnow(), post_flags(sp), length, 0,
-                              ep_uuid(ep));
-    track(sp, id, wcb != cb);
-    hs__wleave();
-    return sp;
+    NB_SEND(REAL(ucp_put_nb)(ep, buffer, length, remote_addr, rkey, c_), cb, HS_TRACE_WOP_PUT,
+            0, length, 0, ep);
 }
 
 ucs_status_ptr_t ucp_get_nb(ucp_ep_h ep, void *buffer, size_t length, uint64_t remote_addr,
                             ucp_rkey_h rkey, ucp_send_callback_t cb)
 {
-    if (!hs__wenter())
-        return REAL(ucp_get_nb)(ep, buffer, length, remote_addr, rkey, cb);
-    ucp_send_callback_t wcb = snb_wrap(cb);
-    uint64_t t0 = HS__WPOST;
-    ucs_status_ptr_t sp = REAL(ucp_get_nb)(ep, buffer, length, remote_addr, rkey, wcb);
-    uint64_t id = hs__wire_op(HS_TRACE_WOP_GET, t0, hs__wnow(),
-                              post_flags(sp) | HS_TRACE_F_WIRE_IN, length, 0, ep_uuid(ep));
-    track(sp, id, wcb != cb);
-    hs__wleave();
-    return sp;
+    NB_SEND(REAL(ucp_get_nb)(ep, buffer, length, remote_addr, rkey, c_), cb, HS_TRACE_WOP_GET,
+            HS_TRACE_F_WIRE_IN, length, 0, ep);
 }
 
+/* blocking: completed when they return (an error otherwise) */
 ucs_status_t ucp_put(ucp_ep_h ep, const void *buffer, size_t length, uint64_t remote_addr,
                      ucp_rkey_h rkey)
 {
-    if (!hs__wenter())
-        return REAL(ucp_put)(ep, buffer, length, remote_addr, rkey);
-    uint64_t t0 = HS__WPOST;
-    ucs_status_t st = REAL(ucp_put)(ep, buffer, length, remote_addr, rkey);
-    hs__wire_op(HS_TRACE_WOP_PUT, t0, hs__wnow(),
-                HS_TRACE_F_WIRE_IMM | (st == UCS_OK ? 0 : HS_TRACE_F_ERROR), length, 0,
-                ep_uuid(ep));
-    hs__wleave();
-    return st;
+    ST(REAL(ucp_put)(ep, buffer, length, remote_addr, rkey), HS_TRACE_WOP_PUT, 0, length, 0,
+       ep_uuid(ep));
 }
 
 ucs_status_t ucp_get(ucp_ep_h ep, void *buffer, size_t length, uint64_t remote_addr,
                      ucp_rkey_h rkey)
 {
-    if (!hs__wenter())
-        return REAL(ucp_get)(ep, buffer, length, remote_addr, rkey);
-    uint64_t t0 = HS__WPOST;
-    ucs_status_t st = REAL(ucp_get)(ep, buffer, length, remote_addr, rkey);
-    hs__wire_op(HS_TRACE_WOP_GET, t0, hs__wnow(),
-                HS_TRACE_F_WIRE_IN | HS_TRACE_F_WIRE_IMM | (st == UCS_OK ? 0 : HS_TRACE_F_ERROR),
-                length, 0, ep_uuid(ep));
-    hs__wleave();
-    return st;
+    ST(REAL(ucp_get)(ep, buffer, length, remote_addr, rkey), HS_TRACE_WOP_GET,
+       HS_TRACE_F_WIRE_IN, length, 0, ep_uuid(ep));
 }
 
 ucs_status_t ucp_atomic_post(ucp_ep_h ep, ucp_atomic_post_op_t opcode, uint64_t value,
                              size_t op_size, uint64_t remote_addr, ucp_rkey_h rkey)
 {
-    if (!hs__wenter())
-        return REAL(ucp_atomic_post)(ep, opcode, value, op_size, remote_addr, rkey);
-    uint64_t t0 = HS__WPOST;
-    ucs_status_t st = REAL(ucp_atomic_post)(ep, opcode, value, op_size, remote_addr, rkey);
-    hs__wire_op(HS_TRACE_WOP_ATOMIC, t0, hs__wnow(),
-                st == UCS_OK ? HS_TRACE_F_WIRE_IMM
-                : st == UCS_INPROGRESS ? HS_TRACE_F_WIRE_NBI
-                                       : HS_TRACE_F_WIRE_IMM | HS_TRACE_F_ERROR,
-                op_size, (uint64_t)opcode, ep_uuid(ep));
-    hs__wleave();
-    return st;
+    ST(REAL(ucp_atomic_post)(ep, opcode, value, op_size, remote_addr, rkey), HS_TRACE_WOP_ATOMIC,
+       0, op_size, (uint64_t)opcode, ep_uuid(ep));
 }
 
 ucs_status_ptr_t ucp_atomic_fetch_nb(ucp_ep_h ep, ucp_atomic_fetch_op_t opcode, uint64_t value,
                                      void *result, size_t op_size, uint64_t remote_addr,
                                      ucp_rkey_h rkey, ucp_send_callback_t cb)
 {
-    if (!hs__wenter())
-        return REAL(ucp_atomic_fetch_nb)(ep, opcode, value, result, op_size, remote_addr, rkey,
-                                         cb);
-    ucp_send_callback_t wcb = snb_wrap(cb);
-    uint64_t t0 = HS__WPOST;
-    ucs_status_ptr_t sp = REAL(ucp_atomic_fetch_nb)(ep, opcode, value, result, op_size,
-                                                    remote_addr, rkey, wcb);
-    uint64_t id = hs__wire_op(HS_TRACE_WOP_ATOMIC_FETCH, t0, hs__wnow(),
-                              post_flags(sp) | HS_TRACE_F_WIRE_IN, op_size, (uint64_t)opcode,
-                              ep_uuid(ep));
-    track(sp, id, wcb != cb);
-    hs__wleave();
-    return sp;
+    NB_SEND(REAL(ucp_atomic_fetch_nb)(ep, opcode, value, result, op_size, remote_addr, rkey, c_),
+            cb, HS_TRACE_WOP_ATOMIC_FETCH, HS_TRACE_F_WIRE_IN, op_size, (uint64_t)opcode, ep);
 }
 
 ucs_status_ptr_t ucp_atomic_op_nbx(ucp_ep_h ep, ucp_atomic_op_t opcode, const void *buffer,
                                    size_t count, uint64_t remote_addr, ucp_rkey_h rkey,
                                    const ucp_request_param_t *param)
 {
-    if (!hs__wenter())
-        return REAL(ucp_atomic_op_nbx)(ep, opcode, buffer, count, remote_addr, rkey, param);
     int fetch = param && (param->op_attr_mask & UCP_OP_ATTR_FIELD_REPLY_BUFFER);
-    uint64_t bytes = nbx_bytes(buffer, count, param);
-    ucp_request_param_t copy;
-    const ucp_request_param_t *p = wrap_param(param, &copy, 0);
-    uint64_t t0 = HS__WPOST;
-    ucs_status_ptr_t sp = REAL(ucp_atomic_op_nbx)(ep, opcode, buffer, count, remote_addr, rkey, p);
-    uint64_t id = hs__wire_op(fetch ? HS_TRACE_WOP_ATOMIC_FETCH : HS_TRACE_WOP_ATOMIC, t0,
-                              hs__wnow(), post_flags(sp) | (fetch ? HS_TRACE_F_WIRE_IN : 0),
-                              bytes, (uint64_t)opcode, ep_uuid(ep));
-    track(sp, id, p != param);
-    hs__wleave();
-    return sp;
+    NBX(REAL(ucp_atomic_op_nbx)(ep, opcode, buffer, count, remote_addr, rkey, p_), param,
+        CB_SEND, fetch ? HS_TRACE_WOP_ATOMIC_FETCH : HS_TRACE_WOP_ATOMIC,
+        fetch ? HS_TRACE_F_WIRE_IN : 0, nbx_bytes(buffer, count, param), (uint64_t)opcode,
+        ep_uuid(ep));
 }
 
 /* ---- active messages and streams --------------------------------------------------- */
@@ -620,36 +591,17 @@ ucs_status_ptr_t ucp_atomic_op_nbx(ucp_ep_h ep, ucp_atomic_op_t opcode, const vo
 ucs_status_ptr_t ucp_am_send_nb(ucp_ep_h ep, uint16_t id, const void *buffer, size_t count,
                                 ucp_datatype_t datatype, ucp_send_callback_t cb, unsigned flags)
 {
-    if (!hs__wenter())
-        return REAL(ucp_am_send_nb)(ep, id, buffer, count, datatype, cb, flags);
-    uint64_t bytes = dt_bytes(buffer, count, datatype);
-    ucp_send_callback_t wcb = snb_wrap(cb);
-    uint64_t t0 = HS__WPOST;
-    ucs_status_ptr_t sp = REAL(ucp_am_send_nb)(ep, id, buffer, count, datatype, wcb,
-                                               flags);
-    uint64_t oid = hs__wire_op(HS_TRACE_WOP_AM_SEND, t0, hs__wnow(), post_flags(sp), bytes, id,
-                               ep_uuid(ep));
-    track(sp, oid, wcb != cb);
-    hs__wleave();
-    return sp;
+    NB_SEND(REAL(ucp_am_send_nb)(ep, id, buffer, count, datatype, c_, flags), cb,
+            HS_TRACE_WOP_AM_SEND, 0, dt_bytes(buffer, count, datatype), id, ep);
 }
 
 ucs_status_ptr_t ucp_am_send_nbx(ucp_ep_h ep, unsigned id, const void *header,
                                  size_t header_length, const void *buffer, size_t count,
                                  const ucp_request_param_t *param)
 {
-    if (!hs__wenter())
-        return REAL(ucp_am_send_nbx)(ep, id, header, header_length, buffer, count, param);
-    uint64_t bytes = header_length + nbx_bytes(buffer, count, param);
-    ucp_request_param_t copy;
-    const ucp_request_param_t *p = wrap_param(param, &copy, 0);
-    uint64_t t0 = HS__WPOST;
-    ucs_status_ptr_t sp = REAL(ucp_am_send_nbx)(ep, id, header, header_length, buffer, count, p);
-    uint64_t oid = hs__wire_op(HS_TRACE_WOP_AM_SEND, t0, hs__wnow(), post_flags(sp), bytes, id,
-                               ep_uuid(ep));
-    track(sp, oid, p != param);
-    hs__wleave();
-    return sp;
+    NBX(REAL(ucp_am_send_nbx)(ep, id, header, header_length, buffer, count, p_), param, CB_SEND,
+        HS_TRACE_WOP_AM_SEND, 0, header_length + nbx_bytes(buffer, count, param), id,
+        ep_uuid(ep));
 }
 
 /* Active-message handlers (ucp_worker_set_am_handler): registration is rare,
@@ -684,142 +636,99 @@ ucs_status_t ucp_worker_set_am_handler(ucp_worker_h worker, uint16_t id, ucp_am_
 ucs_status_ptr_t ucp_stream_send_nbx(ucp_ep_h ep, const void *buffer, size_t count,
                                      const ucp_request_param_t *param)
 {
-    if (!hs__wenter())
-        return REAL(ucp_stream_send_nbx)(ep, buffer, count, param);
-    uint64_t bytes = nbx_bytes(buffer, count, param);
-    ucp_request_param_t copy;
-    const ucp_request_param_t *p = wrap_param(param, &copy, 0);
-    uint64_t t0 = HS__WPOST;
-    ucs_status_ptr_t sp = REAL(ucp_stream_send_nbx)(ep, buffer, count, p);
-    uint64_t id = hs__wire_op(HS_TRACE_WOP_STREAM_SEND, t0, hs__wnow(), post_flags(sp), bytes, 0,
-                              ep_uuid(ep));
-    track(sp, id, p != param);
-    hs__wleave();
-    return sp;
+    NBX(REAL(ucp_stream_send_nbx)(ep, buffer, count, p_), param, CB_SEND,
+        HS_TRACE_WOP_STREAM_SEND, 0, nbx_bytes(buffer, count, param), 0, ep_uuid(ep));
 }
 
 ucs_status_ptr_t ucp_stream_send_nb(ucp_ep_h ep, const void *buffer, size_t count,
                                     ucp_datatype_t datatype, ucp_send_callback_t cb,
                                     unsigned flags)
 {
-    if (!hs__wenter())
-        return REAL(ucp_stream_send_nb)(ep, buffer, count, datatype, cb, flags);
-    uint64_t bytes = dt_bytes(buffer, count, datatype);
-    ucp_send_callback_t wcb = snb_wrap(cb);
-    uint64_t t0 = HS__WPOST;
-    ucs_status_ptr_t sp = REAL(ucp_stream_send_nb)(ep, buffer, count, datatype, wcb,
-                                                   flags);
-    uint64_t id = hs__wire_op(HS_TRACE_WOP_STREAM_SEND, t0, hs__wnow(), post_flags(sp), bytes, 0,
-                              ep_uuid(ep));
-    track(sp, id, wcb != cb);
-    hs__wleave();
-    return sp;
+    NB_SEND(REAL(ucp_stream_send_nb)(ep, buffer, count, datatype, c_, flags), cb,
+            HS_TRACE_WOP_STREAM_SEND, 0, dt_bytes(buffer, count, datatype), 0, ep);
+}
+
+/* Stream receives: completed at once, *length has what arrived; otherwise
+ * the buffer's capacity, and the completion (stream callback trampoline, or
+ * a status check) has the length received. */
+static uint64_t stream_bytes(ucs_status_ptr_t sp, const size_t *length, uint64_t cap)
+{
+    return sp == NULL && length ? *length : cap;
 }
 
 ucs_status_ptr_t ucp_stream_recv_nbx(ucp_ep_h ep, void *buffer, size_t count, size_t *length,
                                      const ucp_request_param_t *param)
 {
-    if (!hs__wenter())
-        return REAL(ucp_stream_recv_nbx)(ep, buffer, count, length, param);
-    /* The stream callback has another signature: completion untimed. */
-    uint64_t t0 = HS__WPOST;
-    ucs_status_ptr_t sp = REAL(ucp_stream_recv_nbx)(ep, buffer, count, length, param);
-    uint64_t got = sp == NULL && length ? *length : nbx_bytes(buffer, count, param);
-    hs__wire_op(HS_TRACE_WOP_STREAM_RECV, t0, hs__wnow(), post_flags(sp) | HS_TRACE_F_WIRE_IN,
-                got, 0, ep_uuid(ep));
-    hs__wleave();
-    return sp;
+    NBX(REAL(ucp_stream_recv_nbx)(ep, buffer, count, length, p_), param, CB_STREAM,
+        HS_TRACE_WOP_STREAM_RECV, HS_TRACE_F_WIRE_IN,
+        stream_bytes(sp_, length, nbx_bytes(buffer, count, param)), 0, ep_uuid(ep));
+}
+
+ucs_status_ptr_t ucp_stream_recv_nb(ucp_ep_h ep, void *buffer, size_t count,
+                                    ucp_datatype_t datatype, ucp_stream_recv_callback_t cb,
+                                    size_t *length, unsigned flags)
+{
+    NB(REAL(ucp_stream_recv_nb)(ep, buffer, count, datatype, c_, length, flags),
+       ucp_stream_recv_callback_t, stb_wrap, cb, HS_TRACE_WOP_STREAM_RECV, HS_TRACE_F_WIRE_IN,
+       stream_bytes(sp_, length, dt_bytes(buffer, count, datatype)), 0, ep_uuid(ep));
 }
 
 /* ---- flushes ------------------------------------------------------------------ */
 
-static void flush_done(ucs_status_ptr_t sp, uint64_t t0, uint64_t peer, int cb)
-{
-    uint64_t id = hs__wire_op(HS_TRACE_WOP_FLUSH, t0, hs__wnow(), post_flags(sp), 0, 0, peer);
-    track(sp, id, cb);
-}
-
 ucs_status_t ucp_ep_flush(ucp_ep_h ep)
 {
-    if (!hs__wenter())
-        return REAL(ucp_ep_flush)(ep);
-    uint64_t t0 = HS__WPOST;
-    ucs_status_t st = REAL(ucp_ep_flush)(ep);
-    flush_done(st == UCS_OK ? NULL : UCS_STATUS_PTR(st), t0, ep_uuid(ep), 0);
-    hs__wleave();
-    return st;
+    ST(REAL(ucp_ep_flush)(ep), HS_TRACE_WOP_FLUSH, 0, 0, 0, ep_uuid(ep));
 }
 
 ucs_status_ptr_t ucp_ep_flush_nb(ucp_ep_h ep, unsigned flags, ucp_send_callback_t cb)
 {
-    if (!hs__wenter())
-        return REAL(ucp_ep_flush_nb)(ep, flags, cb);
-    uint64_t t0 = HS__WPOST;
-    ucp_send_callback_t wcb = snb_wrap(cb);
-    ucs_status_ptr_t sp = REAL(ucp_ep_flush_nb)(ep, flags, wcb);
-    flush_done(sp, t0, ep_uuid(ep), wcb != cb);
-    hs__wleave();
-    return sp;
+    NB_SEND(REAL(ucp_ep_flush_nb)(ep, flags, c_), cb, HS_TRACE_WOP_FLUSH, 0, 0, 0, ep);
 }
 
 ucs_status_ptr_t ucp_ep_flush_nbx(ucp_ep_h ep, const ucp_request_param_t *param)
 {
-    if (!hs__wenter())
-        return REAL(ucp_ep_flush_nbx)(ep, param);
-    ucp_request_param_t copy;
-    const ucp_request_param_t *p = wrap_param(param, &copy, 0);
-    uint64_t t0 = HS__WPOST;
-    ucs_status_ptr_t sp = REAL(ucp_ep_flush_nbx)(ep, p);
-    flush_done(sp, t0, ep_uuid(ep), p != param);
-    hs__wleave();
-    return sp;
+    NBX(REAL(ucp_ep_flush_nbx)(ep, p_), param, CB_SEND, HS_TRACE_WOP_FLUSH, 0, 0, 0,
+        ep_uuid(ep));
 }
 
 ucs_status_t ucp_worker_flush(ucp_worker_h worker)
 {
-    if (!hs__wenter())
-        return REAL(ucp_worker_flush)(worker);
-    uint64_t t0 = HS__WPOST;
-    ucs_status_t st = REAL(ucp_worker_flush)(worker);
-    flush_done(st == UCS_OK ? NULL : UCS_STATUS_PTR(st), t0, 0, 0);
-    hs__wleave();
-    return st;
+    ST(REAL(ucp_worker_flush)(worker), HS_TRACE_WOP_FLUSH, 0, 0, 0, 0);
 }
 
 ucs_status_ptr_t ucp_worker_flush_nb(ucp_worker_h worker, unsigned flags, ucp_send_callback_t cb)
 {
-    if (!hs__wenter())
-        return REAL(ucp_worker_flush_nb)(worker, flags, cb);
-    uint64_t t0 = HS__WPOST;
-    ucp_send_callback_t wcb = snb_wrap(cb);
-    ucs_status_ptr_t sp = REAL(ucp_worker_flush_nb)(worker, flags, wcb);
-    flush_done(sp, t0, 0, wcb != cb);
-    hs__wleave();
-    return sp;
+    NB(REAL(ucp_worker_flush_nb)(worker, flags, c_), ucp_send_callback_t, snb_wrap, cb,
+       HS_TRACE_WOP_FLUSH, 0, 0, 0, 0);
 }
 
 ucs_status_ptr_t ucp_worker_flush_nbx(ucp_worker_h worker, const ucp_request_param_t *param)
 {
-    if (!hs__wenter())
-        return REAL(ucp_worker_flush_nbx)(worker, param);
-    ucp_request_param_t copy;
-    const ucp_request_param_t *p = wrap_param(param, &copy, 0);
-    uint64_t t0 = HS__WPOST;
-    ucs_status_ptr_t sp = REAL(ucp_worker_flush_nbx)(worker, p);
-    flush_done(sp, t0, 0, p != param);
-    hs__wleave();
-    return sp;
+    NBX(REAL(ucp_worker_flush_nbx)(worker, p_), param, CB_SEND, HS_TRACE_WOP_FLUSH, 0, 0, 0, 0);
 }
 
 ucs_status_t ucp_worker_fence(ucp_worker_h worker)
 {
-    if (!hs__wenter())
-        return REAL(ucp_worker_fence)(worker);
-    uint64_t t0 = HS__WPOST;
-    ucs_status_t st = REAL(ucp_worker_fence)(worker);
-    flush_done(st == UCS_OK ? NULL : UCS_STATUS_PTR(st), t0, 0, 0);
-    hs__wleave();
-    return st;
+    ST(REAL(ucp_worker_fence)(worker), HS_TRACE_WOP_FLUSH, 0, 0, 0, 0);
+}
+
+/* ---- progress ------------------------------------------------------------------ */
+
+/* Not a record per call (MPI polls in tight loops): the calls of a thread
+ * between two of its other wire events are one WIRE_PROGRESS record, with
+ * their number, how many made progress and the time spent inside them.
+ * Callbacks that complete operations run inside, unguarded, as before. */
+unsigned ucp_worker_progress(ucp_worker_h worker)
+{
+    /* a call from inside another (a callback that polls) is part of it */
+    if (hs__wunlikely(hs__wt.depth != 0 || hs__wt.poll_t0 != 0 || hs__wh == NULL ||
+                      !atomic_load_explicit(&hs__wire_on, memory_order_relaxed)))
+        return REAL(ucp_worker_progress)(worker);
+    uint64_t t0 = hs__wt.poll_t0 = hs__wnow();
+    unsigned n = REAL(ucp_worker_progress)(worker);
+    hs__wt.poll_t0 = 0;
+    hs__wire_progress(t0, hs__wnow(), n);
+    return n;
 }
 
 /* ---- completion by polling, release ------------------------------------------------ */

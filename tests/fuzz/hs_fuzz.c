@@ -8,7 +8,8 @@
  *             mutated and re-sealed with fresh checksums (so the mutation
  *             reaches the decoder), or a header field or the manifest is
  *             mutated; then every rank is read, stats and check computed,
- *             and the trace replayed on a small torus (hangs: SIGALRM)
+ *             and the trace replayed on a small torus with --max-packets
+ *             65536 (hangs: SIGALRM)
  *   topo      a topology file: hs_topo_create("file:..."), hs_topo_summarize
  *   phases    a phases file: hs_an_phases_check
  *   mapping   a mapping file: hs_mapping_parse + hs_mapping_build (16 ranks,
@@ -355,11 +356,15 @@ static void mutate_rank_file(buf *f)
     free(pay.p);
 }
 
-/* Reads every event, the stats and the check, then replays the trace when
- * its bytes (point-to-point and collective, summed over ranks) are at most
- * replay_max: an imported text trace can ask for terabytes, which the
- * replay would rightly take hours to simulate. */
-static int read_trace_max(const char *dir, uint64_t replay_max)
+/* Packets a fuzzed replay may send (--max-packets): 256 MiB at the 4 KiB
+ * MTU, a few seconds of simulation.  A mutant asking for more (an imported
+ * message of 2^64-1 bytes, a mutated size) is refused by the replay before
+ * it runs, or stopped when it passes the bound; both are rejections. */
+#define FUZZ_MAX_PACKETS (UINT64_C(1) << 16)
+
+/* Reads every event, the stats and the check, then replays the trace (it
+ * must end: done, deadlock, stall, or refused by --max-packets). */
+static int read_trace(const char *dir)
 {
     hs_trace *t;
     hs_error e;
@@ -378,36 +383,29 @@ static int read_trace_max(const char *dir, uint64_t replay_max)
         hs_trace_cursor_close(c);
     }
     hs_trace_stats *s = NULL;
-    uint64_t bytes = UINT64_MAX;
     if (hs_trace_stats_compute(t, &s, &e) == 0) {
         FILE *null = fopen("/dev/null", "w");
         if (null) {
             hs_trace_stats_print(s, null, 64);
             fclose(null);
         }
-        bytes = s->total.sent_bytes + s->total.coll_bytes_sent + s->total.coll_bytes_recv;
     }
     hs_trace_stats_free(s);
     uint64_t problems;
     hs_trace_check(t, NULL, 0, &problems, &e);
     hs_trace_close(t);
-    if (rc < 0 || bytes > replay_max)
+    if (rc < 0)
         return rc;
-    /* the replay of what read cleanly: it must end (deadlock or done) */
     hs_replay_params p;
     hs_replay_params_default(&p);
     p.trace = dir;
     p.topo = "torus:4x4x2";
     p.ppn = 1;
+    p.max_packets = FUZZ_MAX_PACKETS;
     hs_replay_result res;
     rc = hs_replay_run(&p, &res, &e);
     hs_replay_result_free(&res);
     return rc;
-}
-
-static int read_trace(const char *dir)
-{
-    return read_trace_max(dir, UINT64_MAX);
 }
 
 /* ---- targets ------------------------------------------------------------------ */
@@ -425,7 +423,7 @@ static int import_smpi(const char *dir, const char *work)
     int rc = hs_trace_import_smpi(dir, out, &o, NULL, &e);
     if (rc)
         return rc;
-    return read_trace_max(out, UINT64_C(1) << 24);
+    return read_trace(out);
 }
 
 static int run_file(const char *target, const char *path)
@@ -600,12 +598,9 @@ static int read_otf2(const char *archive, const char *work)
         fprintf(stderr, "hs_fuzz: %s\n", e.msg);
         exit(2);
     }
-    /* Not replayed: an imported message of 2^64-1 bytes (a mutated MpiIsend
-     * length) is a valid trace that the replay takes hours over; the trace
-     * target fuzzes the replay itself. */
-    /* read and checked, not replayed (a mutant can ask for terabytes): a
-     * replay limit of 0 bytes replays only traces without traffic */
-    return rc ? rc : read_trace_max(out, 0);
+    /* read, checked and replayed: a mutated MpiIsend length of 2^64-1
+     * bytes is refused by --max-packets */
+    return rc ? rc : read_trace(out);
 }
 
 static void copy_files(dirfiles *dst, const dirfiles *src)

@@ -66,6 +66,7 @@
 #define MIN_TRUE_PACKETS 100
 #define HOT_CF 0.4
 #define COOL_CF 0.15
+#define CONG_CF 0.25   /* the analyzer's threshold (--cf-threshold) */
 #define BUSY_MIN 0.02
 
 enum { C_PATTERN = 1, C_MAPPING = 2, C_INTERFERENCE = 4 };
@@ -415,9 +416,15 @@ static int rootlike(const ltruth *t, uint64_t end)
 {
     return hot(t) && t->busy >= t->stall && (double)t->busy >= BUSY_MIN * (double)end;
 }
+/* the same at the analyzer's own threshold (CONG_CF: "congested") */
+static int cong(const ltruth *t) { return t->app_pk >= MIN_TRUE_PACKETS && tcf(t) >= CONG_CF; }
+static int rootlike_cong(const ltruth *t, uint64_t end)
+{
+    return cong(t) && t->busy >= t->stall && (double)t->busy >= BUSY_MIN * (double)end;
+}
 
 typedef struct label {
-    unsigned set, primary;
+    unsigned set, primary, undetermined;
     int ambiguous;
     unsigned n_int, n_pat, n_map, n_map_c, n_unexpl;
     double mass[3];
@@ -449,6 +456,21 @@ static void do_label(const run *A, const run *B, const run *C, int funnel, label
         }
         if (C->l[i].kind == 's' && !funnel && rootlike(&C->l[i], C->end_ps))
             o->n_map_c++;
+        /* causes the truth cannot settle (scored either way): the job's
+         * own, on a link that is a bottleneck in A at the analyzer's
+         * threshold and carries nothing but the job's packets (cool in B:
+         * the background's timing bunched them; the truth cannot tell
+         * whose doing that is), or on a link in the grey zone of the rule
+         * (a bottleneck in B and congested in A at CONG_CF, not at
+         * HOT_CF); interference, on a link congested in A at CONG_CF
+         * with background packets and not hot in B */
+        unsigned own = b->kind == 's' && !funnel ? C_MAPPING : C_PATTERN;
+        if (rootlike_cong(a, A->end_ps) && (a->bg_pk == 0 || rootlike_cong(b, B->end_ps)))
+            o->undetermined |= own;
+        if (rootlike_cong(b, B->end_ps) && cong(a))
+            o->undetermined |= own;
+        if (cong(a) && a->bg_pk > 0 && !hot(b))
+            o->undetermined |= C_INTERFERENCE;
         /* a bottleneck of run A that no cause of the rule explains: the
          * job's own traffic congests it only with the background there
          * (no background packet on it, or the background adding to a
@@ -465,6 +487,20 @@ static void do_label(const run *A, const run *B, const run *C, int funnel, label
     }
     o->set = (o->n_pat ? C_PATTERN : 0) | (o->n_map ? C_MAPPING : 0) |
              (o->n_int ? C_INTERFERENCE : 0);
+    /* UNDETERMINED: causes outside the set that the truth cannot rule out
+     * (above), and a mapping in the set that its counterfactual does not
+     * confirm: a mapping is shown to be a cause when a better one relieves
+     * the interior (the compact mapping C has at most half the root-like
+     * interior links of B, the mapping class's own check).  When it does
+     * not, the interior congestion is the job's own demand on the
+     * machine's bisection, which a "mapping" finding also names ("a
+     * mapping or bisection problem"): undetermined beside another cause,
+     * still required when it is the only one (some finding must name the
+     * job's interior congestion).  The set itself is the rule's, as
+     * before: the strict score is unchanged. */
+    o->undetermined &= ~o->set;
+    if ((o->set & C_MAPPING) && o->n_map_c * 2 > o->n_map && (o->set & ~(unsigned)C_MAPPING))
+        o->undetermined |= C_MAPPING;
     if (o->set == 0) {
         for (uint32_t i = 1; i <= A->L; i++)
             if (!cool(&A->l[i]))
@@ -505,9 +541,10 @@ static int cmd_label(const char *cls, const char *fun, const char *a, const char
         verdict = "redraw";
         why = "the compact mapping does not relieve the interior";
     }
-    printf("EXPECTED=%s\nPRIMARY=%s\nVERDICT=%s\nNOTE='%s; truth: %u pattern, %u mapping "
-           "(%u compact), %u interference, %u unexplained links'\n",
-           class_name(o.set), class_name(o.primary), verdict, why, o.n_pat, o.n_map,
+    printf("EXPECTED=%s\nPRIMARY=%s\nVERDICT=%s\nUNDETERMINED=%s\nNOTE='%s; truth: %u pattern, "
+           "%u mapping (%u compact), %u interference, %u unexplained links'\n",
+           class_name(o.set), class_name(o.primary), verdict, class_name(o.undetermined), why,
+           o.n_pat, o.n_map,
            o.n_map_c, o.n_int, o.n_unexpl);
     free(A.l);
     free(B.l);
@@ -621,16 +658,33 @@ static int cmd_selftest(void)
     do_label(&A, &B, &C, 0, &o);
     st_check("incast -> pattern", o.set, C_PATTERN, o.primary, C_PATTERN, o.ambiguous, 0);
 
-    /* The same with the interior link busy more than stalled: mapping too,
-     * unless the app is a funnel (all traffic into one node). */
+    /* The same with the interior link busy more than stalled: mapping too
+     * (the compact mapping relieves it), unless the app is a funnel (all
+     * traffic into one node). */
     st_link(&A, 3, 's', 1000, 800, 0, 600, 100);
     st_copy(&B, &A); st_copy(&C, &A);
+    st_link(&C, 3, 's', 1000, 50, 0, 300, 0);
     do_label(&A, &B, &C, 0, &o);
     st_check("endpoint and interior roots -> pattern+mapping", o.set, C_PATTERN | C_MAPPING,
              o.primary, C_PATTERN, o.ambiguous, 0);
+    st_check("  nothing undetermined", o.undetermined, 0, 0, 0, 0, 0);
     do_label(&A, &B, &C, 1, &o);
     st_check("funnel: interior root counts as the pattern", o.set, C_PATTERN, o.primary,
              C_PATTERN, o.ambiguous, 0);
+    /* The compact mapping congests the interior as much: the mapping is
+     * not shown to be a cause (the bisection's, either way), beside the
+     * pattern; alone it stays expected. */
+    st_copy(&C, &A);
+    do_label(&A, &B, &C, 0, &o);
+    st_check("compact mapping does not relieve -> pattern+mapping, mapping undetermined",
+             o.set, C_PATTERN | C_MAPPING, o.primary, C_PATTERN, o.ambiguous, 0);
+    st_check("  mapping undetermined", o.undetermined, C_MAPPING, 0, 0, 0, 0);
+    st_link(&A, 2, 'e', 2000, 100, 0, 800, 0);
+    st_copy(&B, &A); st_copy(&C, &A);
+    do_label(&A, &B, &C, 0, &o);
+    st_check("the same, interior only -> mapping", o.set, C_MAPPING, o.primary, C_MAPPING,
+             o.ambiguous, 0);
+    st_check("  and required", o.undetermined, 0, 0, 0, 0, 0);
 
     /* A HOL victim: hot, but hardly transmitting (busy < 2% of the run). */
     st_clear(&A);
@@ -704,6 +758,21 @@ static int cmd_selftest(void)
     } else {
         printf("ok - label: a bottleneck of A that no cause explains is counted\n");
     }
+    /* ... and its endpoint's pattern is undetermined (scored either way) */
+    st_check("unexplained endpoint bottleneck -> pattern undetermined", o.undetermined,
+             C_PATTERN, o.set, C_INTERFERENCE, 0, 0);
+    /* with background packets on it, it is not the job's alone: the
+     * interference is what the rule sees, nothing undetermined but a
+     * grey-zone interference link (CF 0.3 in A, background, cool in B) */
+    st_link(&A, 4, 'e', 1000, 700, 500, 600, 0);
+    do_label(&A, &B, &C, 0, &o);
+    st_check("bottleneck with background packets -> nothing undetermined", o.undetermined, 0,
+             o.set, C_INTERFERENCE, 0, 0);
+    st_link(&A, 1, 's', 1000, 300, 0, 600, 0);
+    st_link(&B, 1, 's', 1000, 300, 0, 600, 0);
+    do_label(&A, &B, &C, 0, &o);
+    st_check("job's own link at CF 0.3 in A and B -> mapping undetermined", o.undetermined,
+             C_MAPPING, o.set, C_INTERFERENCE, 0, 0);
     return st_fail;
 }
 
@@ -738,15 +807,19 @@ static void cf_add(cfacc *a, double est, double se, double truth)
 
 /* Scoring rule: the reported cause set is the findings' kinds among pattern,
  * mapping, interference.  Fully right: that set equals EXPECTED, and when
- * EXPECTED is none a "none" finding is present.  Any other finding kind
+ * EXPECTED is none a "none" finding is present.  Fully right with the
+ * undetermined causes either way (FULLYU): EXPECTED - UNDETERMINED <=
+ * reported <= EXPECTED + UNDETERMINED (UNDETERMINED, from the label: the
+ * causes the truth cannot settle).  Any other finding kind
  * (a "cannot judge" statement about unmeasured links) is an abstention: it
  * neither adds nor removes a cause, so with EXPECTED none and only
  * abstentions the scenario is not fully right.  Top right: the first
  * finding's kind is PRIMARY ("none" when EXPECTED is none). */
-static int cmd_score(const char *dir, const char *exp_s, const char *prim_s)
+static int cmd_score(const char *dir, const char *exp_s, const char *prim_s, const char *und_s)
 {
-    unsigned exp, prim;
-    if (parse_set(exp_s, &exp) != 0 || parse_set(prim_s, &prim) != 0)
+    unsigned exp, prim, und = 0;
+    if (parse_set(exp_s, &exp) != 0 || parse_set(prim_s, &prim) != 0 ||
+        (und_s && parse_set(und_s, &und) != 0))
         return die("bad expected set %s", exp_s);
     char path[4096];
     snprintf(path, sizeof path, "%s/analysis.json", dir);
@@ -775,10 +848,12 @@ static int cmd_score(const char *dir, const char *exp_s, const char *prim_s)
             abstain = 1;
     }
     int fully = rep == exp && (exp != 0 || none);
+    unsigned need = exp & ~und;
+    int fullyu = (rep & need) == need && (rep & ~(exp | und)) == 0 && (exp != 0 || none);
     int topright = !strcmp(top, class_name(prim));
-    printf("REPORTED=%s\nFINDINGS=%s\nTOP=%s\nFULLY=%d\nTOPRIGHT=%d\nABSTAIN=%d\n",
+    printf("REPORTED=%s\nFINDINGS=%s\nTOP=%s\nFULLY=%d\nFULLYU=%d\nTOPRIGHT=%d\nABSTAIN=%d\n",
            rep ? class_name(rep) : none ? "none" : abstain ? "abstain" : "nothing",
-           kinds[0] ? kinds : "-", top, fully, topright, abstain);
+           kinds[0] ? kinds : "-", top, fully, fullyu, topright, abstain);
 
     /* CF error against truth.bin (not analysis.json's truth). */
     run A;
@@ -829,7 +904,7 @@ static int cmd_score(const char *dir, const char *exp_s, const char *prim_s)
 
 #define MAXROWS 4096
 typedef struct row {
-    char f[16][256];
+    char f[20][256];
     int nf;
 } row;
 
@@ -838,7 +913,7 @@ static int split(char *line, row *r)
     r->nf = 0;
     char *s = line, *tab;
     line[strcspn(line, "\n")] = 0;
-    while (r->nf < 16) {
+    while (r->nf < 20) {
         tab = strchr(s, '\t');
         if (tab)
             *tab = 0;
@@ -852,9 +927,17 @@ static int split(char *line, row *r)
 
 /* RESULTS.tsv columns (written by run.sh): seed, expected, primary,
  * reported, top, fully, topright, status, relabelled, topo, app, map, bg,
- * field, findings.  CFLINES.tsv: "cf" lines of score. */
+ * field, findings, seconds, undetermined, fully with the undetermined
+ * either way (the last two absent in older files: none, and as fully).
+ * CFLINES.tsv: "cf" lines of score. */
 enum { F_SEED, F_EXP, F_PRIM, F_REP, F_TOP, F_FULLY, F_TOPR, F_STATUS, F_RELAB, F_TOPO,
-       F_APP, F_MAP, F_BG, F_FIELD, F_FINDINGS };
+       F_APP, F_MAP, F_BG, F_FIELD, F_FINDINGS, F_SECS, F_UND, F_FULLYU };
+
+static const char *und_of(const row *r) { return r->nf > F_UND ? r->f[F_UND] : "none"; }
+static int fullyu_of(const row *r)
+{
+    return !strcmp(r->nf > F_FULLYU ? r->f[F_FULLYU] : r->f[F_FULLY], "1");
+}
 
 static int cmd_report(const char *res, const char *cfl, const char *title)
 {
@@ -868,13 +951,17 @@ static int cmd_report(const char *res, const char *cfl, const char *title)
         if (split(line, &rows[n]) >= 15)
             n++;
     fclose(f);
-    unsigned fully = 0, topr = 0, relab = 0, unl = 0;
+    unsigned fully = 0, fullyu = 0, abst = 0, topr = 0, relab = 0, unl = 0;
     for (unsigned i = 0; i < n; i++) {
         if (!strcmp(rows[i].f[F_STATUS], "unlabelled")) {
             unl++;
             continue;
         }
         fully += !strcmp(rows[i].f[F_FULLY], "1");
+        fullyu += (unsigned)fullyu_of(&rows[i]);
+        /* an abstention alone ("undecided") on a none scenario */
+        abst += !strcmp(rows[i].f[F_EXP], "none") && !strcmp(rows[i].f[F_REP], "abstain") &&
+                !strcmp(rows[i].f[F_STATUS], "ok");
         topr += !strcmp(rows[i].f[F_TOPR], "1");
         relab += !strcmp(rows[i].f[F_RELAB], "1");
     }
@@ -885,26 +972,34 @@ static int cmd_report(const char *res, const char *cfl, const char *title)
            "with the construction; %u more left unlabelled (ambiguous truth after every "
            "redraw, not scored).\n\n",
            ns, fully, ns ? 100.0 * fully / ns : 0, topr, ns ? 100.0 * topr / ns : 0, relab, unl);
+    printf("With the causes the truth leaves undetermined taken either way (label: UNDETERMINED): "
+           "**%u fully right (%.1f%%)**.  \"Undecided\" alone on a none scenario is scored as not "
+           "right (%u such); counted as right: %u (%.1f%%) strict, %u (%.1f%%) with the "
+           "undetermined either way.\n\n",
+           fullyu, ns ? 100.0 * fullyu / ns : 0, abst, fully + abst,
+           ns ? 100.0 * (fully + abst) / ns : 0, fullyu + abst,
+           ns ? 100.0 * (fullyu + abst) / ns : 0);
     /* Per expected class: counts and the confusion matrix. */
     const char *cols[] = {"none", "pattern", "mapping", "interference", "pattern+mapping",
                           "mapping+interference", "pattern+interference",
                           "pattern+mapping+interference", "abstain", "nothing", "failed"};
     unsigned nc = sizeof cols / sizeof cols[0];
-    printf("| expected \\ reported | scenarios | fully right | top right |");
+    printf("| expected \\ reported | scenarios | fully right | either way | top right |");
     for (unsigned c = 0; c < nc; c++)
         printf(" %s |", cols[c]);
-    printf("\n|---|---|---|---|");
+    printf("\n|---|---|---|---|---|");
     for (unsigned c = 0; c < nc; c++)
         printf("---|");
     printf("\n");
     for (unsigned e = 0; e < 8; e++) {
         const char *en = class_name(e);
-        unsigned cnt = 0, fr = 0, tr = 0, m[16] = {0};
+        unsigned cnt = 0, fr = 0, fu = 0, tr = 0, m[16] = {0};
         for (unsigned i = 0; i < n; i++) {
             if (strcmp(rows[i].f[F_EXP], en) || !strcmp(rows[i].f[F_STATUS], "unlabelled"))
                 continue;
             cnt++;
             fr += !strcmp(rows[i].f[F_FULLY], "1");
+            fu += (unsigned)fullyu_of(&rows[i]);
             tr += !strcmp(rows[i].f[F_TOPR], "1");
             const char *r = strcmp(rows[i].f[F_STATUS], "ok") ? "failed" : rows[i].f[F_REP];
             for (unsigned c = 0; c < nc; c++)
@@ -913,7 +1008,7 @@ static int cmd_report(const char *res, const char *cfl, const char *title)
         }
         if (!cnt)
             continue;
-        printf("| %s | %u | %u | %u |", en, cnt, fr, tr);
+        printf("| %s | %u | %u | %u | %u |", en, cnt, fr, fu, tr);
         for (unsigned c = 0; c < nc; c++)
             printf(" %u |", m[c]);
         printf("\n");
@@ -984,16 +1079,18 @@ static int cmd_report(const char *res, const char *cfl, const char *title)
     unsigned nf = n - fully;
     printf("Scenarios not fully right, and unlabelled ones (%u):\n\n", nf);
     if (nf) {
-        printf("| seed | expected | reported (findings in order) | status | topology | "
-               "application | mapping | background | field |\n|---|---|---|---|---|---|---|---|---|\n");
+        printf("| seed | expected | undetermined | either way | reported (findings in order) | "
+               "status | topology | application | mapping | background | field |\n"
+               "|---|---|---|---|---|---|---|---|---|---|---|\n");
         for (unsigned i = 0; i < n; i++) {
             row *r = &rows[i];
             if (!strcmp(r->f[F_FULLY], "1"))
                 continue;
             int amb = !strcmp(r->f[F_STATUS], "unlabelled");
-            printf("| %s | %s%s | %s (%s) | %s | `%s` | `%s` | %s | %s | %s |\n", r->f[F_SEED],
-                   amb ? "-" : r->f[F_EXP],
+            printf("| %s | %s%s | %s | %s | %s (%s) | %s | `%s` | `%s` | %s | %s | %s |\n",
+                   r->f[F_SEED], amb ? "-" : r->f[F_EXP],
                    amb ? " (truth ambiguous)" : strcmp(r->f[F_RELAB], "1") ? "" : " (relabelled)",
+                   amb ? "-" : und_of(r), amb ? "-" : fullyu_of(r) ? "right" : "wrong",
                    r->f[F_REP], r->f[F_FINDINGS], r->f[F_STATUS], r->f[F_TOPO], r->f[F_APP],
                    r->f[F_MAP], r->f[F_BG][0] ? r->f[F_BG] : "-",
                    r->f[F_FIELD][0] ? r->f[F_FIELD] : "default");
@@ -1013,11 +1110,11 @@ int main(int argc, char **argv)
         return cmd_label(argv[2], argv[3], argv[4], argv[5], argv[6]);
     if (argc == 5 && !strcmp(argv[1], "links"))
         return cmd_links(argv[2], argv[3], argv[4]);
-    if (argc == 5 && !strcmp(argv[1], "score"))
-        return cmd_score(argv[2], argv[3], argv[4]);
+    if ((argc == 5 || argc == 6) && !strcmp(argv[1], "score"))
+        return cmd_score(argv[2], argv[3], argv[4], argc == 6 ? argv[5] : NULL);
     if (argc == 5 && !strcmp(argv[1], "report"))
         return cmd_report(argv[2], argv[3], argv[4]);
     fprintf(stderr, "usage: scenarios draw SEED ATTEMPT | label CLASS FUNNEL A B C | "
-                    "score RUN EXPECTED PRIMARY | report RESULTS CFLINES TITLE | selftest\n");
+                    "score RUN EXPECTED PRIMARY [UNDETERMINED] | report RESULTS CFLINES TITLE | selftest\n");
     return 2;
 }

@@ -11,6 +11,33 @@ t_grep "unknown command named" "unknown command 'nosuchcmd'" "$T_TMP/err"
 t_grep "suggests near command" "did you mean 'demo'" "$T_TMP/err"
 "$HOPSCOPE" demo --help > "$T_TMP/dh"; t_grep "demo --help" '^usage: hopscope demo' "$T_TMP/dh"
 "$HOPSCOPE" help demo > "$T_TMP/dh2"; t_check "help demo equals demo --help" cmp "$T_TMP/dh" "$T_TMP/dh2"
+# Actions have help texts of their own: usage, options, an example; the
+# command's help lists them.  'help CMD ACTION' prints the same.
+for a in "trace stats" "trace dump" "trace check" "trace import smpi" "trace import otf2" \
+         "trace export otf2" "latmodel collect" "latmodel counters" "latmodel import" \
+         "latmodel fit" "latmodel predict" "latmodel eval" "latmodel report" "sweep merge"; do
+    # shellcheck disable=SC2086
+    "$HOPSCOPE" $a --help > "$T_TMP/ah"; rc=$?
+    # shellcheck disable=SC2086
+    "$HOPSCOPE" help $a > "$T_TMP/ah2"
+    if [ $rc -eq 0 ] && head -1 "$T_TMP/ah" | grep -q "^usage: hopscope $a " &&
+       grep -q '^examples\{0,1\}:$' "$T_TMP/ah" && cmp -s "$T_TMP/ah" "$T_TMP/ah2" &&
+       [ "$(grep -c '^usage: ' "$T_TMP/ah")" = 1 ]; then
+        t_ok "$a --help: its own usage and an example, same as help $a"
+    else
+        t_fail "$a --help: its own usage and an example, same as help $a" "$(head -3 "$T_TMP/ah")"
+    fi
+done
+"$HOPSCOPE" trace stats --json --help > "$T_TMP/ah"
+t_grep "trace stats --json --help: the action's help" '^usage: hopscope trace stats ' "$T_TMP/ah"
+t_eq "trace stats --help: not dump's options" 0 "$(grep -c -- '--kind NAME' "$T_TMP/ah")"
+"$HOPSCOPE" trace --help > "$T_TMP/th"
+t_grep "trace --help lists its actions" '^  import smpi  ' "$T_TMP/th"
+t_grep "trace --help says where an action's options are" "hopscope trace ACTION --help" "$T_TMP/th"
+"$HOPSCOPE" trace import --help > "$T_TMP/ah"
+t_check "trace import --help (no format): the command's help" cmp "$T_TMP/th" "$T_TMP/ah"
+"$HOPSCOPE" --help > "$T_TMP/help2"
+t_grep "--help lists the commands" '^  simulate ' "$T_TMP/help2"
 "$HOPSCOPE" demo --codec --packets abc 2> "$T_TMP/err"; rc=$?
 t_eq "bad option value exits 2" 2 "$rc"
 t_grep "bad value named" "bad value 'abc' for --packets" "$T_TMP/err"

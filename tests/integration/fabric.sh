@@ -154,4 +154,19 @@ awk -v a="$a1" -v b="$a4" 'BEGIN { exit !(a > 0 && b > 1.3 * a) }' \
 t_grep "topo fat-tree with 4 VCs" '^routing +dmodk \(deterministic, 4 VCs\)' "$T_TMP/tv"
 "$HOPSCOPE" topo torus:4x4,vcs=3 > "$T_TMP/tv3" 2>&1
 t_grep "vcs not a multiple of the classes is refused" 'vcs=3: the routing needs 2 VC classes' "$T_TMP/tv3"
+
+# router=booksim: the canonical spec names its parameters, a run directory
+# from it analyzes, and an output's one VC serves two inputs every other
+# cycle (allocated again one cycle after the previous tail left): two
+# saturating senders share half the ejection link
+"$HOPSCOPE" simulate --topo torus:4x4,vcs=2,router=booksim --load 0.2 --duration 3us \
+    -o "$T_TMP/bsrun" > "$T_TMP/bs1" 2>&1
+t_grep "booksim: spec" '^network +torus:4x4,.*,router=booksim,flit=64,vc_buf_size=8,routing_delay=1' "$T_TMP/bs1"
+t_grep "booksim: all delivered" '^measured +[0-9]+ messages, all delivered' "$T_TMP/bs1"
+t_check "booksim: run directory analyzes" "$HOPSCOPE" analyze "$T_TMP/bsrun"
+"$HOPSCOPE" simulate --topo fattree:k=4,n=1,lat=2.56ns,nlat=2.56ns,router=booksim \
+    --traffic incast:target=0,list=1+2 --mtu 64 --size 64 --load 1.0 --duration 5us \
+    --drain 1ns > "$T_TMP/bs2" 2>&1
+t_grep "booksim: one VC, two inputs: 0.25 each" '^accepted +0\.2(49[5-9]|50[0-5])' "$T_TMP/bs2"
+
 exit $t_failed

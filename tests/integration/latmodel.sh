@@ -144,5 +144,9 @@ t_eq "bad pair: exit 1" 1 $?
 t_grep "bad pair named with its line" 'badpairs: line 1' "$T_TMP/err"
 "$HOPSCOPE" latmodel frobnicate 2> /dev/null; t_eq "unknown action: usage error" 2 $?
 "$HOPSCOPE" latmodel fit --help > "$T_TMP/h"; t_eq "--help exits 0" 0 $?
-t_grep "--help describes fit" '^  fit ' "$T_TMP/h"
+t_grep "--help describes fit" '^usage: hopscope latmodel fit ' "$T_TMP/h"
+t_grep "fit --help: its options" '^  --classes C ' "$T_TMP/h"
+t_eq "fit --help: not predict's options" 0 "$(grep -c -- '--counters CSV' "$T_TMP/h")"
+"$HOPSCOPE" latmodel --help > "$T_TMP/h"
+t_grep "latmodel --help lists fit" '^  fit  ' "$T_TMP/h"
 exit $t_failed

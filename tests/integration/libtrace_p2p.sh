@@ -122,5 +122,22 @@ for m in $(lt_mpis); do
             "$(grep -E ' (send|recv) comm=world peer=[0-9]' "$T_TMP/$n.dump" | grep -Fvc ' +0.000us ')"
         lt_eq $n "messages" $((P * IT)) "$(lt_total $n sent_messages)"
     fi
+
+    # manyreq N ROUNDS: N requests in flight per rank, completed in a
+    # shuffled order (MPI_Wait and MPI_Test): every completion names its
+    # own request, i.e. the request table returned the entry of that handle
+    # (a receive's matched tag is the tag it was posted with, tag i for
+    # request i).
+    N=3000 R=2
+    if lt_run manyreq-$m $m 2 manyreq $N $R; then
+        n=manyreq-$m
+        "$HOPSCOPE" trace dump --rank 1 "$T_TMP/$n" >"$T_TMP/$n.dump"
+        lt_eq $n "messages received" $((N * R)) "$(lt_total $n recv_messages)"
+        lt_eq $n "completions whose tag is their request's posted tag" $((N * R)) \
+            "$(awk '$4 == "irecv" { for (i = 5; i <= NF; i++) { if ($i ~ /^tag2=/) t = substr($i, 6); if ($i ~ /^req=/) q = substr($i, 5) }; posted[q] = t }
+                    ($4 == "wait" || $4 == "test") && /\[req=/ { for (i = 5; i <= NF; i++) { if ($i ~ /^\[req=/) q = substr($i, 6); if ($i ~ /^tag=/) t = substr($i, 5) }
+                                                     if ((q in posted) && posted[q] == t) ok++; delete posted[q] }
+                    END { print ok + 0 }' "$T_TMP/$n.dump")"
+    fi
 done
 [ "$t_failed" -eq 0 ]

@@ -267,6 +267,11 @@ t_grep "export over an existing archive: says so" 'traces.otf2 exists' "$T/ex.er
 "$HOPSCOPE" trace export otf2 "$T/nothere" -o "$T/x.otf2" >/dev/null 2>"$T/ex2.err"
 t_eq "export of a missing trace: exit 1" 1 $?
 "$HOPSCOPE" trace --help >"$T/help" 2>&1
-t_grep "help: import documented" '^import otf2 \[--plain\] ARCHIVE -o DIR$' "$T/help"
-t_grep "help: export documented" '^export otf2 DIR -o ARCHIVE$' "$T/help"
+t_grep "help: import listed" '^  import otf2  ' "$T/help"
+t_grep "help: export listed" '^  export otf2  ' "$T/help"
+"$HOPSCOPE" trace import otf2 --help >"$T/help" 2>&1
+t_grep "help: import documented" '^usage: hopscope trace import otf2 \[--plain\] ARCHIVE -o DIR$' "$T/help"
+t_grep "help: import's --plain" '^  --plain ' "$T/help"
+"$HOPSCOPE" trace export otf2 --help >"$T/help" 2>&1
+t_grep "help: export documented" '^usage: hopscope trace export otf2 DIR -o ARCHIVE$' "$T/help"
 exit $t_failed

@@ -123,6 +123,11 @@ if [ -x "$PAR" ]; then
     $MPIRUN_OMPI -np 2 "$PAR" simulate --topo dragonfly:a=2,p=2,h=1,g=3,routing=ugal-g \
         --packets 10 > "$T_TMP/r2" 2>&1
     t_eq "ugal-g refused in parallel" 2 $?
+    $MPIRUN_OMPI -np 2 "$PAR" simulate --topo torus:4x4,router=booksim \
+        --packets 10 -o "$T_TMP/bs" > "$T_TMP/r5" 2>&1
+    t_eq "router=booksim refused in parallel (usage error)" 2 $?
+    t_grep "the refusal names router=booksim" 'router=booksim' "$T_TMP/r5"
+    t_eq "and leaves no run directory" "" "$(ls -d "$T_TMP"/bs* 2>/dev/null)"
     "$HOPSCOPE" gen halo3d --ranks 8 --iters 1 -o "$T_TMP/h.trace" --quiet
     $MPIRUN_OMPI -np 2 "$PAR" simulate --topo torus:4x4 -i "$T_TMP/h.trace" > "$T_TMP/r3" 2>&1
     t_eq "a replay is refused in parallel (not built yet)" 2 $?

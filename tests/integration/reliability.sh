@@ -124,4 +124,18 @@ t_eq "ring deadlock under a background: exit 1" 1 "$rc"
 t_eq "ring deadlock under a background: network_deadlock" network_deadlock "$(rp_field "$T_TMP/r9" status)"
 t_grep "ring deadlock under a background: cycle printed" "a cycle of [0-9]+ full buffers" "$T_TMP/e9"
 
+# ---- bounded size: --max-packets ----------------------------------------------------
+# 8 ranks x 2 iterations x 6 faces of 64 KiB = 96 messages of 16 packets
+# (4 KiB MTU): 1536 packets.  One less is refused before anything runs,
+# naming the count and the largest message; exactly 1536 replays.
+"$HOPSCOPE" gen halo3d --ranks 8 --iters 2 --size 64K -o "$T_TMP/h8p" > /dev/null
+sim "$T_TMP/o10" "$T_TMP/e10" --topo torus:4x4 -i "$T_TMP/h8p" --max-packets 1535 -o "$T_TMP/r10"
+t_eq "max-packets 1535: refused, exit 1" 1 "$rc"
+t_grep "max-packets 1535: says why" "sends 6291456 bytes, 1536 packets of 4096 bytes .*largest message: 65536 bytes, rank 0, event [0-9]+, isend.*--max-packets 1535" "$T_TMP/e10"
+t_eq "max-packets 1535: no run directory" no "$([ -e "$T_TMP/r10" ] && echo yes || echo no)"
+sim "$T_TMP/o11" "$T_TMP/e11" --topo torus:4x4 -i "$T_TMP/h8p" --max-packets 1536 -o "$T_TMP/r11"
+t_eq "max-packets 1536: replays" "0 ok" "$rc $(rp_field "$T_TMP/r11" status)"
+sim "$T_TMP/o12" "$T_TMP/e12" --topo torus:4x4 -i "$T_TMP/h8p" --max-packets lots
+t_eq "max-packets lots: usage error, exit 2" 2 "$rc"
+
 exit $t_failed

@@ -34,6 +34,23 @@ score_case mix-half mapping+interference mapping "interference" "interference 0 
 score_case abstain-only none none "cannot_judge" "abstain 0 0 1"
 score_case abstain-beside pattern pattern "pattern cannot_judge" "pattern 1 1 1"
 score_case nothing none none "" "nothing 0 0 0"
+# with causes the truth leaves undetermined (label's UNDETERMINED): FULLYU
+# takes them either way, FULLY stays strict
+score_und() { # NAME EXPECTED UNDETERMINED KINDS WANT(FULLY FULLYU)
+    d="$T_TMP/scoreu-$1"
+    mkdir -p "$d"
+    list=""
+    for k in $4; do list="$list${list:+,}{\"kind\":\"$k\",\"summary\":\"x\"}"; done
+    printf '{"format":"hopscope-analysis","version":1,"diagnosis":[%s]}\n' "$list" > "$d/analysis.json"
+    got=$("$SC" score "$d" "$2" "$2" "$3" 2>/dev/null | sed -n 's/^\(FULLY\|FULLYU\)=//p' | tr '\n' ' ')
+    t_eq "score: $1" "$5 " "$got"
+}
+score_und undetermined-added interference pattern "interference pattern" "0 1"
+score_und undetermined-left-out interference pattern "interference" "1 1"
+score_und undetermined-other-extra interference pattern "interference mapping" "0 0"
+score_und undetermined-never-excuses-a-miss mapping+interference pattern "interference pattern" "0 0"
+score_und expected-but-undetermined-left-out pattern+mapping mapping "pattern" "0 1"
+score_und expected-but-undetermined-named pattern+mapping mapping "pattern mapping" "1 1"
 
 # 3. Draws are a function of the seed; classes go in turn.
 t_eq "draw: deterministic" "$("$SC" draw 12345 2)" "$("$SC" draw 12345 2)"
@@ -71,7 +88,7 @@ t_eq "label: ping-pongs beside incast congestors" "EXPECTED=interference PRIMARY
 # the timeout, which counts as a listed failure) and is scored.
 examples/scenarios/run.sh -b "$BUILD" -t 20 -k -o "$T_TMP/draw" 20 24 "make check" > "$T_TMP/draw.out" 2>&1
 t_eq "draw: 5 scenarios, each with a result row" 5 "$(wc -l < "$T_TMP/draw/results.tsv" | tr -d ' ')"
-t_eq "draw: every row complete (16 columns)" "16 16 16 16 16" \
+t_eq "draw: every row complete (18 columns)" "18 18 18 18 18" \
     "$(awk -F'\t' '{printf "%s%d", (NR > 1 ? " " : ""), NF}' "$T_TMP/draw/results.tsv")"
 t_eq "draw: every scenario scored or its failure named" "" \
     "$(awk -F'\t' '($8 == "ok" && $6 != "0" && $6 != "1") || $8 == "" {print $1}' "$T_TMP/draw/results.tsv")"

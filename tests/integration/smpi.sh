@@ -24,6 +24,19 @@ t_eq "--skip-unknown imports it" 0 $?
 t_grep "and says what it skipped" "1 unknown actions skipped" "$T_TMP/h.out"
 t_grep "one message of 10 B" "^point-to-point: 1 messages sent \(10 B\), 1 received \(10 B\)" \
     "$(  "$HOPSCOPE" trace stats "$T_TMP/hand.trace" >"$T_TMP/h.stats"; echo "$T_TMP/h.stats")"
+# A valid import that asks for a petabyte (1e15 bytes, the most an SMPI
+# count may be; a mutated size gave the fuzzer such traces, issue 11): the
+# replay refuses it at once (--max-packets), naming the message, instead of
+# simulating for days.
+mkdir -p "$T_TMP/huge"
+printf '0 init\n0 send 1 7 1000000000000000 6\n0 finalize\n' >"$T_TMP/huge/h_rank-1.txt"
+printf '1 init\n1 recv 0 7 1000000000000000 6\n1 finalize\n' >"$T_TMP/huge/h_rank-2.txt"
+t_check "a petabyte message imports" "$HOPSCOPE" trace import smpi "$T_TMP/huge" -o "$T_TMP/huge.trace"
+timeout 60 "$HOPSCOPE" simulate --topo torus:4x4 -i "$T_TMP/huge.trace" --quiet >"$T_TMP/huge.out" 2>&1
+t_eq "its replay is refused at once: exit 1" 1 $?
+t_grep "the refusal names the message and the limit" \
+    "1000000000000000 bytes, 244140625000 packets .*rank 0, event 1, send.*--max-packets 268435456" \
+    "$T_TMP/huge.out"
 
 if ! pkg-config --exists simgrid 2>/dev/null || ! command -v smpicc >/dev/null ||
    ! command -v smpirun >/dev/null; then

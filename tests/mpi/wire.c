@@ -1,10 +1,14 @@
-/* wire [NPHASE]: traffic of known sizes for the wire-level tests
+/* wire [create]: traffic of known sizes for the wire-level tests
  * (tests/integration/wire.sh): point-to-point of every size class across
  * the eager/rendezvous thresholds, from rank 0 to each other rank and back
  * (blocking, nonblocking, synchronous); collectives on MPI_COMM_WORLD, on a
  * split (even/odd ranks) and on a dup; one-sided puts, gets and
  * accumulates between fences.  Prints a digest of everything received.
- * Run with at least 2 ranks. */
+ * Run with at least 2 ranks.  usage: wire [create]: with "create" the window
+ * is MPI_Win_create over malloc'd memory instead of MPI_Win_allocate (Open
+ * MPI's osc rdma maps an allocated window's on-node peers in shared memory
+ * and moves nothing through its BTL; a created one goes through the BTL),
+ * and MPI_Fetch_and_op and MPI_Compare_and_swap follow the accumulate. */
 #include "common.h"
 
 #include <string.h>
@@ -78,7 +82,13 @@ int main(int argc, char **argv)
     long wn = 65536;
     unsigned char *wbuf;
     MPI_Win win;
-    MPI_Win_allocate(wn, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &wbuf, &win);
+    int create = argc > 1 && strcmp(argv[1], "create") == 0;
+    if (create) {
+        wbuf = malloc((size_t)wn);
+        MPI_Win_create(wbuf, wn, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+    } else {
+        MPI_Win_allocate(wn, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &wbuf, &win);
+    }
     memset(wbuf, 0, (size_t)wn);
     int right = (rank + 1) % size;
     MPI_Win_fence(0, win);
@@ -91,8 +101,19 @@ int main(int argc, char **argv)
     uint64_t one = (uint64_t)rank + 1;
     MPI_Accumulate(&one, 1, MPI_UINT64_T, right, 1024, 1, MPI_UINT64_T, MPI_SUM, win);
     MPI_Win_fence(0, win);
+    if (create) {   /* the atomics a BTL has: fetch-and-add, compare-and-swap */
+        uint64_t old = 0, cmp = 0, nv = (uint64_t)rank + 7;
+        MPI_Fetch_and_op(&one, &old, MPI_UINT64_T, right, 1032, MPI_SUM, win);
+        MPI_Win_fence(0, win);
+        h += old;
+        MPI_Compare_and_swap(&nv, &cmp, &old, MPI_UINT64_T, right, 1040, win);
+        MPI_Win_fence(0, win);
+        h += old;
+    }
     h += digest(wbuf, wn);
     MPI_Win_free(&win);
+    if (create)
+        free(wbuf);
 
     uint64_t all;
     MPI_Reduce(&h, &all, 1, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);

@@ -391,6 +391,9 @@ static void test_parallel_refuses(void **state)
     hs_fabric *F = build("dragonfly:a=2,p=2,h=1,g=3,routing=ugal-g");
     assert_int_equal(hs_fabric_partition(F, 2, 0), HS_ENOTSUP);
     hs_fabric_destroy(F);
+    F = build("torus:4x4,router=booksim");
+    assert_int_equal(hs_fabric_partition(F, 2, 0), HS_ENOTSUP);
+    hs_fabric_destroy(F);
     F = build("torus:4x4");
     assert_int_equal(hs_fabric_partition(F, 2, 2), HS_EINVAL);
     assert_int_equal(hs_fabric_partition(F, 2, 1), 0);

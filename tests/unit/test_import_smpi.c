@@ -14,21 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "hopscope/trace.h"
-
-static char *mkdtemp_dir(void)
-{
-    char tmpl[] = "/tmp/hs-smpi-test.XXXXXX";
-    char *d = mkdtemp(tmpl);
-    assert_non_null(d);
-    return strdup(d);
-}
-
-static void rm_rf(const char *dir)
-{
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    assert_int_equal(system(cmd), 0);
-}
+#include "test_trace_util.h"
 
 static void put_file(const char *dir, const char *name, const char *text, size_t len)
 {
@@ -121,7 +107,7 @@ static const hs_trace_kindstat *kind(const hs_trace_stats *s, int k)
 static void test_good_job(void **state)
 {
     (void)state;
-    char *d = mkdtemp_dir(), in[512], out[512];
+    char *d = test_tmpdir("smpi"), in[512], out[512];
     put_job(d, 2, good);
     snprintf(in, sizeof in, "%s/t.txt", d);
     snprintf(out, sizeof out, "%s/out", d);
@@ -197,7 +183,7 @@ static void test_damaged(void **state)
     (void)state;
     for (size_t i = 0; i < sizeof bads / sizeof bads[0]; i++) {
         const bad *b = &bads[i];
-        char *d = mkdtemp_dir(), in[512], out[512];
+        char *d = test_tmpdir("smpi"), in[512], out[512];
         const char *job[3] = { good[0], b->rank1, "2 init\n" };
         if (b->rank1 && b->len) {
             /* with a NUL: write it by hand */
@@ -227,7 +213,7 @@ static void test_damaged(void **state)
 static void test_missing_in_directory(void **state)
 {
     (void)state;
-    char *d = mkdtemp_dir(), in[512], out[512];
+    char *d = test_tmpdir("smpi"), in[512], out[512];
     const char *job[3] = { good[0], NULL, "2 init\n" };
     put_job(d, 3, job);
     snprintf(in, sizeof in, "%s/t.txt_files", d);
@@ -245,7 +231,7 @@ static void test_missing_in_directory(void **state)
 static void test_skip_unknown(void **state)
 {
     (void)state;
-    char *d = mkdtemp_dir(), in[512], out[512];
+    char *d = test_tmpdir("smpi"), in[512], out[512];
     const char *job[2] = { "0 init\n0 frob\n0 send 1 0 1 6\n0 finalize\n",
                            "1 init\n1 recv 0 0 1 6\n1 finalize\n" };
     put_job(d, 2, job);
@@ -270,7 +256,7 @@ static void test_skip_unknown(void **state)
 static void test_unfinished(void **state)
 {
     (void)state;
-    char *d = mkdtemp_dir(), in[512], out[512];
+    char *d = test_tmpdir("smpi"), in[512], out[512];
     const char *job[2] = { "0 init\n0 send 1 0 1 6\n", "1 init\n1 recv 0 0 1 6\n1 finalize\n" };
     put_job(d, 2, job);
     snprintf(in, sizeof in, "%s/t.txt", d);
@@ -284,7 +270,7 @@ static void test_unfinished(void **state)
     assert_int_equal(rep.unfinished, 1);
     rm_rf(d);
     free(d);
-    d = mkdtemp_dir();
+    d = test_tmpdir("smpi");
     const char *empty[2] = { "", "" };
     put_job(d, 2, empty);
     snprintf(in, sizeof in, "%s/t.txt", d);
@@ -299,7 +285,7 @@ static void test_unfinished(void **state)
 static void test_one_file(void **state)
 {
     (void)state;
-    char *d = mkdtemp_dir(), in[512], out[512];
+    char *d = test_tmpdir("smpi"), in[512], out[512];
     const char *job[1] = { "0 init\n1 init\n0 compute 20000\n1 recv 0 3 10 1\n"
                            "0 send 1 3 10 1\n\n0 finalize\n1 finalize\n" };
     put_job(d, 1, job);
@@ -317,7 +303,7 @@ static void test_one_file(void **state)
     rm_rf(d);
     free(d);
     /* errors name the line of the one file */
-    d = mkdtemp_dir();
+    d = test_tmpdir("smpi");
     const char *bad1[1] = { "0 init\n1 init\n1 recv 0 3 x 1\n0 finalize\n" };
     put_job(d, 1, bad1);
     snprintf(in, sizeof in, "%s/t.txt", d);
@@ -330,7 +316,7 @@ static void test_one_file(void **state)
     assert_non_null(strstr(err.msg, "1_rank-1.txt:3: count 'x' is not a number"));
     rm_rf(d);
     free(d);
-    d = mkdtemp_dir();
+    d = test_tmpdir("smpi");
     const char *bad2[1] = { "0 init\nfoo init\n" };
     put_job(d, 1, bad2);
     snprintf(in, sizeof in, "%s/t.txt", d);

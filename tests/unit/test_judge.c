@@ -239,6 +239,78 @@ static void test_incast_present(void **state)
     an_end(&R);
 }
 
+/* The local-congestion filter (diagnose.c): a packet at position k of its
+ * path counts for link seq[k] only when it came through an input feeding
+ * no other possibly congested output and leaves onto a link that is not
+ * possibly congested.  Path: injection 1, up-link 5, down-link 7,
+ * ejection 9; links 5 and 7 are the candidates. */
+static void test_local_keep_rule(void **state)
+{
+    (void)state;
+    const uint32_t seq[4] = { 1, 5, 7, 9 };
+    uint8_t want[12] = {0}, ncong[12] = {0}, maybe[12] = {0};
+    uint32_t one[12] = {0};
+    want[5] = want[7] = 1;
+    /* clean input (feeds nothing possibly congested), clear next link */
+    assert_int_equal(hs__an_local_keep_at(seq, 4, 1, want, ncong, one, maybe), 1);
+    /* the input feeds one possibly congested output: this link itself */
+    ncong[1] = 1, one[1] = 5;
+    assert_int_equal(hs__an_local_keep_at(seq, 4, 1, want, ncong, one, maybe), 1);
+    /* ... or another one: the packet may have waited behind it */
+    one[1] = 6;
+    assert_int_equal(hs__an_local_keep_at(seq, 4, 1, want, ncong, one, maybe), 0);
+    /* two or more */
+    ncong[1] = 2, one[1] = 5;
+    assert_int_equal(hs__an_local_keep_at(seq, 4, 1, want, ncong, one, maybe), 0);
+    ncong[1] = 0;
+    /* the next link possibly congested: back-pressure may be the cause */
+    maybe[7] = 1;
+    assert_int_equal(hs__an_local_keep_at(seq, 4, 1, want, ncong, one, maybe), 0);
+    /* link 7: input 5 clean, next (the ejection link) clear */
+    assert_int_equal(hs__an_local_keep_at(seq, 4, 2, want, ncong, one, maybe), 1);
+    maybe[9] = 1;
+    assert_int_equal(hs__an_local_keep_at(seq, 4, 2, want, ncong, one, maybe), 0);
+    /* the last link of a path has no next link to wait for */
+    const uint32_t seq3[3] = { 1, 5, 7 };
+    assert_int_equal(hs__an_local_keep_at(seq3, 3, 2, want, ncong, one, maybe), 1);
+    /* not a candidate; the first link (no input known); out of range */
+    assert_int_equal(hs__an_local_keep_at(seq, 4, 3, want, ncong, one, maybe), 0);
+    want[1] = 1;
+    assert_int_equal(hs__an_local_keep_at(seq, 4, 0, want, ncong, one, maybe), 0);
+    assert_int_equal(hs__an_local_keep_at(seq, 4, 4, want, ncong, one, maybe), 0);
+}
+
+/* A job alone: whatever congests a link is its own; no link is ever a
+ * bottleneck of someone else's traffic. */
+static void test_local_alone(void **state)
+{
+    (void)state;
+    an_run R;
+    an_begin_tables(&R, "fattree:k=8,n=2,taper=4", 71, 1);
+    an_ranks(&R, 64, NULL);
+    an_phase(&R, 4, "tag 4", "p2p", 4, NULL, 1);
+    hs_time dur = 100 * HS_PS_PER_US;
+    for (uint32_t x = 8; x < 16; x++)
+        an_stream(&R, x, 40 + (x % 4), 0.4, 4096, 4, 1, 0, dur, x, 40 + (x % 4));
+    an_finish(&R);
+    hs_analyze_params p;
+    hs_analyze_params_default(&p);
+    hs_analysis *a;
+    hs_error e;
+    hs_error_clear(&e);
+    assert_int_equal(hs_analyze_run(R.dir, &p, &a, &e), 0);
+    hs_an_summary s;
+    hs_an_get_summary(a, &s);
+    assert_true(s.links_congested > 0);
+    uint8_t *local = NULL;
+    assert_int_equal(hs__an_local_congestion(a, &local), 0);
+    for (uint32_t l = 0; l <= 160; l++)
+        assert_int_equal(local[l], 0);
+    free(local);
+    hs_an_free(a);
+    an_end(&R);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -247,6 +319,8 @@ int main(void)
         cmocka_unit_test(test_pool),
         cmocka_unit_test(test_cf_text),
         cmocka_unit_test(test_incast_present),
+        cmocka_unit_test(test_local_keep_rule),
+        cmocka_unit_test(test_local_alone),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

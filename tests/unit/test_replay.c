@@ -176,12 +176,19 @@ static void rm_trace(void)
     assert_int_equal(system(cmd), 0);
 }
 
+/* The defaults, on the trace of this test and TOPO, one rank per node. */
+static void params(hs_replay_params *p)
+{
+    hs_replay_params_default(p);
+    p->trace = dir;
+    p->topo = TOPO;
+    p->ppn = 1;
+}
+
 static int replay(const char *map, uint32_t ppn, hs_replay_result *r)
 {
     hs_replay_params p;
-    hs_replay_params_default(&p);
-    p.trace = dir;
-    p.topo = TOPO;
+    params(&p);
     p.map = map;
     p.ppn = ppn;
     hs_error e;
@@ -431,11 +438,8 @@ static void test_max_compute(void **s)
     }
     finish(w, 2);
     hs_replay_params p;
-    hs_replay_params_default(&p);
+    params(&p);
     assert_int_equal(p.max_compute, 3600ull * 1000000000000ull);
-    p.trace = dir;
-    p.topo = TOPO;
-    p.ppn = 1;
     hs_error e;
     hs_error_clear(&e);
     hs_replay_result r;
@@ -448,6 +452,83 @@ static void test_max_compute(void **s)
     assert_int_equal(hs_replay_run(&p, &r, &e), 0);
     assert_int_equal(r.status, 0);
     assert_true(r.total >= 3 * (hs_time)min25 * HS_PS_PER_NS);
+    hs_replay_result_free(&r);
+    rm_trace();
+}
+
+/* --max-packets before the run: a message of 2^60 bytes (a damaged size)
+ * is 2^48 packets of 4 KiB, far above the default 2^28: refused at once,
+ * naming the message, instead of simulating for days. */
+static void test_max_packets_refuses(void **s)
+{
+    (void)s;
+    tw w[2];
+    new_trace(2, w);
+    send_(&w[0], HS_TRACE_SEND, 1, 4, 1ull << 60, 0);
+    recv_(&w[1], 0, 4, 1ull << 60, 0);
+    finish(w, 2);
+    hs_replay_params p;
+    params(&p);
+    assert_int_equal(p.max_packets, 1ull << 28);
+    hs_error e;
+    hs_error_clear(&e);
+    hs_replay_result r;
+    assert_int_equal(hs_replay_run(&p, &r, &e), HS_ERANGE);
+    hs_replay_result_free(&r);
+    assert_non_null(strstr(e.msg, "sends 1152921504606846976 bytes, 281474976710656 packets of "
+                                  "4096 bytes"));
+    assert_non_null(strstr(e.msg, "largest message: 1152921504606846976 bytes, rank 0, event 1, "
+                                  "send"));
+    assert_non_null(strstr(e.msg, "--max-packets 268435456"));
+    /* the limit is a strict bound: 2^48 packets do not pass 2^48 - 1 */
+    p.max_packets = (1ull << 48) - 1;
+    assert_int_equal(hs_replay_run(&p, &r, &e), HS_ERANGE);
+    hs_replay_result_free(&r);
+    /* without the replay's limit the network refuses the message (more than
+     * 2^32 - 1 packets) when its data is posted, and says so */
+    p.max_packets = 0;
+    assert_int_equal(hs_replay_run(&p, &r, &e), HS_ERANGE);
+    hs_replay_result_free(&r);
+    assert_non_null(strstr(e.msg, "a message of 1152921504606846976 bytes is more packets than "
+                                  "the network model carries in one message"));
+    rm_trace();
+}
+
+/* 4 ranks: an allreduce of 8 bytes, then a barrier. */
+static void allreduce_barrier_trace(void)
+{
+    tw w[4];
+    new_trace(4, w);
+    for (int r = 0; r < 4; r++) {
+        coll(&w[r], HS_TRACE_ALLREDUCE, 8, 0);
+        coll(&w[r], HS_TRACE_BARRIER, 0, 0);
+    }
+    finish(w, 4);
+}
+
+/* --max-packets while running: an allreduce of 8 bytes and a barrier on 4
+ * ranks are 4 packets in the trace's estimate (the barrier sends no bytes),
+ * but recursive doubling sends 8 messages of one packet for each: 16
+ * packets.  A limit of 15 passes the estimate and stops the run at the
+ * 16th; 16 replays it. */
+static void test_max_packets_at_run_time(void **s)
+{
+    (void)s;
+    allreduce_barrier_trace();
+    hs_replay_params p;
+    params(&p);
+    p.max_packets = 15;
+    hs_error e;
+    hs_error_clear(&e);
+    hs_replay_result r;
+    assert_int_equal(hs_replay_run(&p, &r, &e), HS_ERANGE);
+    hs_replay_result_free(&r);
+    assert_non_null(strstr(e.msg, "more than --max-packets 15 packets"));
+    assert_non_null(strstr(e.msg, "the trace's messages gave 4"));
+    p.max_packets = 16;
+    assert_int_equal(hs_replay_run(&p, &r, &e), 0);
+    assert_int_equal(r.status, 0);
+    assert_int_equal(r.messages, 16);
     hs_replay_result_free(&r);
     rm_trace();
 }
@@ -476,13 +557,7 @@ static void test_leftover_reported(void **s)
 static void test_allreduce_and_barrier(void **s)
 {
     (void)s;
-    tw w[4];
-    new_trace(4, w);
-    for (int r = 0; r < 4; r++) {
-        coll(&w[r], HS_TRACE_ALLREDUCE, 8, 0);
-        coll(&w[r], HS_TRACE_BARRIER, 0, 0);
-    }
-    finish(w, 4);
+    allreduce_barrier_trace();
     hs_replay_result r;
     assert_int_equal(replay(NULL, 1, &r), 0);
     assert_int_equal(r.status, 0);
@@ -999,6 +1074,8 @@ int main(void)
         cmocka_unit_test(test_deadlock_reported),
         cmocka_unit_test(test_leftover_reported),
         cmocka_unit_test(test_max_compute),
+        cmocka_unit_test(test_max_packets_refuses),
+        cmocka_unit_test(test_max_packets_at_run_time),
         cmocka_unit_test(test_allreduce_and_barrier),
         cmocka_unit_test(test_compute_scale_rule),
         cmocka_unit_test(test_rma_lock_put_get),

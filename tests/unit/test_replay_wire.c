@@ -14,6 +14,7 @@
 #include "hopscope/fabric.h"
 #include "hopscope/replay.h"
 #include "hopscope/trace.h"
+#include "test_trace_util.h"
 
 #define TOPO "fattree:k=4,n=2"   /* nodes 0..3 share leaf switch 0 */
 
@@ -32,37 +33,12 @@ static hs_time L(uint64_t bytes)
 
 static char dir[256];
 
+/* n ranks, one per host "h(r)". */
 static void manifest(uint32_t n)
 {
-    hs_trace_manifest m;
-    memset(&m, 0, sizeof m);
-    char *names[8], *hosts[8];
-    uint32_t node[8], pid[8];
-    for (uint32_t r = 0; r < n; r++) {
-        names[r] = malloc(16);
-        snprintf(names[r], 16, "h%u", r);
-        hosts[r] = names[r];
-        node[r] = r;
-        pid[r] = 10 + r;
-    }
-    m.nranks = m.nnodes = n;
-    m.writer = "test";
-    m.mpi_abi = "none";
-    m.mpi_library = "test";
-    m.mpi_version = "3.1";
-    m.command = "./t";
-    m.start_time = "1970-01-01T00:00:00Z";
-    m.clock = "ns";
-    m.node_mode = "synthetic";
-    m.sample_rate = 1;
-    m.node_names = names;
-    m.rank_node = node;
-    m.rank_host = hosts;
-    m.rank_pid = pid;
-    hs_error e;
-    assert_int_equal(hs_trace_manifest_write(dir, &m, &e), 0);
-    for (uint32_t r = 0; r < n; r++)
-        free(names[r]);
+    test_manifest t;
+    test_manifest_init(&t, n, n, "h", 10);
+    test_manifest_write(&t, dir);
 }
 
 static void ev_put(hs_trace_writer *w, int kind, int op, int64_t t0, int64_t t1, uint64_t bytes,
@@ -139,6 +115,16 @@ static void test_wire_pingpong(void **s)
     assert_int_equal(r.total, 2 * L(B) + 10 * HS_PS_PER_NS);
     hs_replay_result_free(&r);
 
+    /* --max-packets: the two transfers are 2 x 256 packets of 4 KiB */
+    p.max_packets = 511;
+    assert_int_equal(hs_replay_run(&p, &r, &e), HS_ERANGE);
+    assert_non_null(strstr(e.msg, "hold 512 packets of 4096 bytes (the largest transfer: "
+                                  "1048576 bytes), more than the limit --max-packets 511"));
+    hs_replay_result_free(&r);
+    p.max_packets = 512;
+    assert_int_equal(hs_replay_run(&p, &r, &e), 0);
+    hs_replay_result_free(&r);
+
     /* a background makes no sense below MPI */
     p.background = "gpcnet:incast";
     assert_int_equal(hs_replay_run(&p, &r, &e), HS_EINVAL);
@@ -149,10 +135,203 @@ static void test_wire_pingpong(void **s)
     assert_int_equal(system(cmd), 0);
 }
 
+static void mpi_put(hs_trace_writer *w, int kind, int64_t t0, int64_t t1, uint64_t bytes)
+{
+    hs_trace_event ev;
+    hs_trace_event_init(&ev, kind);
+    ev.t_start = t0;
+    ev.t_end = t1;
+    ev.comm = HS_TRACE_COMM_WORLD;
+    ev.bytes = ev.bytes2 = bytes;
+    hs_error e;
+    if (hs_trace_writer_event(w, &ev, &e))
+        fail_msg("%s", e.msg);
+}
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    static char buf[1 << 16];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    return buf;
+}
+
+/* A ring allreduce of B bytes on 2 ranks, as MPICH's wire trace has it:
+ * each rank sends B/2 to the other and receives B/2 (reduce-scatter: the
+ * library reduces it), then sends its reduced half and receives the other
+ * (allgather: a copy).  Inside the rank files' MPI_Allreduce of B the first
+ * receive is reduced (B/2 fits the budget B (P-1)/P), the second not, so
+ * each rank ends at 2 L(B/2) + (B/2) / reduce_bw; with the reduction left
+ * out (a trace without rank files) at 2 L(B/2).  app.json has the one
+ * phase and the matrix: B each way in 2 messages. */
+static void test_wire_reduction(void **s)
+{
+    (void)s;
+    const uint64_t B = 1 << 20, H = B / 2;
+    snprintf(dir, sizeof dir, "/tmp/hs-test-wire-XXXXXX");
+    assert_non_null(mkdtemp(dir));
+    manifest(2);
+    hs_error e;
+    const uint64_t U[2] = { 0x6000, 0x6001 };
+    for (uint32_t r = 0; r < 2; r++) {
+        hs_trace_writer *w;
+        assert_int_equal(hs_trace_writer_open_wire(&w, dir, r, 2, &e), 0);
+        ev_put(w, HS_TRACE_WIRE_WORKER, 0, -100, -100, 100, 0, 0, U[r], 0);
+        ev_put(w, HS_TRACE_WIRE_OP, HS_TRACE_WOP_TAG_SEND, 10, 10, H, 1, 1, U[1 - r],
+               HS_TRACE_F_WIRE_IMM);
+        ev_put(w, HS_TRACE_WIRE_OP, HS_TRACE_WOP_TAG_RECV, 20, 20, H, 1, 2, 0, HS_TRACE_F_WIRE_IN);
+        ev_put(w, HS_TRACE_WIRE_DONE, 0, 300, 300, H, 1, 2, 0, 0);
+        ev_put(w, HS_TRACE_WIRE_OP, HS_TRACE_WOP_TAG_SEND, 400, 400, H, 2, 3, U[1 - r],
+               HS_TRACE_F_WIRE_IMM);
+        ev_put(w, HS_TRACE_WIRE_OP, HS_TRACE_WOP_TAG_RECV, 410, 410, H, 2, 4, 0,
+               HS_TRACE_F_WIRE_IN);
+        ev_put(w, HS_TRACE_WIRE_DONE, 0, 700, 700, H, 2, 4, 0, 0);
+        assert_int_equal(hs_trace_writer_close(w, &e), 0);
+    }
+    hs_replay_params p;
+    hs_replay_params_default(&p);
+    p.trace = dir;
+    p.topo = TOPO;
+    p.ppn = 1;
+    p.wire = 1;
+    p.compute_scale = 0;
+    hs_replay_result r;
+    int rc = hs_replay_run(&p, &r, &e);   /* no rank files yet */
+    if (rc)
+        fail_msg("%s", hs_error_str(&e, rc));
+    assert_int_equal(r.total, 2 * L(H));
+    assert_non_null(strstr(r.report, "2 ranks without a rank file: none charged"));
+    hs_replay_result_free(&r);
+
+    for (uint32_t k = 0; k < 2; k++) {
+        hs_trace_writer *w;
+        assert_int_equal(hs_trace_writer_open(&w, dir, k, 2, &e), 0);
+        mpi_put(w, HS_TRACE_ALLREDUCE, 5, 800, B);
+        assert_int_equal(hs_trace_writer_close(w, &e), 0);
+    }
+    char out[300];
+    snprintf(out, sizeof out, "%s/run", dir);
+    p.out = out;
+    rc = hs_replay_run(&p, &r, &e);
+    if (rc)
+        fail_msg("%s", hs_error_str(&e, rc));
+    assert_int_equal(r.total, 2 * L(H) + hs_ser_time(H, p.reduce_bw));
+    assert_int_equal(r.rank_time[0], r.rank_time[1]);
+    assert_non_null(strstr(r.report, "local reductions: 2 receives inside reduction collectives, "
+                                     "1048576 bytes reduced"));
+    assert_int_equal(r.nphases, 1);
+    assert_string_equal(r.phases[0].kind, "wire");
+    hs_replay_result_free(&r);
+    char path[400];
+    snprintf(path, sizeof path, "%s/app.json", out);
+    const char *app = slurp(path);
+    assert_non_null(strstr(app, "\"format\": \"hopscope-app\""));
+    assert_non_null(strstr(app, "\"name\": \"wire transfers\""));
+    assert_non_null(strstr(app, "\"wire\": true"));
+    assert_non_null(strstr(app, "\"reduced_bytes\": 1048576"));
+    /* comm: [src, dst, bytes, messages] */
+    const char *c = strstr(app, "\"comm\": [");
+    assert_non_null(c);
+    char want[200];
+    snprintf(want, sizeof want, "[\n      0,\n      1,\n      %llu,\n      2\n    ]",
+             (unsigned long long)B);
+    assert_non_null(strstr(c, want));
+    snprintf(want, sizeof want, "[\n      1,\n      0,\n      %llu,\n      2\n    ]",
+             (unsigned long long)B);
+    assert_non_null(strstr(c, want));
+    snprintf(path, sizeof path, "%s/manifest.json", out);
+    assert_non_null(strstr(slurp(path), "\"file\": \"app.json\""));
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
+/* Rendezvous: rank 0 sends B to rank 1, the completion reporting that UCX
+ * used a rendezvous with the receiver reading (get); rank 1's receive is
+ * posted at once.  Replayed: the request to send (ctrl) reaches rank 1 at
+ * L(c), its get request reaches rank 0 at 2 L(c), the data rank 1 at
+ * 2 L(c) + L(B) (the receive completes), the acknowledgement rank 0 at
+ * 3 L(c) + L(B) (the send completes).  Reported as a put (the sender
+ * writes): no acknowledgement, both end at 2 L(c) + L(B).  Without the
+ * protocol (an eager send): L(B). */
+static void rndv_trace(uint32_t done_flags)
+{
+    snprintf(dir, sizeof dir, "/tmp/hs-test-wire-XXXXXX");
+    assert_non_null(mkdtemp(dir));
+    manifest(2);
+    hs_error e;
+    hs_trace_writer *w;
+    const uint64_t U0 = 0x7000, U1 = 0x7001, B = 1 << 20;
+    assert_int_equal(hs_trace_writer_open_wire(&w, dir, 0, 2, &e), 0);
+    ev_put(w, HS_TRACE_WIRE_WORKER, 0, -100, -100, 100, 0, 0, U0, 0);
+    ev_put(w, HS_TRACE_WIRE_OP, HS_TRACE_WOP_TAG_SEND, 0, 5, B, 7, 1, U1, 0);
+    ev_put(w, HS_TRACE_WIRE_DONE, 0, 100, 100, 0, 0, 1, 0, done_flags);
+    assert_int_equal(hs_trace_writer_close(w, &e), 0);
+    assert_int_equal(hs_trace_writer_open_wire(&w, dir, 1, 2, &e), 0);
+    ev_put(w, HS_TRACE_WIRE_WORKER, 0, -100, -100, 100, 0, 0, U1, 0);
+    ev_put(w, HS_TRACE_WIRE_OP, HS_TRACE_WOP_TAG_RECV, 0, 5, B, 7, 1, 0, HS_TRACE_F_WIRE_IN);
+    ev_put(w, HS_TRACE_WIRE_DONE, 0, 90, 90, B, 7, 1, 0, 0);
+    assert_int_equal(hs_trace_writer_close(w, &e), 0);
+}
+
+static void rndv_run(hs_replay_result *r)
+{
+    hs_replay_params p;
+    hs_replay_params_default(&p);
+    p.trace = dir;
+    p.topo = TOPO;
+    p.ppn = 1;
+    p.wire = 1;
+    p.compute_scale = 0;
+    hs_error e;
+    int rc = hs_replay_run(&p, r, &e);
+    if (rc)
+        fail_msg("%s", hs_error_str(&e, rc));
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
+static void test_wire_rendezvous(void **s)
+{
+    (void)s;
+    hs_replay_params p;
+    hs_replay_params_default(&p);
+    const uint64_t B = 1 << 20;
+    const hs_time c = L(p.ctrl_bytes);
+    hs_replay_result r;
+    rndv_trace(HS_TRACE_F_WIRE_RNDV | HS_TRACE_F_WIRE_RGET);
+    rndv_run(&r);
+    assert_int_equal(r.status, 0);
+    assert_int_equal(r.rank_time[1], 2 * c + L(B));
+    assert_int_equal(r.rank_time[0], 3 * c + L(B));
+    assert_int_equal(r.messages, 4);
+    assert_non_null(strstr(r.report, "1 sends by rendezvous"));
+    hs_replay_result_free(&r);
+
+    rndv_trace(HS_TRACE_F_WIRE_RNDV | HS_TRACE_F_WIRE_RPUT);
+    rndv_run(&r);
+    assert_int_equal(r.rank_time[0], 2 * c + L(B));
+    assert_int_equal(r.rank_time[1], 2 * c + L(B));
+    assert_int_equal(r.messages, 3);
+    hs_replay_result_free(&r);
+
+    rndv_trace(HS_TRACE_F_WIRE_EAGER);
+    rndv_run(&r);
+    assert_int_equal(r.total, L(B));
+    assert_int_equal(r.messages, 1);
+    hs_replay_result_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_wire_pingpong),
+        cmocka_unit_test(test_wire_reduction),
+        cmocka_unit_test(test_wire_rendezvous),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -17,63 +17,21 @@
 #include <unistd.h>
 #include "hopscope/trace.h"
 #include "../../libtrace/format.h"
+#include "test_trace_util.h"
 
 /* ---- helpers ------------------------------------------------------------ */
 
-static char *mkdtemp_dir(void)
-{
-    char tmpl[] = "/tmp/hs-trace-test.XXXXXX";
-    char *d = mkdtemp(tmpl);
-    assert_non_null(d);
-    return strdup(d);
-}
-
-static void rm_rf(const char *dir)
-{
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    assert_int_equal(system(cmd), 0);
-}
-
 static void write_manifest(const char *dir, uint32_t nranks, uint32_t nnodes)
 {
-    hs_trace_manifest m = { 0 };
-    char *names[8];
-    uint32_t node[64], pid[64];
-    char *hosts[64];
-    assert_true(nranks <= 64 && nnodes <= 8);
-    for (uint32_t n = 0; n < nnodes; n++) {
-        names[n] = malloc(16);
-        snprintf(names[n], 16, "node%u", n);
-    }
-    for (uint32_t r = 0; r < nranks; r++) {
-        node[r] = r % nnodes;
-        pid[r] = 1000 + r;
-        hosts[r] = names[r % nnodes];
-    }
-    m.nranks = nranks;
-    m.nnodes = nnodes;
-    m.writer = "test";
-    m.mpi_abi = "none";
-    m.mpi_library = "synthetic";
-    m.mpi_version = "3.1";
-    m.command = "./app --flag 'x y'\twith tab\nand newline \\ backslash";
-    m.start_time = "2024-01-01T00:00:00Z";
-    m.clock = "ns";
-    m.node_mode = "synthetic";
-    m.sample_rate = 0.25;
-    m.sample_seed = 42;
-    m.node_names = names;
-    m.rank_node = node;
-    m.rank_host = hosts;
-    m.rank_pid = pid;
+    test_manifest t;
+    test_manifest_init(&t, nranks, nnodes, "node", 1000);
+    t.m.command = "./app --flag 'x y'\twith tab\nand newline \\ backslash";
+    t.m.sample_rate = 0.25;
+    t.m.sample_seed = 42;
     char *set[] = { "HOPSCOPE_SAMPLE_RATE=0.25" };
-    m.settings = set;
-    m.nsettings = 1;
-    hs_error e;
-    assert_int_equal(hs_trace_manifest_write(dir, &m, &e), 0);
-    for (uint32_t n = 0; n < nnodes; n++)
-        free(names[n]);
+    t.m.settings = set;
+    t.m.nsettings = 1;
+    test_manifest_write(&t, dir);
 }
 
 static char *slurp(const char *path, size_t *len)
@@ -141,7 +99,7 @@ static void test_varint(void **state)
 static void test_manifest_roundtrip(void **state)
 {
     (void)state;
-    char *dir = mkdtemp_dir();
+    char *dir = test_tmpdir("trace");
     write_manifest(dir, 5, 2);
     hs_trace_manifest m;
     hs_error e;
@@ -167,7 +125,7 @@ static void test_manifest_roundtrip(void **state)
 static void test_manifest_errors(void **state)
 {
     (void)state;
-    char *dir = mkdtemp_dir();
+    char *dir = test_tmpdir("trace");
     write_manifest(dir, 3, 1);
     char path[600];
     snprintf(path, sizeof path, "%s/manifest.txt", dir);
@@ -426,10 +384,112 @@ static void write_job(const char *dir, int reps, size_t *counts)
     }
 }
 
+/* hs__encode writes point-to-point sends and one-request completions
+ * whose varints are all one byte straight from their fields; the other
+ * values take the general path.  Both must give the format's bytes: exact
+ * bytes of a small Isend + Wait, then a mix of small and large values of
+ * every field of these shapes decoded back. */
+static void put_rec(uint8_t *raw, size_t *used, const hs__rec *r, const uint64_t *w, size_t nw)
+{
+    memcpy(raw + *used, r, sizeof *r);
+    if (nw)
+        memcpy(raw + *used + sizeof *r, w, nw * 8);
+    *used += sizeof *r + nw * 8;
+}
+
+static void test_encode_fast_shapes(void **state)
+{
+    (void)state;
+    static uint8_t raw[64 << 10];
+    static uint8_t st[64 << 10], tm[64 << 10];
+    size_t used = 0, off = 0, sl, tl;
+    uint32_t n;
+    uint64_t base;
+    hs__rec r = { .kind = HS_TRACE_ISEND, .t0 = 100, .t1 = 100, .comm = 0, .peer = 1, .tag = 7,
+                  .bytes = 8, .req = 1, .repeat = 1 };
+    put_rec(raw, &used, &r, NULL, 0);
+    hs__rec wt = { .kind = HS_TRACE_WAIT, .t0 = 110, .t1 = 110, .repeat = 1, .na = 1 };
+    uint64_t c1[5] = { 1, 0, (uint64_t)(int64_t)HS_TRACE_RANK_NONE,
+                       (uint64_t)(int64_t)HS_TRACE_TAG_NONE, 0 };
+    put_rec(raw, &used, &wt, c1, 5);
+    assert_int_equal(hs__encode(raw, used, &off, 0, 0, st, sizeof st, &sl, tm, sizeof tm, &tl, &n,
+                                &base), 0);
+    const uint8_t want[] = { HS_TRACE_ISEND, 0, 1, 2, 14, 8, 2, HS_TRACE_WAIT, 0, 0, 1, 0, 0 };
+    assert_int_equal(n, 2);
+    assert_int_equal(sl, sizeof want);
+    assert_memory_equal(st, want, sizeof want);
+
+    /* Every field of both shapes once beyond one byte, amid small ones. */
+    used = 0;
+    int32_t rank = 3;
+    enum { N = 40 };
+    hs__rec in[N];
+    uint64_t win[N][5];
+    for (int i = 0; i < N; i++) {
+        int big = i / 2 % 10;   /* which field is large; >= 7: none */
+        if (i % 2 == 0) {
+            in[i] = (hs__rec){ .kind = i % 4 ? HS_TRACE_ISEND : HS_TRACE_SEND, .repeat = 1,
+                               .t0 = 1000u + 10u * (unsigned)i, .t1 = 1005u + 10u * (unsigned)i,
+                               .comm = big == 0 ? 300 : (i % 8 == 2 ? HS__NOIDX : 2),
+                               .peer = big == 1 ? 1000 : (i % 6 == 4 ? HS_TRACE_PROC_NULL : 4),
+                               .tag = big == 2 ? -5000 : 9, .bytes = big == 3 ? 1u << 20 : 64,
+                               .req = i % 4 ? (big == 4 ? 1u << 30 : 100u + (unsigned)i) : 0,
+                               .flags = big == 5 ? HS_TRACE_F_MONITORED : 0 };
+            put_rec(raw, &used, &in[i], NULL, 0);
+        } else {
+            in[i] = (hs__rec){ .kind = HS_TRACE_WAIT, .t0 = 1000u + 10u * (unsigned)i,
+                               .t1 = 1000u + 10u * (unsigned)i, .na = 1,
+                               .repeat = big == 6 ? 500 : 1 + (uint32_t)(i % 3) };
+            uint64_t *w = win[i];
+            w[0] = big == 4 ? 7 : 100u + (unsigned)i - 1;
+            w[1] = i % 10 == 7 ? HS_TRACE_C_STATUS : (i % 10 == 9 ? HS_TRACE_C_ERROR : 0);
+            w[2] = w[1] & HS_TRACE_C_STATUS ? (uint64_t)(int64_t)(big == 1 ? 900 : 2)
+                                             : (uint64_t)(int64_t)HS_TRACE_RANK_NONE;
+            w[3] = w[1] & HS_TRACE_C_STATUS ? 11 : (uint64_t)(int64_t)HS_TRACE_TAG_NONE;
+            w[4] = w[1] & HS_TRACE_C_STATUS ? 4096 : 0;
+            put_rec(raw, &used, &in[i], w, 5);
+        }
+    }
+    off = 0;
+    assert_int_equal(hs__encode(raw, used, &off, rank, 0, st, sizeof st, &sl, tm, sizeof tm, &tl,
+                                &n, &base), 0);
+    assert_int_equal(n, N);
+    assert_int_equal(off, used);
+    hs__codec c = { .rank = rank, .prev_t = base };
+    size_t sp = 0, tp = 0, wcap = 0;
+    uint64_t *words = NULL;
+    const char *why = NULL;
+    for (int i = 0; i < N; i++) {
+        hs__rec o;
+        assert_int_equal(hs__decode_one(&c, st, sl, &sp, tm, tl, &tp, &o, &words, &wcap, &why), 0);
+        assert_int_equal(o.kind, in[i].kind);
+        assert_int_equal(o.flags, in[i].flags);
+        assert_int_equal(o.t0, in[i].t0);
+        assert_int_equal(o.t1, in[i].t1);
+        if (in[i].kind == HS_TRACE_WAIT) {
+            assert_int_equal(o.repeat, in[i].repeat);
+            assert_int_equal(o.na, 1);
+            int status = (win[i][1] & HS_TRACE_C_STATUS) != 0;
+            for (int k = 0; k < (status ? 5 : 2); k++)
+                assert_int_equal(words[k], win[i][k]);
+        } else {
+            assert_int_equal(o.comm, in[i].comm);
+            assert_int_equal(o.peer, in[i].peer);
+            assert_int_equal(o.tag, in[i].tag);
+            assert_int_equal(o.bytes, in[i].bytes);
+            if (in[i].kind == HS_TRACE_ISEND)
+                assert_int_equal(o.req, in[i].req);
+        }
+    }
+    assert_int_equal(sp, sl);
+    assert_int_equal(tp, tl);
+    free(words);
+}
+
 static void test_roundtrip(void **state)
 {
     (void)state;
-    char *dir = mkdtemp_dir();
+    char *dir = test_tmpdir("trace");
     size_t counts[NR];
     const int reps = 300;   /* > 256 KiB of raw records: several blocks per thread */
     write_job(dir, reps, counts);
@@ -486,7 +546,7 @@ static void test_roundtrip(void **state)
 static void test_writer_rejects(void **state)
 {
     (void)state;
-    char *dir = mkdtemp_dir();
+    char *dir = test_tmpdir("trace");
     hs_trace_writer *w;
     hs_error e;
     assert_int_equal(hs_trace_writer_open(&w, dir, 0, 2, &e), 0);
@@ -614,7 +674,7 @@ static void read_all(const char *dir, char *msg, size_t n)
 static void test_times_checked(void **state)
 {
     (void)state;
-    char *dir = mkdtemp_dir();
+    char *dir = test_tmpdir("trace");
     char msg[1024];
     /* a clean job reads (the reference for the cases below) */
     const uint64_t good[][2] = { { TBIAS - 500, TBIAS - 100 }, { TBIAS + 10, TBIAS + 20 },
@@ -657,7 +717,7 @@ static void test_times_checked(void **state)
 static void test_writer_refuses_times(void **state)
 {
     (void)state;
-    char *dir = mkdtemp_dir();
+    char *dir = test_tmpdir("trace");
     hs_trace_writer *w;
     hs_error e;
     assert_int_equal(hs_trace_writer_open(&w, dir, 0, 1, &e), 0);
@@ -735,7 +795,7 @@ static void write_ring(const char *dir, uint32_t n, int iters, uint64_t bytes, i
 static void test_stats_ring(void **state)
 {
     (void)state;
-    char *dir = mkdtemp_dir();
+    char *dir = test_tmpdir("trace");
     const uint32_t n = 4;
     const int iters = 10;
     write_ring(dir, n, iters, 256, 0);
@@ -798,7 +858,7 @@ static void test_stats_ring(void **state)
 static void test_stats_init_apart(void **state)
 {
     (void)state;
-    char *dir = mkdtemp_dir();
+    char *dir = test_tmpdir("trace");
     write_manifest(dir, 1, 1);
     hs_error e;
     hs_trace_writer *w;
@@ -846,7 +906,7 @@ static void test_stats_init_apart(void **state)
 static void test_truncation(void **state)
 {
     (void)state;
-    char *dir = mkdtemp_dir();
+    char *dir = test_tmpdir("trace");
     size_t counts[NR];
     write_job(dir, 200, counts);
     char path[600];
@@ -895,7 +955,7 @@ static void test_truncation(void **state)
 static void test_damage(void **state)
 {
     (void)state;
-    char *dir = mkdtemp_dir();
+    char *dir = test_tmpdir("trace");
     size_t counts[NR];
     write_job(dir, 50, counts);
     char path[600];
@@ -950,7 +1010,7 @@ static uint64_t rnd(void)
 static void test_fuzz_decoder(void **state)
 {
     (void)state;
-    char *dir = mkdtemp_dir();
+    char *dir = test_tmpdir("trace");
     size_t counts[NR];
     write_job(dir, 3, counts);
     char path[600];
@@ -1047,7 +1107,7 @@ static void test_fuzz_decoder(void **state)
 static void test_fuzz_manifest(void **state)
 {
     (void)state;
-    char *dir = mkdtemp_dir();
+    char *dir = test_tmpdir("trace");
     write_manifest(dir, 7, 3);
     char path[600];
     snprintf(path, sizeof path, "%s/manifest.txt", dir);
@@ -1125,7 +1185,7 @@ static void test_kind_names(void **state)
         assert_int_equal(hs_trace_kind_from_name(nm), k);
         assert_int_not_equal(hs_trace_kind_class(k), HS_TRACE_CLASS_NONE);
     }
-    assert_int_equal(n, 7 + 27 + 10 + 44 + 25 + 4);   /* ... RMA, wire */
+    assert_int_equal(n, 7 + 27 + 10 + 44 + 25 + 5);   /* ... RMA, wire */
     int base;
     assert_true(hs_trace_kind_is_coll(HS_TRACE_ALLTOALLV + HS_TRACE_NB, &base));
     assert_int_equal(base, HS_TRACE_ALLTOALLV);
@@ -1330,7 +1390,7 @@ static size_t assert_traces_equal(const char *a, const char *b)
 static void test_otf2_roundtrip(void **state)
 {
     (void)state;
-    char *dir = mkdtemp_dir();
+    char *dir = test_tmpdir("trace");
     char job[600], ar[600], back[600], plain[600];
     snprintf(job, sizeof job, "%s/job", dir);
     snprintf(ar, sizeof ar, "%s/archive", dir);
@@ -1390,7 +1450,7 @@ static void test_otf2_roundtrip(void **state)
 static void test_otf2_intercomm(void **state)
 {
     (void)state;
-    char *dir = mkdtemp_dir();
+    char *dir = test_tmpdir("trace");
     char job[600], ar[600], back[600], plain[600];
     snprintf(job, sizeof job, "%s/job", dir);
     snprintf(ar, sizeof ar, "%s/archive", dir);
@@ -1475,6 +1535,7 @@ int main(void)
         cmocka_unit_test(test_manifest_roundtrip),
         cmocka_unit_test(test_manifest_errors),
         cmocka_unit_test(test_roundtrip),
+        cmocka_unit_test(test_encode_fast_shapes),
         cmocka_unit_test(test_otf2_roundtrip),
 #if HS_HAVE_OTF2
         cmocka_unit_test(test_otf2_intercomm),

@@ -12,56 +12,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include "hopscope/trace.h"
-
-static char *mkdtemp_dir(void)
-{
-    char tmpl[] = "/tmp/hs-wire-test.XXXXXX";
-    char *d = mkdtemp(tmpl);
-    assert_non_null(d);
-    return strdup(d);
-}
-
-static void rm_rf(const char *dir)
-{
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    assert_int_equal(system(cmd), 0);
-}
+#include "test_trace_util.h"
 
 /* nranks ranks, rank r on host "h(r % nhosts)". */
 static void write_manifest(const char *dir, uint32_t nranks, uint32_t nhosts)
 {
-    hs_trace_manifest m = { 0 };
-    char *names[8], *hosts[16];
-    uint32_t node[16], pid[16];
-    for (uint32_t n = 0; n < nhosts; n++) {
-        names[n] = malloc(16);
-        snprintf(names[n], 16, "h%u", n);
-    }
-    for (uint32_t r = 0; r < nranks; r++) {
-        node[r] = r % nhosts;
-        pid[r] = 100 + r;
-        hosts[r] = names[r % nhosts];
-    }
-    m.nranks = nranks;
-    m.nnodes = nhosts;
-    m.writer = "test";
-    m.mpi_abi = "none";
-    m.mpi_library = "synthetic";
-    m.mpi_version = "3.1";
-    m.command = "./app";
-    m.start_time = "2024-01-01T00:00:00Z";
-    m.clock = "ns";
-    m.node_mode = "synthetic";
-    m.sample_rate = 1;
-    m.node_names = names;
-    m.rank_node = node;
-    m.rank_host = hosts;
-    m.rank_pid = pid;
-    hs_error e;
-    assert_int_equal(hs_trace_manifest_write(dir, &m, &e), 0);
-    for (uint32_t n = 0; n < nhosts; n++)
-        free(names[n]);
+    test_manifest t;
+    test_manifest_init(&t, nranks, nhosts, "h", 100);
+    test_manifest_write(&t, dir);
 }
 
 static void put(hs_trace_writer *w, const hs_trace_event *ev)
@@ -97,6 +55,20 @@ static hs_trace_event worker(int64_t t, uint64_t uuid)
     return ev;
 }
 
+/* A run of progress calls from t0 to t1; inside: clock ticks (ns here). */
+static hs_trace_event prog(int64_t t0, int64_t t1, uint64_t calls, uint64_t useful,
+                           uint64_t inside)
+{
+    hs_trace_event ev;
+    hs_trace_event_init(&ev, HS_TRACE_WIRE_PROGRESS);
+    ev.t_start = t0;
+    ev.t_end = t1;
+    ev.bytes = calls;
+    ev.bytes2 = inside;
+    ev.aux = useful;
+    return ev;
+}
+
 static uint64_t uuid_of(uint32_t r)
 {
     return 0x1000 + r;
@@ -109,7 +81,7 @@ static uint64_t uuid_of(uint32_t r)
 static void test_wire_mapping(void **state)
 {
     (void)state;
-    char *dir = mkdtemp_dir();
+    char *dir = test_tmpdir("wire");
     write_manifest(dir, 3, 2);
     hs_error e;
     for (uint32_t r = 0; r < 3; r++) {
@@ -198,7 +170,7 @@ static int read_error(const char *dir, char *msg, size_t n)
 static void test_wire_rejects(void **state)
 {
     (void)state;
-    char *dir = mkdtemp_dir();
+    char *dir = test_tmpdir("wire");
     write_manifest(dir, 1, 1);
     hs_error e;
     hs_trace_writer *w;
@@ -278,7 +250,7 @@ static void coll(hs_trace_writer *mw, hs_trace_writer *ww, uint32_t r, int kind,
 static void test_wire_stats(void **state)
 {
     (void)state;
-    char *dir = mkdtemp_dir();
+    char *dir = test_tmpdir("wire");
     write_manifest(dir, P, 2);
     hs_error e;
     for (uint32_t r = 0; r < P; r++) {
@@ -299,6 +271,12 @@ static void test_wire_stats(void **state)
             ev.bytes = 1000;
             put(mw, &ev);
             ev = wop(HS_TRACE_WOP_TAG_SEND, 150, 1000, uuid_of(1), ++id, HS_TRACE_F_WIRE_IMM);
+            put(ww, &ev);
+            /* 5 ucp_worker_progress calls inside MPI_Send, 40 ns inside them */
+            ev = prog(150, 200, 5, 1, 40);
+            put(ww, &ev);
+            /* 3 outside any call, claiming 50 ns in a 30 ns span: read as 30 */
+            ev = prog(260, 290, 3, 0, 50);
             put(ww, &ev);
             /* and 8 bytes outside any MPI call */
             ev = wop(HS_TRACE_WOP_TAG_SEND, 300, 8, uuid_of(1), ++id, HS_TRACE_F_WIRE_IMM);
@@ -347,6 +325,12 @@ static void test_wire_stats(void **state)
         fail_msg("%s", e.msg);
     assert_int_equal(s->p2p_bytes, 1000);
     assert_int_equal(s->outside_bytes, 8);
+    assert_int_equal(s->progress_calls, 8);
+    assert_int_equal(s->progress_useful, 1);
+    assert_int_equal(s->progress_ns, 70);
+    assert_int_equal(s->progress_ns_in[HS_TRACE_WIRE_IN_P2P], 40);
+    assert_int_equal(s->progress_ns_in[HS_TRACE_WIRE_IN_OUTSIDE], 30);
+    assert_int_equal(s->progress_ns_in[HS_TRACE_WIRE_IN_COLL], 0);
     assert_int_equal(s->coll_bytes, (uint64_t)P * 2 * (P - 1) * (N / P) + P * (P - 1) * 4096 + 3 * 64);
     assert_int_equal(s->ops[HS_TRACE_WOP_TAG_SEND], 2 + P * 2 * (P - 1) + P * (P - 1) + 3);
     /* hosts: rank r on h(r % 2): 0 -> 1 crosses, 0 -> 2 does not */
@@ -388,6 +372,8 @@ static void test_wire_stats(void **state)
     hs_trace_wire_stats_print(s, f);
     fclose(f);
     assert_non_null(strstr(buf, "allreduce 1 MiB on 4 ranks: ring, 6 steps"));
+    assert_non_null(strstr(buf, "ucp_worker_progress: 8 calls, 1 made progress, 0.000000 s "
+                                "inside (point-to-point calls 0.000000 s"));
     free(buf);
     hs_trace_wire_stats_free(s);
     hs_trace_close(t);
