@@ -211,34 +211,40 @@ size_t hs__ev_bytes(const hs_fabric *F)
 
 /* ---- packet pool ----------------------------------------------------------- */
 
+/* The pool hands out freed packets first (last freed first), then the
+ * never-used ones in index order, [pk_hw, pk_cap): the same sequence as
+ * one free list of all of them, but a slot's memory is first written when
+ * it is first used, so resident memory follows the packets ever in flight
+ * at once, not the doubled capacity. */
 uint32_t hs__pkt_alloc(hs_fabric *F)
 {
-    if (F->pk_free == HS_NIL) {
-        uint32_t nc = F->pk_cap ? F->pk_cap * 2 : 4096;
-        if (nc <= F->pk_cap || nc == HS_NIL) {
-            F->error = HS_ENOMEM;
-            return HS_NIL;
-        }
-        hs__pkt *n = aligned_alloc(64, (size_t)nc * sizeof *n);
-        hs__pkc *c = realloc(F->pc, (size_t)nc * sizeof *c);
-        if (c)
-            F->pc = c;
-        if (!n || !c) {
-            free(n);
-            F->error = HS_ENOMEM;
-            return HS_NIL;
-        }
-        if (F->pk_cap)
-            memcpy(n, F->pk, (size_t)F->pk_cap * sizeof *n);
-        free(F->pk);
-        F->pk = n;
-        for (uint32_t i = F->pk_cap; i < nc; i++)
-            n[i].next = i + 1 < nc ? i + 1 : HS_NIL;
-        F->pk_free = F->pk_cap;
-        F->pk_cap = nc;
-    }
     uint32_t p = F->pk_free;
-    F->pk_free = F->pk[p].next;
+    if (p != HS_NIL) {
+        F->pk_free = F->pk[p].next;
+    } else {
+        if (F->pk_hw == F->pk_cap) {
+            uint32_t nc = F->pk_cap ? F->pk_cap * 2 : 4096;
+            if (nc <= F->pk_cap || nc == HS_NIL) {
+                F->error = HS_ENOMEM;
+                return HS_NIL;
+            }
+            hs__pkt *n = aligned_alloc(64, (size_t)nc * sizeof *n);
+            hs__pkc *c = realloc(F->pc, (size_t)nc * sizeof *c);
+            if (c)
+                F->pc = c;
+            if (!n || !c) {
+                free(n);
+                F->error = HS_ENOMEM;
+                return HS_NIL;
+            }
+            if (F->pk_hw)
+                memcpy(n, F->pk, (size_t)F->pk_hw * sizeof *n);
+            free(F->pk);
+            F->pk = n;
+            F->pk_cap = nc;
+        }
+        p = F->pk_hw++;
+    }
     if (++F->pk_live > F->pk_peak)
         F->pk_peak = F->pk_live;
     return p;

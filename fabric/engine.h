@@ -119,7 +119,6 @@ typedef struct hs__pkc {
 typedef struct hs__msg {
     uint64_t cookie;
     uint64_t bytes;
-    hs_time  t_post;
     uint32_t src, dst;
     uint32_t npk;        /* packets in the message (>= 1) */
     uint32_t cut;        /* packets created so far */
@@ -249,9 +248,9 @@ struct hs_fabric {
     /* pools */
     hs__pkt  *pk;
     hs__pkc  *pc;           /* cold parts, same index */
-    uint32_t  pk_cap, pk_free, pk_live, pk_peak;
+    uint32_t  pk_cap, pk_hw, pk_free, pk_live, pk_peak; /* pk_hw: slots ever used */
     hs__msg  *ms;
-    uint32_t  ms_cap, ms_free, ms_live;
+    uint32_t  ms_cap, ms_hw, ms_free, ms_live;
     uint64_t *tm;           /* timer cookies */
     uint32_t  tm_cap, tm_free;
 
@@ -404,6 +403,8 @@ hs_counters *hs__counters_window(hs_fabric *F, hs_time t);
 hs__truth *hs__truth_window(hs_fabric *F, size_t w);
 /* Fills and returns F->truth, the per-link totals (sum over phases). */
 const hs__truth *hs__truth_sum(hs_fabric *F);
-size_t hs__truth_bytes(const hs_fabric *F);
+/* Bytes of ground truth per phase (with the totals), per window, and of
+ * the in-band counters. */
+void hs__truth_bytes(const hs_fabric *F, size_t *phase, size_t *window, size_t *counters);
 
 #endif

@@ -317,7 +317,6 @@ int hs_fabric_inject(hs_fabric *F, hs_time t, uint32_t src, uint32_t dst, uint64
     hs__msg *msg = &F->ms[m];
     msg->cookie = cookie;
     msg->bytes = bytes;
-    msg->t_post = t;
     msg->src = src;
     msg->dst = dst;
     msg->npk = (uint32_t)npk;
@@ -400,20 +399,35 @@ void hs_fabric_get_stats(const hs_fabric *F, hs_fabric_stats *s)
     s->records_dropped = F->rec_dropped;
     s->packets_in_flight = F->pk_live;
     s->packets_peak = F->pk_peak;
-    size_t L1 = (size_t)F->L + 1;
-    size_t m = sizeof *F;
-    m += L1 * sizeof(hs__oport);
-    m += (size_t)F->topo->port_off[F->S] * (sizeof(hs__iport) + F->nvc * sizeof(hs__req));
-    m += L1 * F->nvc * sizeof(int64_t) + L1 * sizeof(hs__cring);
+    size_t L1 = (size_t)F->L + 1, *m = s->mem_part;
+    memset(s->mem_part, 0, sizeof s->mem_part);
+    m[HS_MEM_LINKS] = L1 * sizeof(hs__oport);
+    m[HS_MEM_LINKS] += (size_t)F->topo->port_off[F->S] * (sizeof(hs__iport) + F->nvc * sizeof(hs__req));
+    m[HS_MEM_LINKS] += L1 * F->nvc * sizeof(int64_t) + L1 * sizeof(hs__cring);
     for (uint32_t sw = 0; sw < F->S; sw++)
-        m += ((size_t)(F->topo->port_off[sw + 1] - F->topo->port_off[sw]) *
-              (F->nvc * ((F->sw_nreq[sw] + 63) / 64) + (F->nvc + 1) / 2) +
-              (F->sw_nreq[sw] + 63) / 64) * 8 + sizeof(uint32_t);
-    m += (size_t)F->N * (sizeof(hs__nic) + 8 + 2 * 4 * F->prm.nic_queues);
-    m += (size_t)F->pk_cap * (sizeof(hs__pkt) + sizeof(hs__pkc)) + (size_t)F->ms_cap * sizeof(hs__msg);
-    m += (size_t)F->tm_cap * 8 + hs__ev_bytes(F);
-    m += F->caprec * sizeof(hs__record);
-    m += hs__truth_bytes(F) + 65536 * sizeof(uint16_t);
-    m += L1 * sizeof(hs_link_info) + F->topo->port_off[F->S] * 8ull;
-    s->mem_bytes = m;
+        m[HS_MEM_LINKS] += ((size_t)(F->topo->port_off[sw + 1] - F->topo->port_off[sw]) *
+                            (F->nvc * ((F->sw_nreq[sw] + 63) / 64) + (F->nvc + 1) / 2) +
+                            (F->sw_nreq[sw] + 63) / 64) * 8 + sizeof(uint32_t);
+    m[HS_MEM_LINKS] += L1 * sizeof(hs_link_info) + F->topo->port_off[F->S] * 8ull;
+    m[HS_MEM_NICS] = sizeof *F + (size_t)F->N * (sizeof(hs__nic) + 8 + 2 * 4 * F->prm.nic_queues);
+    m[HS_MEM_NICS] += 65536 * sizeof(uint16_t);
+    /* pools: the slots ever used (the rest of the capacity is never written,
+     * so not resident) */
+    m[HS_MEM_PACKETS] = (size_t)F->pk_hw * (sizeof(hs__pkt) + sizeof(hs__pkc)) +
+                        (size_t)F->ms_hw * sizeof(hs__msg) + (size_t)F->tm_cap * 8;
+    m[HS_MEM_EVENTS] = hs__ev_bytes(F);
+    m[HS_MEM_RECORDS] = F->caprec * sizeof(hs__record);
+    hs__truth_bytes(F, &m[HS_MEM_TRUTH_PHASE], &m[HS_MEM_TRUTH_WINDOW], &m[HS_MEM_COUNTERS]);
+    s->mem_bytes = 0;
+    for (unsigned i = 0; i < HS_FABRIC_MEM_PARTS; i++)
+        s->mem_bytes += m[i];
+}
+
+const char *hs_fabric_mem_part_name(unsigned part)
+{
+    static const char *const name[HS_FABRIC_MEM_PARTS] = {
+        "links", "packets", "events", "truth/phase", "truth/window", "counters", "records",
+        "NICs",
+    };
+    return part < HS_FABRIC_MEM_PARTS ? name[part] : NULL;
 }

@@ -299,20 +299,21 @@ hs_counters *hs__counters_window(hs_fabric *F, hs_time t)
     return F->ct_win[w];
 }
 
-size_t hs__truth_bytes(const hs_fabric *F)
+void hs__truth_bytes(const hs_fabric *F, size_t *phase, size_t *window, size_t *counters)
 {
     size_t blk = ((size_t)F->L + 1) * sizeof(hs__truth);
-    size_t n = blk * (1 + F->nphase);
+    *phase = blk * (1 + F->nphase);
+    *window = 0;
     for (size_t w = 0; w < F->nwin; w++)
         if (F->truth_win[w])
-            n += blk;
+            *window += blk;
+    *counters = 0;
     for (unsigned i = 0; i < F->nphase; i++)
         if (F->ct_ph[i].n)
-            n += hs_counters_bytes(&F->ct_ph[i]);
+            *counters += hs_counters_bytes(&F->ct_ph[i]);
     for (size_t w = 0; w < F->nctwin; w++)
         if (F->ct_win[w])
-            n += hs_counters_bytes(F->ct_win[w]);
-    return n;
+            *counters += hs_counters_bytes(F->ct_win[w]);
 }
 
 int hs_fabric_truth(hs_fabric *F, uint32_t link, hs_link_truth *t)

@@ -941,6 +941,49 @@ static void test_deadlock_none_under_incast(void **state)
     hs_fabric_destroy(F);
 }
 
+/* Packet pool: freed slots come back last freed first, then never-used
+ * slots in index order, across a growth (4096 slots first); only slots
+ * ever used count as resident memory, and the parts add up. */
+static void test_pool_order_memory(void **state)
+{
+    (void)state;
+    hs_fabric *F = make("fattree:k=4,n=2", NULL);
+    hs_fabric_stats st0;
+    hs_fabric_get_stats(F, &st0);
+    assert_int_equal(st0.mem_part[HS_MEM_PACKETS], (size_t)F->tm_cap * 8);
+    uint32_t a = hs__pkt_alloc(F), b = hs__pkt_alloc(F), c = hs__pkt_alloc(F);
+    assert_int_equal(a, 0);
+    assert_int_equal(b, 1);
+    assert_int_equal(c, 2);
+    hs__pkt_free(F, a);
+    hs__pkt_free(F, c);
+    assert_int_equal(hs__pkt_alloc(F), 2);
+    assert_int_equal(hs__pkt_alloc(F), 0);
+    assert_int_equal(hs__pkt_alloc(F), 3);
+    for (uint32_t i = 4; i < 5000; i++)
+        assert_int_equal(hs__pkt_alloc(F), i);
+    assert_int_equal(F->pk_cap, 8192);
+    assert_int_equal(F->pk_hw, 5000);
+    assert_int_equal(F->pk_live, 5000);
+    hs__pkt_free(F, 17);
+    assert_int_equal(hs__pkt_alloc(F), 17);
+    hs_fabric_stats st;
+    hs_fabric_get_stats(F, &st);
+    assert_int_equal(st.mem_part[HS_MEM_PACKETS],
+                     5000 * (sizeof(hs__pkt) + sizeof(hs__pkc)) + (size_t)F->tm_cap * 8);
+    size_t sum = 0;
+    for (unsigned i = 0; i < HS_FABRIC_MEM_PARTS; i++) {
+        assert_non_null(hs_fabric_mem_part_name(i));
+        sum += st.mem_part[i];
+    }
+    assert_null(hs_fabric_mem_part_name(HS_FABRIC_MEM_PARTS));
+    assert_int_equal(sum, st.mem_bytes);
+    assert_int_equal(st.mem_bytes - st0.mem_bytes, 5000 * (sizeof(hs__pkt) + sizeof(hs__pkc)));
+    for (uint32_t i = 0; i < 5000; i++)
+        hs__pkt_free(F, i);
+    hs_fabric_destroy(F);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -958,6 +1001,7 @@ int main(void)
         cmocka_unit_test(test_deadlock),
         cmocka_unit_test(test_deadlock_partial),
         cmocka_unit_test(test_deadlock_none_under_incast),
+        cmocka_unit_test(test_pool_order_memory),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
