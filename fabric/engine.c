@@ -281,7 +281,9 @@ static inline void prefetch_far(const hs_fabric *F, uint64_t d)
         break;
     case EV_TX_END:
     case EV_NIC_TX_END:
+        /* both lines: the transmitter and its accumulated truth */
         __builtin_prefetch(&F->op[arg], 1);
+        __builtin_prefetch((const char *)&F->op[arg] + 64, 1);
         break;
     }
 }
@@ -303,15 +305,11 @@ static inline void prefetch_mid(const hs_fabric *F, uint64_t d)
         __builtin_prefetch(F->req + op->req_off, 1);
         __builtin_prefetch(&F->cring[arg], 1);
         __builtin_prefetch(&F->credits[(size_t)arg * F->nvc], 1);
-        if (F->twin_blk)
-            __builtin_prefetch(&F->twin_blk[arg], 1);
         break;
     }
     case EV_NIC_TX_END:
         __builtin_prefetch(&F->cring[arg], 1);
         __builtin_prefetch(&F->credits[(size_t)arg * F->nvc], 1);
-        if (F->twin_blk)
-            __builtin_prefetch(&F->twin_blk[arg], 1);
         break;
     }
 }

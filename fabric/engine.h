@@ -165,7 +165,17 @@ typedef struct hs__oport {
     uint32_t req_off;      /* this output's request bitsets in req[]: VC v's
                               at req_off + v * words(switch), then the
                               round-robin pointers (uint32 per VC) */
+    /* Second line: the link's ground truth of its transmissions since its
+     * phase or window last changed, added to truth_ph / truth_win when it
+     * does (and before they are read: hs__truth_flush), so that a hop
+     * writes this line instead of two random lines of the truth blocks.
+     * acc_win = HS_NIL: empty. */
+    uint64_t acc_bytes, acc_busy;
+    uint32_t acc_packets, acc_congested;
+    uint32_t acc_win;      /* window index */
+    uint16_t acc_pidx;     /* phase index (0xffff: none) */
 } __attribute__((aligned(64))) hs__oport;
+_Static_assert(sizeof(hs__oport) == 128, "a link's transmitter is two cache lines");
 
 /* Switch input ports are numbered globally, gp = port_off[switch] + port,
  * and a switch's requesters r = port * nvc + vc are contiguous from
@@ -276,7 +286,8 @@ struct hs_fabric {
     hs__truth **truth_ph;   /* [nphase][L+1] */
     hs__truth **truth_win;  /* [nwin][L+1], NULL where untouched */
     size_t      nwin, cap_win;
-    hs__truth  *twin_blk;   /* cached window [twin_lo, twin_hi) */
+    hs__truth  *twin_blk;   /* cached window [twin_lo, twin_hi), index twin_w */
+    size_t      twin_w;
     hs_time     twin_lo, twin_hi;
     uint64_t    win_ops;    /* packets accounted to windows */
 
@@ -403,6 +414,9 @@ hs_counters *hs__counters_window(hs_fabric *F, hs_time t);
 hs__truth *hs__truth_window(hs_fabric *F, size_t w);
 /* Fills and returns F->truth, the per-link totals (sum over phases). */
 const hs__truth *hs__truth_sum(hs_fabric *F);
+/* Adds every link's accumulated truth (hs__oport.acc_*) to the per-phase
+ * and per-window blocks; before reading them. */
+void hs__truth_flush(hs_fabric *F);
 /* Bytes of ground truth per phase (with the totals), per window, and of
  * the in-band counters. */
 void hs__truth_bytes(const hs_fabric *F, size_t *phase, size_t *window, size_t *counters);

@@ -199,6 +199,7 @@ int hs_fabric_create_topo(hs_fabric **out, hs_topo *t, const hs_fabric_params *p
         F->op[l].stall_since = HS_TIME_NEVER;
         F->op[l].cur_msg = HS_NIL;
         F->op[l].cur_in = HS_NIL;
+        F->op[l].acc_win = HS_NIL;
         if (li->to_kind == HS_DEV_SWITCH)
             for (size_t v = 0; v < nvc; v++)
                 F->credits[l * nvc + v] = F->cap_vc;
