@@ -281,9 +281,11 @@ static inline void prefetch_far(const hs_fabric *F, uint64_t d)
         break;
     case EV_TX_END:
     case EV_NIC_TX_END:
-        /* both lines: the transmitter and its accumulated truth */
+        /* its three lines: transmitter, credits on their way, credits
+         * and accumulated truth */
         __builtin_prefetch(&F->op[arg], 1);
         __builtin_prefetch((const char *)&F->op[arg] + 64, 1);
+        __builtin_prefetch((const char *)&F->op[arg] + 128, 1);
         break;
     }
 }
@@ -303,13 +305,13 @@ static inline void prefetch_mid(const hs_fabric *F, uint64_t d)
         if (op->cur_in != HS_NIL)
             __builtin_prefetch(&F->op[op->cur_in], 1);
         __builtin_prefetch(F->req + op->req_off, 1);
-        __builtin_prefetch(&F->cring[arg], 1);
-        __builtin_prefetch(&F->credits[(size_t)arg * F->nvc], 1);
+        if (F->credits)
+            __builtin_prefetch(&F->credits[(size_t)arg * F->nvc], 1);
         break;
     }
     case EV_NIC_TX_END:
-        __builtin_prefetch(&F->cring[arg], 1);
-        __builtin_prefetch(&F->credits[(size_t)arg * F->nvc], 1);
+        if (F->credits)
+            __builtin_prefetch(&F->credits[(size_t)arg * F->nvc], 1);
         break;
     }
 }
@@ -329,7 +331,7 @@ static inline void prefetch_near(const hs_fabric *F, uint64_t d)
             uint32_t gp = F->op[i].gp_in;
             __builtin_prefetch(&F->rq[(size_t)gp * F->nvc], 0);
             __builtin_prefetch(&F->ip[gp], 1);
-            __builtin_prefetch(&F->cring[i], 1);
+            __builtin_prefetch((const char *)&F->op[i] + 64, 1);
         }
         break;
     }

@@ -131,6 +131,7 @@ typedef struct hs__msg {
 
 /* ---- ports -------------------------------------------------------------- */
 
+
 /* Credits on their way back to a transmitter, in arrival order.  They are
  * absorbed lazily when the transmitter looks at its credits; only a
  * transmitter that waits for credit gets an event (EV_WAKE) at the first
@@ -142,11 +143,17 @@ typedef struct hs__cring {
     uint8_t  head, n;
 } hs__cring;
 
-/* One link's transmitter and the constants its events read, in one
- * 64-byte line: on a large network each event's state is a cache miss,
- * so what one event touches lives together.  (The round-robin pointers
- * per output VC live with the request bitsets in req[].) */
+/* Credits (bytes) of up to HS_CR_INLINE VCs live in the transmitter's
+ * lines; with more VCs in F->credits (hs__cr). */
+#define HS_CR_INLINE 4
+
+/* One link's transmitter, in three consecutive 64-byte lines: on a large
+ * network each event's state is a cache miss, so what one event touches
+ * lives together, and an event's link is fetched as one block.  (The
+ * round-robin pointers per output VC live with the request bitsets in
+ * req[].) */
 typedef struct hs__oport {
+    /* line 0: the transmitter and the constants its events read */
     hs_time  stall_since;  /* HS_TIME_NEVER unless idle with a credit-starved request */
     uint64_t queued;       /* bytes of head packets requesting this output */
     hs_time  ser_full;     /* serialisation of a full packet */
@@ -165,17 +172,22 @@ typedef struct hs__oport {
     uint32_t req_off;      /* this output's request bitsets in req[]: VC v's
                               at req_off + v * words(switch), then the
                               round-robin pointers (uint32 per VC) */
-    /* Second line: the link's ground truth of its transmissions since its
+    /* line 1: credits on their way back */
+    hs__cring ring;
+    /* lines 1-2: the link's ground truth of its transmissions since its
      * phase or window last changed, added to truth_ph / truth_win when it
      * does (and before they are read: hs__truth_flush), so that a hop
-     * writes this line instead of two random lines of the truth blocks.
+     * writes these lines instead of two random lines of the truth blocks.
      * acc_win = HS_NIL: empty. */
-    uint64_t acc_bytes, acc_busy;
+    uint64_t acc_bytes;
+    uint64_t acc_busy;
     uint32_t acc_packets, acc_congested;
     uint32_t acc_win;      /* window index */
     uint16_t acc_pidx;     /* phase index (0xffff: none) */
+    /* line 2: credits absorbed so far, per VC (nvc <= HS_CR_INLINE) */
+    int64_t  cr[HS_CR_INLINE];
 } __attribute__((aligned(64))) hs__oport;
-_Static_assert(sizeof(hs__oport) == 128, "a link's transmitter is two cache lines");
+_Static_assert(sizeof(hs__oport) == 192, "a link's transmitter is three cache lines");
 
 /* Switch input ports are numbered globally, gp = port_off[switch] + port,
  * and a switch's requesters r = port * nvc + vc are contiguous from
@@ -241,8 +253,7 @@ struct hs_fabric {
     hs__oport *op;
     hs__iport *ip;          /* [global port] */
     hs__req   *rq;          /* input FIFOs [global port * nvc + vc] */
-    int64_t  *credits;      /* [l * nvc + v], absorbed so far */
-    hs__cring *cring;       /* [l]: credits on their way back */
+    int64_t  *credits;      /* [l * nvc + v], absorbed so far, when nvc > HS_CR_INLINE */
     int64_t   cap_vc;       /* initial credits of a switch VC buffer */
     uint64_t *req;          /* request bitsets: per output, one per output VC */
     uint64_t *ibusy;        /* per switch: requesters whose input port is busy */
@@ -348,13 +359,18 @@ void hs__on_wake(hs_fabric *F, uint32_t o);
 /* Sends credit for `bytes` of VC vc back to the transmitter of link l,
  * arriving one link latency from now. */
 void hs__credit_return(hs_fabric *F, uint32_t l, unsigned vc, uint32_t bytes);
+/* The credits of link o's transmitter, per VC. */
+static inline int64_t *hs__cr(const hs_fabric *F, uint32_t o)
+{
+    return F->nvc <= HS_CR_INLINE ? F->op[o].cr : F->credits + (size_t)o * F->nvc;
+}
 /* Takes in the credits of link o that have arrived by now. */
 static inline void hs__credit_absorb(hs_fabric *F, uint32_t o)
 {
-    hs__cring *r = &F->cring[o];
+    hs__cring *r = &F->op[o].ring;
     while (r->n && r->t[r->head] <= F->now) {
         uint32_t v = r->v[r->head];
-        F->credits[(size_t)o * F->nvc + (v >> CR_VC_SHIFT)] += v & ((1u << CR_VC_SHIFT) - 1);
+        hs__cr(F, o)[v >> CR_VC_SHIFT] += v & ((1u << CR_VC_SHIFT) - 1);
         r->head = (uint8_t)((r->head + 1) % CR_RING);
         r->n--;
     }

@@ -77,7 +77,6 @@ void hs_fabric_destroy(hs_fabric *F)
     free(F->ip);
     free(F->rq);
     free(F->credits);
-    free(F->cring);
     free(F->req);
     free(F->ibusy);
     free(F->sw_boff);
@@ -157,15 +156,15 @@ int hs_fabric_create_topo(hs_fabric **out, hs_topo *t, const hs_fabric_params *p
     size_t GP = t->port_off[F->S];
     F->ip = calloc(GP ? GP : 1, sizeof *F->ip);
     F->rq = calloc((GP ? GP : 1) * nvc, sizeof *F->rq);
-    F->credits = calloc(L1 * nvc, sizeof *F->credits);
-    F->cring = calloc(L1, sizeof *F->cring);
+    if (nvc > HS_CR_INLINE)
+        F->credits = calloc(L1 * nvc, sizeof *F->credits);
     F->sw_nreq = calloc(F->S ? F->S : 1, sizeof *F->sw_nreq);
     F->sw_boff = calloc(F->S ? F->S : 1, sizeof *F->sw_boff);
     F->nic = calloc(F->N, sizeof *F->nic);
     F->mq_head = malloc((size_t)F->N * Q * sizeof *F->mq_head);
     F->mq_tail = malloc((size_t)F->N * Q * sizeof *F->mq_tail);
     F->rx_rate = calloc(F->N, sizeof *F->rx_rate);
-    if (!F->op || !F->ip || !F->rq || !F->credits || !F->cring ||
+    if (!F->op || !F->ip || !F->rq || (nvc > HS_CR_INLINE && !F->credits) ||
         !F->sw_nreq || !F->sw_boff || !F->nic || !F->mq_head || !F->mq_tail || !F->rx_rate ||
         hs__truth_init(F) != 0 || hs__ev_init(F) != 0) {
         hs_fabric_destroy(F);
@@ -202,9 +201,9 @@ int hs_fabric_create_topo(hs_fabric **out, hs_topo *t, const hs_fabric_params *p
         F->op[l].acc_win = HS_NIL;
         if (li->to_kind == HS_DEV_SWITCH)
             for (size_t v = 0; v < nvc; v++)
-                F->credits[l * nvc + v] = F->cap_vc;
+                hs__cr(F, l)[v] = F->cap_vc;
         else
-            F->credits[l * nvc] = cap_nic;  /* the NIC buffer is one pool */
+            hs__cr(F, l)[0] = cap_nic;  /* the NIC buffer is one pool */
     }
     if (hs__ev_init_lanes(F) != 0) {
         hs_fabric_destroy(F);
@@ -404,7 +403,8 @@ void hs_fabric_get_stats(const hs_fabric *F, hs_fabric_stats *s)
     memset(s->mem_part, 0, sizeof s->mem_part);
     m[HS_MEM_LINKS] = L1 * sizeof(hs__oport);
     m[HS_MEM_LINKS] += (size_t)F->topo->port_off[F->S] * (sizeof(hs__iport) + F->nvc * sizeof(hs__req));
-    m[HS_MEM_LINKS] += L1 * F->nvc * sizeof(int64_t) + L1 * sizeof(hs__cring);
+    if (F->credits)
+        m[HS_MEM_LINKS] += L1 * F->nvc * sizeof(int64_t);
     for (uint32_t sw = 0; sw < F->S; sw++)
         m[HS_MEM_LINKS] += ((size_t)(F->topo->port_off[sw + 1] - F->topo->port_off[sw]) *
                             (F->nvc * ((F->sw_nreq[sw] + 63) / 64) + (F->nvc + 1) / 2) +

@@ -154,7 +154,7 @@ void hs__nic_kick(hs_fabric *F, uint32_t node)
     uint32_t pi = n->hold;
     hs__pkt *p = &F->pk[pi];
     hs__credit_absorb(F, o);
-    int64_t *cr = &F->credits[(size_t)o * F->nvc + p->out_vc];
+    int64_t *cr = &hs__cr(F, o)[p->out_vc];
     if (*cr < (int64_t)p->bytes) {
         hs__stall_begin(F, o, p->pidx);
         return;

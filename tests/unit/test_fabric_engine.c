@@ -280,9 +280,9 @@ static void check_drained(hs_fabric *F, int unbounded)
         for (unsigned v = 0; v < F->nvc; v++) {
             int64_t want = li->to_kind == HS_DEV_SWITCH ? F->cap_vc
                            : v == 0 ? (unbounded ? INT64_MAX / 4 : (int64_t)F->prm.nic_buffer) : 0;
-            if (F->credits[(size_t)l * F->nvc + v] != want)
+            if (hs__cr(F, l)[v] != want)
                 fail_msg("link %u vc %u: %lld credits, capacity %lld", l, v,
-                         (long long)F->credits[(size_t)l * F->nvc + v], (long long)want);
+                         (long long)hs__cr(F, l)[v], (long long)want);
             if (li->to_kind == HS_DEV_SWITCH) {
                 const hs__req *q = hs__fifo(F, l, v);
                 assert_int_equal(q->head, HS_NIL);
@@ -766,7 +766,7 @@ static unsigned vcs_used(hs_fabric *F, uint32_t src, unsigned *npk)
     unsigned mask = 0;
     *npk = 0;
     for (unsigned v = 0; v < F->nvc; v++) {
-        int64_t used = F->cap_vc - F->credits[(size_t)o * F->nvc + v];
+        int64_t used = F->cap_vc - hs__cr(F, o)[v];
         if (used) {
             mask |= 1u << v;
             *npk += (unsigned)(used / 4096);
@@ -795,7 +795,7 @@ static void test_vc_select(void **state)
     for (uint32_t l = 1; l <= F->L; l++)
         if (F->lk[l].kind == HS_LINK_SWITCH)
             for (unsigned v = 0; v < 4; v++)
-                if (F->credits[(size_t)l * 4 + v] < F->cap_vc)
+                if (hs__cr(F, l)[v] < F->cap_vc)
                     up_vcs |= 1u << v;
     assert_int_equal(up_vcs, 0xf);
     assert_int_equal(hs_fabric_run(F, HS_TIME_NEVER), 1);
