@@ -15,6 +15,29 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+
+/* ---- large tables ------------------------------------------------------------
+ * On a large network nearly every event's state is a cache miss and,
+ * with 4 KiB pages, a TLB miss too, whose page walk is itself a chain of
+ * misses.  Tables of 2 MiB or more are therefore allocated on 2 MiB
+ * boundaries and offered to the kernel as transparent huge pages (Linux,
+ * madvise mode); elsewhere, or if refused, they are ordinary memory.
+ * Free with free(). */
+#define HUGE_PAGE (2u << 20)
+
+void *hs__big_alloc(size_t bytes)
+{
+    if (bytes < HUGE_PAGE)
+        return aligned_alloc(64, (bytes + 63) / 64 * 64);
+    size_t n = (bytes + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
+    void *p = aligned_alloc(HUGE_PAGE, n);
+#ifdef MADV_HUGEPAGE
+    if (p)
+        (void)madvise(p, n, MADV_HUGEPAGE);
+#endif
+    return p;
+}
 
 /* ---- heap (events at irregular delays) ------------------------------------ */
 
@@ -228,7 +251,7 @@ uint32_t hs__pkt_alloc(hs_fabric *F)
                 F->error = HS_ENOMEM;
                 return HS_NIL;
             }
-            hs__pkt *n = aligned_alloc(64, (size_t)nc * sizeof *n);
+            hs__pkt *n = hs__big_alloc((size_t)nc * sizeof *n);
             hs__pkc *c = realloc(F->pc, (size_t)nc * sizeof *c);
             if (c)
                 F->pc = c;

@@ -335,6 +335,9 @@ static inline uint64_t hs__rand(hs_fabric *F)
 {
     return hs__xoshiro(F->rng);
 }
+/* size bytes aligned to a cache line, on huge pages when large (engine.c);
+ * uninitialised, freed with free(). */
+void *hs__big_alloc(size_t bytes);
 uint32_t hs__pkt_alloc(hs_fabric *F);
 void hs__pkt_free(hs_fabric *F, uint32_t p);
 

@@ -150,12 +150,16 @@ int hs_fabric_create_topo(hs_fabric **out, hs_topo *t, const hs_fabric_params *p
     F->scheme_ok = 1;
     F->counters_ok = F->scheme.k <= HS_COUNTERS_KMAX;
     size_t L1 = (size_t)F->L + 1, nvc = F->nvc, Q = p->nic_queues;
-    F->op = aligned_alloc(64, L1 * sizeof *F->op);
+    F->op = hs__big_alloc(L1 * sizeof *F->op);
     if (F->op)
         memset(F->op, 0, L1 * sizeof *F->op);
     size_t GP = t->port_off[F->S];
-    F->ip = calloc(GP ? GP : 1, sizeof *F->ip);
-    F->rq = calloc((GP ? GP : 1) * nvc, sizeof *F->rq);
+    F->ip = hs__big_alloc((GP ? GP : 1) * sizeof *F->ip);
+    F->rq = hs__big_alloc((GP ? GP : 1) * nvc * sizeof *F->rq);
+    if (F->ip)
+        memset(F->ip, 0, (GP ? GP : 1) * sizeof *F->ip);
+    if (F->rq)
+        memset(F->rq, 0, (GP ? GP : 1) * nvc * sizeof *F->rq);
     if (nvc > HS_CR_INLINE)
         F->credits = calloc(L1 * nvc, sizeof *F->credits);
     F->sw_nreq = calloc(F->S ? F->S : 1, sizeof *F->sw_nreq);
@@ -223,8 +227,12 @@ int hs_fabric_create_topo(hs_fabric **out, hs_topo *t, const hs_fabric_params *p
         F->sw_boff[s] = (uint32_t)bwords;
         bwords += (F->sw_nreq[s] + 63) / 64;
     }
-    F->req = calloc(words ? words : 1, sizeof *F->req);
-    F->ibusy = calloc(bwords ? bwords : 1, sizeof *F->ibusy);
+    F->req = hs__big_alloc((words ? words : 1) * sizeof *F->req);
+    F->ibusy = hs__big_alloc((bwords ? bwords : 1) * sizeof *F->ibusy);
+    if (F->req)
+        memset(F->req, 0, (words ? words : 1) * sizeof *F->req);
+    if (F->ibusy)
+        memset(F->ibusy, 0, (bwords ? bwords : 1) * sizeof *F->ibusy);
     if (!F->req || !F->ibusy) {
         hs_fabric_destroy(F);
         return hs_error_set(err, HS_ENOMEM, "out of memory building the network");
