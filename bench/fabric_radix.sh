@@ -9,9 +9,14 @@
 # the engine's model state of the idle network (one packet) over its links.
 # The big networks take tens of seconds a run: RUNS rounds, each bounded
 # by a timeout; a run that times out is reported, not hidden.
+# RADIX_BASE=DIR (a build directory, e.g. of main before a change) runs
+# its hopscope too, interleaved with this build's in every round, and adds
+# its CPU figures and the ratio: a before/after comparison measured in the
+# same run.
 set -eu
 BUILD=$1; OUT=$2
 H=$BUILD/bin/hopscope
+BASE=${RADIX_BASE:-}
 RUNS=${RADIX_RUNS:-3}
 LIMIT=${RADIX_TIMEOUT:-600}
 # Every run: offered load 1.0, a warm-up, a measured window, and at most
@@ -38,7 +43,7 @@ K="1 2 3 4 5"
 # and CPU seconds of the whole process (user + system, setup included),
 # or "timeout"
 one() {
-    if /usr/bin/time -f "CPU %U %S" -o "$OUT.time" timeout "$LIMIT" "$H" simulate --topo "$1" $L $2 > "$OUT.one"; then
+    if /usr/bin/time -f "CPU %U %S" -o "$OUT.time" timeout "$LIMIT" "${HB:-$H}" simulate --topo "$1" $L $2 > "$OUT.one"; then
         cpu=$(awk '/^CPU/ { print $2 + $3 }' "$OUT.time")
         echo "$(sed -n 's/^simulated .*: [0-9]* events, \([0-9]*\) packet hops in \([0-9.e-]*\) s .*/\1 \2/p' "$OUT.one") $cpu"
     else
@@ -48,11 +53,15 @@ one() {
 
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
 : > "$OUT.raw"
+: > "$OUT.base"
 for i in $(seq "$RUNS"); do
     for k in $K; do
         t=$(cfg $k | cut -d'|' -f1)
         w=$(cfg $k | cut -d'|' -f3)
         echo "$k $(one "$t" "$w")" >> "$OUT.raw"
+        if [ -n "$BASE" ]; then
+            echo "$k $(HB=$BASE/bin/hopscope one "$t" "$w")" >> "$OUT.base"
+        fi
     done
 done
 load1=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -99,6 +108,25 @@ base=$(awk -F'\t' 'NR == 1 { print $2 }' "$OUT.tsv")
         note = $7 > 0 ? sprintf(" (%d of the runs timed out)", $7) : ""
         printf "| %s | %.2f%s | %.2f-%.2f | %.2f | %d | %.2fx | %.0f B (%.1f MB / %d links) |\n",
                $1, $2, note, $3, $4, $8, $5, (base > 0 ? $2 / base : 0), m[2] * 1e6 / m[3], m[2], m[3] }'
+    if [ -n "$BASE" ]; then
+        echo
+        echo "Against the build in \`$BASE\` (RADIX_BASE), run interleaved with this one in"
+        echo "every round (the same $RUNS rounds): M packet hops per CPU second, median, and the"
+        echo "ratio of the medians."
+        echo
+        echo "| network | this build | base build | this / base |"
+        echo "|---|---|---|---|"
+        for k in $K; do
+            label=$(cfg $k | cut -d'|' -f2)
+            for f in "$OUT.raw" "$OUT.base"; do
+                awk -v k=$k '$1 == k && $2 != "timeout" { n++; c[n] = $2 / $4 }
+                    END { for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++)
+                              if (c[j] < c[i]) { t = c[i]; c[i] = c[j]; c[j] = t }
+                          printf "%.3f\n", n ? c[int((n + 1) / 2)] / 1e6 : 0 }' "$f"
+            done | paste -s -d' ' | awk -v label="$label" '{
+                printf "| %s | %.2f | %.2f | %.2fx |\n", label, $1, $2, ($2 > 0 ? $1 / $2 : 0) }'
+        done
+    fi
     echo
     awk '{ mb[$1] = $2; l[$1] = $3 } END {
         printf "Memory per directed link, marginal (the idle model state of the large network minus the\n"
@@ -115,4 +143,4 @@ base=$(awk -F'\t' 'NR == 1 { print $2 }' "$OUT.tsv")
     echo "ratios of the same round.  Commands: \`hopscope simulate --topo T $L W\`, W the window:"
     echo "\`$SMALL\` (baseline), \`$MID\` (1024 and 2176 nodes), \`$BIG\` (the two large networks)."
 } > "$OUT"
-rm -f "$OUT.raw" "$OUT.tsv" "$OUT.mem"
+rm -f "$OUT.raw" "$OUT.base" "$OUT.tsv" "$OUT.mem"

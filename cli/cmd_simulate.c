@@ -386,6 +386,16 @@ static void print_lat(const char *label, const hs_replay_lat *l)
 
 /* The in-band line of both summaries, and a loud line when packets were
  * lost to the hop counter. */
+/* The network's model state by part, and its packets in flight at most. */
+static void print_memory(const hs_fabric_stats *st)
+{
+    printf("memory      %.1f MB of model state (", (double)st->mem_bytes / 1e6);
+    for (unsigned i = 0; i < HS_FABRIC_MEM_PARTS; i++)
+        printf("%s%s %.1f", i ? ", " : "", hs_fabric_mem_part_name(i),
+               (double)st->mem_part[i] / 1e6);
+    printf(" MB), at most %llu packets in flight\n", (unsigned long long)st->packets_peak);
+}
+
 static void print_inband(unsigned field_bits, unsigned c, uint32_t maxroute, double p,
                          uint64_t monitored, uint64_t overflowed)
 {
@@ -497,6 +507,7 @@ static int replay(sim_opts *o)
         printf("simulated   %.3g M events, %.3g M packet hops in %.2f s (compiling the trace "
                "%.2f s, simulating %.2f s, writing %.2f s)\n", (double)r.events / 1e6,
                (double)r.hops / 1e6, r.wall, r.wall_load, r.wall_run, r.wall_write);
+        print_memory(&r.net);
         if (o->out)
             printf("run dir     %s\n", o->out);
     }
@@ -739,8 +750,7 @@ static int sim_main(const char *cmd, int argc, char **argv)
                        st.packets_injected ? 100.0 * (double)st.nonminimal /
                                              (double)st.packets_injected : 0.0);
         }
-        printf("memory      %.1f MB of model state, at most %llu packets in flight\n",
-               (double)st.mem_bytes / 1e6, (unsigned long long)st.packets_peak);
+        print_memory(&st);
         if (r.status == HS_EDEADLOCK)
             printf("DEADLOCK    the network went idle with %llu packets stuck\n",
                    (unsigned long long)st.packets_in_flight);

@@ -32,7 +32,7 @@ static void pending_credit(hs_fabric *F, int64_t *pend, int with_events)
     unsigned nvc = F->nvc;
     memset(pend, 0, ((size_t)F->L + 1) * nvc * sizeof *pend);
     for (uint32_t l = 1; l <= F->L; l++) {
-        const hs__cring *r = &F->cring[l];
+        const hs__cring *r = &F->op[l].ring;
         for (unsigned k = 0; k < r->n; k++) {
             uint32_t v = r->v[(r->head + k) % CR_RING];
             pend[(size_t)l * nvc + (v >> CR_VC_SHIFT)] += v & ((1u << CR_VC_SHIFT) - 1);
@@ -69,7 +69,7 @@ static uint32_t blocked_on(const hs_fabric *F, uint32_t b, const int64_t *pend)
     if (o == HS_NIL || o == 0 || o > F->L || F->lk[o].to_kind != HS_DEV_SWITCH)
         return HS_NIL;
     uint32_t b2 = o * F->nvc + p->out_vc;
-    if (F->credits[b2] + pend[b2] >= (int64_t)p->bytes)
+    if (hs__cr(F, o)[p->out_vc] + pend[b2] >= (int64_t)p->bytes)
         return HS_NIL;
     return b2;
 }
@@ -118,7 +118,7 @@ static int find_cycle(hs_fabric *F, const int64_t *pend, hs_fabric_deadlock *d)
                 hp->need = F->pk[h].bytes;
                 hp->wait_link = nxt[x] / nvc;
                 hp->wait_vc = (uint8_t)(nxt[x] % nvc);
-                hp->credit = F->credits[nxt[x]];
+                hp->credit = hs__cr(F, nxt[x] / nvc)[nxt[x] % nvc];
             }
             d->total++;
             x = nxt[x];

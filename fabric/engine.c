@@ -15,6 +15,29 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+
+/* ---- large tables ------------------------------------------------------------
+ * On a large network nearly every event's state is a cache miss and,
+ * with 4 KiB pages, a TLB miss too, whose page walk is itself a chain of
+ * misses.  Tables of 2 MiB or more are therefore allocated on 2 MiB
+ * boundaries and offered to the kernel as transparent huge pages (Linux,
+ * madvise mode); elsewhere, or if refused, they are ordinary memory.
+ * Free with free(). */
+#define HUGE_PAGE (2u << 20)
+
+void *hs__big_alloc(size_t bytes)
+{
+    if (bytes < HUGE_PAGE)
+        return aligned_alloc(64, (bytes + 63) / 64 * 64);
+    size_t n = (bytes + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
+    void *p = aligned_alloc(HUGE_PAGE, n);
+#ifdef MADV_HUGEPAGE
+    if (p)
+        (void)madvise(p, n, MADV_HUGEPAGE);
+#endif
+    return p;
+}
 
 /* ---- heap (events at irregular delays) ------------------------------------ */
 
@@ -227,34 +250,40 @@ size_t hs__ev_bytes(const hs_fabric *F)
 
 /* ---- packet pool ----------------------------------------------------------- */
 
+/* The pool hands out freed packets first (last freed first), then the
+ * never-used ones in index order, [pk_hw, pk_cap): the same sequence as
+ * one free list of all of them, but a slot's memory is first written when
+ * it is first used, so resident memory follows the packets ever in flight
+ * at once, not the doubled capacity. */
 uint32_t hs__pkt_alloc(hs_fabric *F)
 {
-    if (F->pk_free == HS_NIL) {
-        uint32_t nc = F->pk_cap ? F->pk_cap * 2 : 4096;
-        if (nc <= F->pk_cap || nc == HS_NIL) {
-            F->error = HS_ENOMEM;
-            return HS_NIL;
-        }
-        hs__pkt *n = aligned_alloc(64, (size_t)nc * sizeof *n);
-        hs__pkc *c = realloc(F->pc, (size_t)nc * sizeof *c);
-        if (c)
-            F->pc = c;
-        if (!n || !c) {
-            free(n);
-            F->error = HS_ENOMEM;
-            return HS_NIL;
-        }
-        if (F->pk_cap)
-            memcpy(n, F->pk, (size_t)F->pk_cap * sizeof *n);
-        free(F->pk);
-        F->pk = n;
-        for (uint32_t i = F->pk_cap; i < nc; i++)
-            n[i].next = i + 1 < nc ? i + 1 : HS_NIL;
-        F->pk_free = F->pk_cap;
-        F->pk_cap = nc;
-    }
     uint32_t p = F->pk_free;
-    F->pk_free = F->pk[p].next;
+    if (p != HS_NIL) {
+        F->pk_free = F->pk[p].next;
+    } else {
+        if (F->pk_hw == F->pk_cap) {
+            uint32_t nc = F->pk_cap ? F->pk_cap * 2 : 4096;
+            if (nc <= F->pk_cap || nc == HS_NIL) {
+                F->error = HS_ENOMEM;
+                return HS_NIL;
+            }
+            hs__pkt *n = hs__big_alloc((size_t)nc * sizeof *n);
+            hs__pkc *c = realloc(F->pc, (size_t)nc * sizeof *c);
+            if (c)
+                F->pc = c;
+            if (!n || !c) {
+                free(n);
+                F->error = HS_ENOMEM;
+                return HS_NIL;
+            }
+            if (F->pk_hw)
+                memcpy(n, F->pk, (size_t)F->pk_hw * sizeof *n);
+            free(F->pk);
+            F->pk = n;
+            F->pk_cap = nc;
+        }
+        p = F->pk_hw++;
+    }
     if (++F->pk_live > F->pk_peak)
         F->pk_peak = F->pk_live;
     return p;
@@ -291,7 +320,11 @@ static inline void prefetch_far(const hs_fabric *F, uint64_t d)
         break;
     case EV_TX_END:
     case EV_NIC_TX_END:
+        /* its three lines: transmitter, credits on their way, credits
+         * and accumulated truth */
         __builtin_prefetch(&F->op[arg], 1);
+        __builtin_prefetch((const char *)&F->op[arg] + 64, 1);
+        __builtin_prefetch((const char *)&F->op[arg] + 128, 1);
         break;
     }
 }
@@ -311,17 +344,13 @@ static inline void prefetch_mid(const hs_fabric *F, uint64_t d)
         if (op->cur_in != HS_NIL)
             __builtin_prefetch(&F->op[op->cur_in], 1);
         __builtin_prefetch(F->req + op->req_off, 1);
-        __builtin_prefetch(&F->cring[arg], 1);
-        __builtin_prefetch(&F->credits[(size_t)arg * F->nvc], 1);
-        if (F->twin_blk)
-            __builtin_prefetch(&F->twin_blk[arg], 1);
+        if (F->credits)
+            __builtin_prefetch(&F->credits[(size_t)arg * F->nvc], 1);
         break;
     }
     case EV_NIC_TX_END:
-        __builtin_prefetch(&F->cring[arg], 1);
-        __builtin_prefetch(&F->credits[(size_t)arg * F->nvc], 1);
-        if (F->twin_blk)
-            __builtin_prefetch(&F->twin_blk[arg], 1);
+        if (F->credits)
+            __builtin_prefetch(&F->credits[(size_t)arg * F->nvc], 1);
         break;
     }
 }
@@ -341,7 +370,7 @@ static inline void prefetch_near(const hs_fabric *F, uint64_t d)
             uint32_t gp = F->op[i].gp_in;
             __builtin_prefetch(&F->rq[(size_t)gp * F->nvc], 0);
             __builtin_prefetch(&F->ip[gp], 1);
-            __builtin_prefetch(&F->cring[i], 1);
+            __builtin_prefetch((const char *)&F->op[i] + 64, 1);
         }
         break;
     }

@@ -131,7 +131,6 @@ typedef struct hs__msg {
     uint64_t cookie;
     uint64_t bytes;
     uint64_t mser;       /* serial at its source NIC */
-    hs_time  t_post;
     uint32_t src, dst;
     uint32_t npk;        /* packets in the message (>= 1) */
     uint32_t cut;        /* packets created so far */
@@ -142,6 +141,7 @@ typedef struct hs__msg {
 } hs__msg;
 
 /* ---- ports -------------------------------------------------------------- */
+
 
 /* Credits on their way back to a transmitter, in arrival order.  They are
  * absorbed lazily when the transmitter looks at its credits; only a
@@ -154,11 +154,17 @@ typedef struct hs__cring {
     uint8_t  head, n;
 } hs__cring;
 
-/* One link's transmitter and the constants its events read, in one
- * 64-byte line: on a large network each event's state is a cache miss,
- * so what one event touches lives together.  (The round-robin pointers
- * per output VC live with the request bitsets in req[].) */
+/* Credits (bytes) of up to HS_CR_INLINE VCs live in the transmitter's
+ * lines; with more VCs in F->credits (hs__cr). */
+#define HS_CR_INLINE 4
+
+/* One link's transmitter, in three consecutive 64-byte lines: on a large
+ * network each event's state is a cache miss, so what one event touches
+ * lives together, and an event's link is fetched as one block.  (The
+ * round-robin pointers per output VC live with the request bitsets in
+ * req[].) */
 typedef struct hs__oport {
+    /* line 0: the transmitter and the constants its events read */
     hs_time  stall_since;  /* HS_TIME_NEVER unless idle with a credit-starved request */
     uint64_t queued;       /* bytes of head packets requesting this output */
     hs_time  ser_full;     /* serialisation of a full packet */
@@ -177,7 +183,22 @@ typedef struct hs__oport {
     uint32_t req_off;      /* this output's request bitsets in req[]: VC v's
                               at req_off + v * words(switch), then the
                               round-robin pointers (uint32 per VC) */
+    /* line 1: credits on their way back */
+    hs__cring ring;
+    /* lines 1-2: the link's ground truth of its transmissions since its
+     * phase or window last changed, added to truth_ph / truth_win when it
+     * does (and before they are read: hs__truth_flush), so that a hop
+     * writes these lines instead of two random lines of the truth blocks.
+     * acc_win = HS_NIL: empty. */
+    uint64_t acc_bytes;
+    uint64_t acc_busy;
+    uint32_t acc_packets, acc_congested;
+    uint32_t acc_win;      /* window index */
+    uint16_t acc_pidx;     /* phase index (0xffff: none) */
+    /* line 2: credits absorbed so far, per VC (nvc <= HS_CR_INLINE) */
+    int64_t  cr[HS_CR_INLINE];
 } __attribute__((aligned(64))) hs__oport;
+_Static_assert(sizeof(hs__oport) == 192, "a link's transmitter is three cache lines");
 
 /* Switch input ports are numbered globally, gp = port_off[switch] + port,
  * and a switch's requesters r = port * nvc + vc are contiguous from
@@ -246,8 +267,7 @@ struct hs_fabric {
     hs__oport *op;
     hs__iport *ip;          /* [global port] */
     hs__req   *rq;          /* input FIFOs [global port * nvc + vc] */
-    int64_t  *credits;      /* [l * nvc + v], absorbed so far */
-    hs__cring *cring;       /* [l]: credits on their way back */
+    int64_t  *credits;      /* [l * nvc + v], absorbed so far, when nvc > HS_CR_INLINE */
     int64_t   cap_vc;       /* initial credits of a switch VC buffer */
     uint64_t *req;          /* request bitsets: per output, one per output VC */
     uint64_t *ibusy;        /* per switch: requesters whose input port is busy */
@@ -263,9 +283,9 @@ struct hs_fabric {
     /* pools */
     hs__pkt  *pk;
     hs__pkc  *pc;           /* cold parts, same index */
-    uint32_t  pk_cap, pk_free, pk_live, pk_peak;
+    uint32_t  pk_cap, pk_hw, pk_free, pk_live, pk_peak; /* pk_hw: slots ever used */
     hs__msg  *ms;           /* messages at their source, until sent */
-    uint32_t  ms_cap, ms_free, ms_live;
+    uint32_t  ms_cap, ms_hw, ms_free, ms_live;
     uint64_t  ms_pending;   /* injected, not yet delivered */
     /* Messages of several packets being received, counted at the
      * destination (which needs nothing from the source's record, so that
@@ -302,7 +322,8 @@ struct hs_fabric {
     hs__truth **truth_ph;   /* [nphase][L+1] */
     hs__truth **truth_win;  /* [nwin][L+1], NULL where untouched */
     size_t      nwin, cap_win;
-    hs__truth  *twin_blk;   /* cached window [twin_lo, twin_hi) */
+    hs__truth  *twin_blk;   /* cached window [twin_lo, twin_hi), index twin_w */
+    size_t      twin_w;
     hs_time     twin_lo, twin_hi;
     uint64_t    win_ops;    /* packets accounted to windows */
 
@@ -357,6 +378,9 @@ static inline uint64_t hs__rand(hs_fabric *F)
 {
     return hs__xoshiro(F->rng);
 }
+/* size bytes aligned to a cache line, on huge pages when large (engine.c);
+ * uninitialised, freed with free(). */
+void *hs__big_alloc(size_t bytes);
 uint32_t hs__pkt_alloc(hs_fabric *F);
 void hs__pkt_free(hs_fabric *F, uint32_t p);
 
@@ -381,13 +405,18 @@ void hs__on_wake(hs_fabric *F, uint32_t o);
 /* Sends credit for `bytes` of VC vc back to the transmitter of link l,
  * arriving one link latency from now. */
 void hs__credit_return(hs_fabric *F, uint32_t l, unsigned vc, uint32_t bytes);
+/* The credits of link o's transmitter, per VC. */
+static inline int64_t *hs__cr(const hs_fabric *F, uint32_t o)
+{
+    return F->nvc <= HS_CR_INLINE ? F->op[o].cr : F->credits + (size_t)o * F->nvc;
+}
 /* Takes in the credits of link o that have arrived by now. */
 static inline void hs__credit_absorb(hs_fabric *F, uint32_t o)
 {
-    hs__cring *r = &F->cring[o];
+    hs__cring *r = &F->op[o].ring;
     while (r->n && r->t[r->head] <= F->now) {
         uint32_t v = r->v[r->head];
-        F->credits[(size_t)o * F->nvc + (v >> CR_VC_SHIFT)] += v & ((1u << CR_VC_SHIFT) - 1);
+        hs__cr(F, o)[v >> CR_VC_SHIFT] += v & ((1u << CR_VC_SHIFT) - 1);
         r->head = (uint8_t)((r->head + 1) % CR_RING);
         r->n--;
     }
@@ -462,7 +491,12 @@ hs_counters *hs__counters_window(hs_fabric *F, hs_time t);
 hs__truth *hs__truth_window(hs_fabric *F, size_t w);
 /* Fills and returns F->truth, the per-link totals (sum over phases). */
 const hs__truth *hs__truth_sum(hs_fabric *F);
-size_t hs__truth_bytes(const hs_fabric *F);
+/* Adds every link's accumulated truth (hs__oport.acc_*) to the per-phase
+ * and per-window blocks; before reading them. */
+void hs__truth_flush(hs_fabric *F);
+/* Bytes of ground truth per phase (with the totals), per window, and of
+ * the in-band counters. */
+void hs__truth_bytes(const hs_fabric *F, size_t *phase, size_t *window, size_t *counters);
 /* Doubles the window width, merging windows pairwise (exact: all sums). */
 void hs__truth_coarsen(hs_fabric *F);
 

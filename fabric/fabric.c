@@ -78,7 +78,6 @@ void hs_fabric_destroy(hs_fabric *F)
     free(F->ip);
     free(F->rq);
     free(F->credits);
-    free(F->cring);
     free(F->req);
     free(F->ibusy);
     free(F->sw_boff);
@@ -155,21 +154,25 @@ int hs_fabric_create_topo(hs_fabric **out, hs_topo *t, const hs_fabric_params *p
     F->scheme_ok = 1;
     F->counters_ok = F->scheme.k <= HS_COUNTERS_KMAX;
     size_t L1 = (size_t)F->L + 1, nvc = F->nvc, Q = p->nic_queues;
-    F->op = aligned_alloc(64, L1 * sizeof *F->op);
+    F->op = hs__big_alloc(L1 * sizeof *F->op);
     if (F->op)
         memset(F->op, 0, L1 * sizeof *F->op);
     size_t GP = t->port_off[F->S];
-    F->ip = calloc(GP ? GP : 1, sizeof *F->ip);
-    F->rq = calloc((GP ? GP : 1) * nvc, sizeof *F->rq);
-    F->credits = calloc(L1 * nvc, sizeof *F->credits);
-    F->cring = calloc(L1, sizeof *F->cring);
+    F->ip = hs__big_alloc((GP ? GP : 1) * sizeof *F->ip);
+    F->rq = hs__big_alloc((GP ? GP : 1) * nvc * sizeof *F->rq);
+    if (F->ip)
+        memset(F->ip, 0, (GP ? GP : 1) * sizeof *F->ip);
+    if (F->rq)
+        memset(F->rq, 0, (GP ? GP : 1) * nvc * sizeof *F->rq);
+    if (nvc > HS_CR_INLINE)
+        F->credits = calloc(L1 * nvc, sizeof *F->credits);
     F->sw_nreq = calloc(F->S ? F->S : 1, sizeof *F->sw_nreq);
     F->sw_boff = calloc(F->S ? F->S : 1, sizeof *F->sw_boff);
     F->nic = calloc(F->N, sizeof *F->nic);
     F->mq_head = malloc((size_t)F->N * Q * sizeof *F->mq_head);
     F->mq_tail = malloc((size_t)F->N * Q * sizeof *F->mq_tail);
     F->rx_rate = calloc(F->N, sizeof *F->rx_rate);
-    if (!F->op || !F->ip || !F->rq || !F->credits || !F->cring ||
+    if (!F->op || !F->ip || !F->rq || (nvc > HS_CR_INLINE && !F->credits) ||
         !F->sw_nreq || !F->sw_boff || !F->nic || !F->mq_head || !F->mq_tail || !F->rx_rate ||
         hs__truth_init(F) != 0 || hs__ev_init(F) != 0) {
         hs_fabric_destroy(F);
@@ -203,11 +206,12 @@ int hs_fabric_create_topo(hs_fabric **out, hs_topo *t, const hs_fabric_params *p
         F->op[l].stall_since = HS_TIME_NEVER;
         F->op[l].cur_msg = HS_NIL;
         F->op[l].cur_in = HS_NIL;
+        F->op[l].acc_win = HS_NIL;
         if (li->to_kind == HS_DEV_SWITCH)
             for (size_t v = 0; v < nvc; v++)
-                F->credits[l * nvc + v] = F->cap_vc;
+                hs__cr(F, l)[v] = F->cap_vc;
         else
-            F->credits[l * nvc] = cap_nic;  /* the NIC buffer is one pool */
+            hs__cr(F, l)[0] = cap_nic;  /* the NIC buffer is one pool */
     }
     if (hs__ev_init_lanes(F) != 0) {
         hs_fabric_destroy(F);
@@ -227,8 +231,12 @@ int hs_fabric_create_topo(hs_fabric **out, hs_topo *t, const hs_fabric_params *p
         F->sw_boff[s] = (uint32_t)bwords;
         bwords += (F->sw_nreq[s] + 63) / 64;
     }
-    F->req = calloc(words ? words : 1, sizeof *F->req);
-    F->ibusy = calloc(bwords ? bwords : 1, sizeof *F->ibusy);
+    F->req = hs__big_alloc((words ? words : 1) * sizeof *F->req);
+    F->ibusy = hs__big_alloc((bwords ? bwords : 1) * sizeof *F->ibusy);
+    if (F->req)
+        memset(F->req, 0, (words ? words : 1) * sizeof *F->req);
+    if (F->ibusy)
+        memset(F->ibusy, 0, (bwords ? bwords : 1) * sizeof *F->ibusy);
     if (!F->req || !F->ibusy) {
         hs_fabric_destroy(F);
         return hs_error_set(err, HS_ENOMEM, "out of memory building the network");
@@ -329,7 +337,6 @@ int hs_fabric_inject(hs_fabric *F, hs_time t, uint32_t src, uint32_t dst, uint64
     msg->bytes = bytes;
     msg->mser = F->nic[src].mser++;
     F->ms_pending++;
-    msg->t_post = t;
     msg->src = src;
     msg->dst = dst;
     msg->npk = (uint32_t)npk;
@@ -420,20 +427,36 @@ void hs_fabric_get_stats(const hs_fabric *F, hs_fabric_stats *s)
     s->records_dropped = F->rec_dropped;
     s->packets_in_flight = F->pk_live;
     s->packets_peak = F->pk_peak;
-    size_t L1 = (size_t)F->L + 1;
-    size_t m = sizeof *F;
-    m += L1 * sizeof(hs__oport);
-    m += (size_t)F->topo->port_off[F->S] * (sizeof(hs__iport) + F->nvc * sizeof(hs__req));
-    m += L1 * F->nvc * sizeof(int64_t) + L1 * sizeof(hs__cring);
+    size_t L1 = (size_t)F->L + 1, *m = s->mem_part;
+    memset(s->mem_part, 0, sizeof s->mem_part);
+    m[HS_MEM_LINKS] = L1 * sizeof(hs__oport);
+    m[HS_MEM_LINKS] += (size_t)F->topo->port_off[F->S] * (sizeof(hs__iport) + F->nvc * sizeof(hs__req));
+    if (F->credits)
+        m[HS_MEM_LINKS] += L1 * F->nvc * sizeof(int64_t);
     for (uint32_t sw = 0; sw < F->S; sw++)
-        m += ((size_t)(F->topo->port_off[sw + 1] - F->topo->port_off[sw]) *
-              (F->nvc * ((F->sw_nreq[sw] + 63) / 64) + (F->nvc + 1) / 2) +
-              (F->sw_nreq[sw] + 63) / 64) * 8 + sizeof(uint32_t);
-    m += (size_t)F->N * (sizeof(hs__nic) + 8 + 2 * 4 * F->prm.nic_queues);
-    m += (size_t)F->pk_cap * (sizeof(hs__pkt) + sizeof(hs__pkc)) + (size_t)F->ms_cap * sizeof(hs__msg);
-    m += (size_t)F->tm_cap * 8 + hs__ev_bytes(F);
-    m += F->caprec * sizeof(hs__record);
-    m += hs__truth_bytes(F) + 65536 * sizeof(uint16_t);
-    m += L1 * sizeof(hs_link_info) + F->topo->port_off[F->S] * 8ull;
-    s->mem_bytes = m;
+        m[HS_MEM_LINKS] += ((size_t)(F->topo->port_off[sw + 1] - F->topo->port_off[sw]) *
+                            (F->nvc * ((F->sw_nreq[sw] + 63) / 64) + (F->nvc + 1) / 2) +
+                            (F->sw_nreq[sw] + 63) / 64) * 8 + sizeof(uint32_t);
+    m[HS_MEM_LINKS] += L1 * sizeof(hs_link_info) + F->topo->port_off[F->S] * 8ull;
+    m[HS_MEM_NICS] = sizeof *F + (size_t)F->N * (sizeof(hs__nic) + 8 + 2 * 4 * F->prm.nic_queues);
+    m[HS_MEM_NICS] += 65536 * sizeof(uint16_t);
+    /* pools: the slots ever used (the rest of the capacity is never written,
+     * so not resident) */
+    m[HS_MEM_PACKETS] = (size_t)F->pk_hw * (sizeof(hs__pkt) + sizeof(hs__pkc)) +
+                        (size_t)F->ms_hw * sizeof(hs__msg) + (size_t)F->tm_cap * 8;
+    m[HS_MEM_EVENTS] = hs__ev_bytes(F);
+    m[HS_MEM_RECORDS] = F->caprec * sizeof(hs__record);
+    hs__truth_bytes(F, &m[HS_MEM_TRUTH_PHASE], &m[HS_MEM_TRUTH_WINDOW], &m[HS_MEM_COUNTERS]);
+    s->mem_bytes = 0;
+    for (unsigned i = 0; i < HS_FABRIC_MEM_PARTS; i++)
+        s->mem_bytes += m[i];
+}
+
+const char *hs_fabric_mem_part_name(unsigned part)
+{
+    static const char *const name[HS_FABRIC_MEM_PARTS] = {
+        "links", "packets", "events", "truth/phase", "truth/window", "counters", "records",
+        "NICs",
+    };
+    return part < HS_FABRIC_MEM_PARTS ? name[part] : NULL;
 }

@@ -55,7 +55,7 @@ void hs__credit_wait(hs_fabric *F, uint32_t o)
 {
     hs__oport *op = &F->op[o];
     op->waiting = 1;
-    hs__cring *r = &F->cring[o];
+    hs__cring *r = &F->op[o].ring;
     if (r->n && !op->wake) {
         op->wake = 1;
         hs__ev_push(F, r->t[r->head], EV_WAKE, o);
@@ -93,7 +93,7 @@ void hs__stall_end(hs_fabric *F, uint32_t o)
 void hs__credit_return(hs_fabric *F, uint32_t l, unsigned vc, uint32_t bytes)
 {
     hs_time t = F->now + F->lk[l].lat;
-    hs__cring *r = &F->cring[l];
+    hs__cring *r = &F->op[l].ring;
     if (r->n == CR_RING || F->lk[l].kind == HS_LINK_SWITCH) {
         hs__ev_push(F, t, EV_CREDIT,
                     (uint64_t)l << CR_LINK_SHIFT | (uint64_t)vc << CR_VC_SHIFT | bytes);
@@ -113,10 +113,10 @@ void hs__credit_return(hs_fabric *F, uint32_t l, unsigned vc, uint32_t bytes)
 void hs__credit_flush(hs_fabric *F)
 {
     for (uint32_t l = 1; l <= F->L; l++) {
-        hs__cring *r = &F->cring[l];
+        hs__cring *r = &F->op[l].ring;
         while (r->n) {
             uint32_t v = r->v[r->head];
-            F->credits[(size_t)l * F->nvc + (v >> CR_VC_SHIFT)] += v & ((1u << CR_VC_SHIFT) - 1);
+            hs__cr(F, l)[v >> CR_VC_SHIFT] += v & ((1u << CR_VC_SHIFT) - 1);
             r->head = (uint8_t)((r->head + 1) % CR_RING);
             r->n--;
         }
@@ -138,7 +138,7 @@ void hs__on_credit(hs_fabric *F, uint64_t arg)
     uint32_t o = (uint32_t)(arg >> CR_LINK_SHIFT);
     unsigned vc = (unsigned)(arg >> CR_VC_SHIFT) & 7u;
     uint32_t bytes = (uint32_t)(arg & ((1u << CR_BYTES_BITS) - 1));
-    F->credits[(size_t)o * F->nvc + vc] += bytes;
+    hs__cr(F, o)[vc] += bytes;
     hs__credit_absorb(F, o);
     if (F->lk[o].from_kind == HS_DEV_NODE)
         hs__nic_kick(F, F->lk[o].from);

@@ -19,23 +19,26 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Freed messages first, then never-used slots in order (as the packet
+ * pool, engine.c). */
 uint32_t hs__msg_alloc(hs_fabric *F)
 {
-    if (F->ms_free == HS_NIL) {
-        uint32_t nc = F->ms_cap ? F->ms_cap * 2 : 1024;
-        if (nc <= F->ms_cap || nc == HS_NIL)
-            return HS_NIL;
-        hs__msg *n = realloc(F->ms, (size_t)nc * sizeof *n);
-        if (!n)
-            return HS_NIL;
-        F->ms = n;
-        for (uint32_t i = F->ms_cap; i < nc; i++)
-            n[i].next = i + 1 < nc ? i + 1 : HS_NIL;
-        F->ms_free = F->ms_cap;
-        F->ms_cap = nc;
-    }
     uint32_t m = F->ms_free;
-    F->ms_free = F->ms[m].next;
+    if (m != HS_NIL) {
+        F->ms_free = F->ms[m].next;
+    } else {
+        if (F->ms_hw == F->ms_cap) {
+            uint32_t nc = F->ms_cap ? F->ms_cap * 2 : 1024;
+            if (nc <= F->ms_cap || nc == HS_NIL)
+                return HS_NIL;
+            hs__msg *n = realloc(F->ms, (size_t)nc * sizeof *n);
+            if (!n)
+                return HS_NIL;
+            F->ms = n;
+            F->ms_cap = nc;
+        }
+        m = F->ms_hw++;
+    }
     F->ms_live++;
     return m;
 }
@@ -158,7 +161,7 @@ void hs__nic_kick(hs_fabric *F, uint32_t node)
     uint32_t pi = n->hold;
     hs__pkt *p = &F->pk[pi];
     hs__credit_absorb(F, o);
-    int64_t *cr = &F->credits[(size_t)o * F->nvc + p->out_vc];
+    int64_t *cr = &hs__cr(F, o)[p->out_vc];
     if (*cr < (int64_t)p->bytes) {
         hs__stall_begin(F, o, p->pidx);
         return;

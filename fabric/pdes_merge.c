@@ -132,6 +132,7 @@ static int add_counters(hs_fabric *F, rd *r, hs_counters *dst)
 
 int hs_fabric_results_pack(hs_fabric *F, void **buf, size_t *len)
 {
+    hs__truth_flush(F);    /* the links' accumulated truth into the blocks */
     pk w = { 0 };
     put64(&w, PACK_MAGIC);
     put64(&w, F->L);

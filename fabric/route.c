@@ -8,7 +8,7 @@ uint64_t hs__occupancy(hs_fabric *F, uint32_t o)
 {
     hs__credit_absorb(F, o);
     uint64_t used = 0;
-    const int64_t *c = &F->credits[(size_t)o * F->nvc];
+    const int64_t *c = hs__cr(F, o);
     for (unsigned v = 0; v < F->nvc; v++)
         used += (uint64_t)(F->cap_vc - c[v]);
     return F->op[o].queued + used;

@@ -512,6 +512,7 @@ static int write_truth(hs_fabric *F, const char *dir, uint32_t *nwin_out, hs_err
 {
     char path[4096];
     /* stalls still running count up to now, and go on from now */
+    hs__truth_flush(F);
     for (uint32_t l = 1; l <= F->L; l++)
         if (F->op[l].stall_since != HS_TIME_NEVER && F->op[l].stall_since < F->now) {
             hs__truth_stall(F, l, F->op[l].stall_pidx, F->op[l].stall_since, F->now);

@@ -27,7 +27,7 @@
 
 static inline int64_t *credit(hs_fabric *F, uint32_t o, unsigned vc)
 {
-    return &F->credits[(size_t)o * F->nvc + vc];
+    return &hs__cr(F, o)[vc];
 }
 
 static inline uint32_t sw_words(const hs_fabric *F, uint32_t s)
@@ -163,7 +163,7 @@ void hs__switch_arbitrate(hs_fabric *F, uint32_t o)
     uint32_t *rrv = (uint32_t *)(F->req + op->req_off + (size_t)nvc * w);
     uint32_t gp0 = F->topo->port_off[s];
     const hs__req *rq = F->rq + (size_t)gp0 * nvc;
-    const int64_t *cr = &F->credits[(size_t)o * nvc];
+    const int64_t *cr = hs__cr(F, o);
     int64_t full = F->full_need;
     uint32_t stall_r = UINT32_MAX;
     for (unsigned k = 0; k < nvc; k++) {

@@ -122,6 +122,7 @@ hs__truth *hs__truth_window(hs_fabric *F, size_t w)
  * wider windows would have counted.  Bounds memory for long runs. */
 void hs__truth_coarsen(hs_fabric *F)
 {
+    hs__truth_flush(F);
     size_t nw = (F->nwin + 1) / 2;
     for (size_t i = 0; i < nw; i++) {
         hs__truth *a = F->truth_win[2 * i];
@@ -196,10 +197,73 @@ static void split_time(hs_fabric *F, uint32_t o, hs_time t0, hs_time t1, int sta
     }
 }
 
+/* Adds link o's accumulated truth to its phase's and window's blocks and
+ * empties it.  The window's block exists: hs__truth_tx made it when the
+ * accumulation began. */
+static void acc_flush(hs_fabric *F, uint32_t o)
+{
+    hs__oport *op = &F->op[o];
+    if (op->acc_win == HS_NIL)
+        return;
+    if (op->acc_pidx != PHASE_NONE) {
+        hs__truth *ph = &F->truth_ph[op->acc_pidx][o];
+        ph->packets += op->acc_packets;
+        ph->bytes += op->acc_bytes;
+        ph->busy += op->acc_busy;
+        ph->congested += op->acc_congested;
+    }
+    hs__truth *b = F->truth_win[op->acc_win];
+    b[o].packets += op->acc_packets;
+    b[o].bytes += op->acc_bytes;
+    b[o].busy += op->acc_busy;
+    b[o].congested += op->acc_congested;
+    op->acc_win = HS_NIL;
+    op->acc_packets = op->acc_congested = 0;
+    op->acc_bytes = op->acc_busy = 0;
+}
+
+void hs__truth_flush(hs_fabric *F)
+{
+    for (uint32_t l = 1; l <= F->L; l++)
+        acc_flush(F, l);
+}
+
 void hs__truth_tx(hs_fabric *F, uint32_t o, uint16_t pidx, hs_time t0, hs_time ser,
                   uint32_t bytes, int congested)
 {
-    /* totals are the sum over phases (hs__truth_sum), not kept per hop */
+    /* the window of t0: nearly always the cached one (no division) */
+    size_t w;
+    hs__truth *b;
+    if (t0 >= F->twin_lo && t0 < F->twin_hi) {
+        w = F->twin_w;
+        b = F->twin_blk;
+    } else {
+        w = window_index(F, t0);
+        hs_time W = F->prm.window;
+        b = hs__truth_window(F, w);
+        if (!b)
+            return;
+        F->twin_blk = b;
+        F->twin_w = w;
+        F->twin_lo = (hs_time)w * W;
+        F->twin_hi = F->twin_lo + W;
+    }
+    hs__oport *op = &F->op[o];
+    if (t0 + ser <= F->twin_hi && w < HS_NIL) {
+        /* within one window: into the link's accumulator */
+        if (op->acc_win != w || op->acc_pidx != pidx || op->acc_packets == UINT32_MAX) {
+            acc_flush(F, o);
+            op->acc_win = (uint32_t)w;
+            op->acc_pidx = pidx;
+        }
+        op->acc_packets++;
+        op->acc_bytes += bytes;
+        op->acc_busy += ser;
+        op->acc_congested += (uint32_t)congested;
+        return;
+    }
+    /* busy time across a window boundary: split, straight into the blocks
+     * (totals are the sum over phases, hs__truth_sum, not kept per hop) */
     if (pidx != PHASE_NONE) {
         hs__truth *ph = &F->truth_ph[pidx][o];
         ph->packets++;
@@ -207,27 +271,10 @@ void hs__truth_tx(hs_fabric *F, uint32_t o, uint16_t pidx, hs_time t0, hs_time s
         ph->busy += ser;
         ph->congested += (uint64_t)congested;
     }
-    /* the window of t0: nearly always the cached one (no division) */
-    hs__truth *b;
-    if (t0 >= F->twin_lo && t0 < F->twin_hi) {
-        b = F->twin_blk;
-    } else {
-        size_t w = window_index(F, t0);
-        hs_time W = F->prm.window;
-        b = hs__truth_window(F, w);
-        if (!b)
-            return;
-        F->twin_blk = b;
-        F->twin_lo = (hs_time)w * W;
-        F->twin_hi = F->twin_lo + W;
-    }
     b[o].packets++;
     b[o].bytes += bytes;
     b[o].congested += (uint64_t)congested;
-    if (t0 + ser <= F->twin_hi)
-        b[o].busy += ser;
-    else
-        split_time(F, o, t0, t0 + ser, 0);
+    split_time(F, o, t0, t0 + ser, 0);
 }
 
 void hs__truth_stall(hs_fabric *F, uint32_t o, uint16_t pidx, hs_time t0, hs_time t1)
@@ -239,6 +286,7 @@ void hs__truth_stall(hs_fabric *F, uint32_t o, uint16_t pidx, hs_time t0, hs_tim
 
 const hs__truth *hs__truth_sum(hs_fabric *F)
 {
+    hs__truth_flush(F);
     memset(F->truth, 0, ((size_t)F->L + 1) * sizeof *F->truth);
     for (unsigned i = 0; i < F->nphase; i++)
         for (uint32_t l = 1; l <= F->L; l++) {
@@ -299,26 +347,28 @@ hs_counters *hs__counters_window(hs_fabric *F, hs_time t)
     return F->ct_win[w];
 }
 
-size_t hs__truth_bytes(const hs_fabric *F)
+void hs__truth_bytes(const hs_fabric *F, size_t *phase, size_t *window, size_t *counters)
 {
     size_t blk = ((size_t)F->L + 1) * sizeof(hs__truth);
-    size_t n = blk * (1 + F->nphase);
+    *phase = blk * (1 + F->nphase);
+    *window = 0;
     for (size_t w = 0; w < F->nwin; w++)
         if (F->truth_win[w])
-            n += blk;
+            *window += blk;
+    *counters = 0;
     for (unsigned i = 0; i < F->nphase; i++)
         if (F->ct_ph[i].n)
-            n += hs_counters_bytes(&F->ct_ph[i]);
+            *counters += hs_counters_bytes(&F->ct_ph[i]);
     for (size_t w = 0; w < F->nctwin; w++)
         if (F->ct_win[w])
-            n += hs_counters_bytes(F->ct_win[w]);
-    return n;
+            *counters += hs_counters_bytes(F->ct_win[w]);
 }
 
 int hs_fabric_truth(hs_fabric *F, uint32_t link, hs_link_truth *t)
 {
     if (link == 0 || link > F->L)
         return HS_EINVAL;
+    acc_flush(F, link);
     memset(t, 0, sizeof *t);
     for (unsigned i = 0; i < F->nphase; i++) {
         const hs__truth *x = &F->truth_ph[i][link];

@@ -606,6 +606,7 @@ static int run_once(const hs_replay_params *p, const char *bg, const char *out, 
     hs_fabric_get_stats(R->F, &st);
     res->events += st.events;
     res->hops += st.hops;
+    res->net = st;
     res->packets_monitored = st.packets_monitored;
     res->packets_overflowed = st.packets_overflowed;
     res->max_route_links = hs_fabric_max_route_links(R->F);

@@ -1049,6 +1049,7 @@ int hs__replay_wire(const hs_replay_params *p, hs_replay_result *res, hs_error *
     hs_fabric_get_stats(S.F, &fs);
     res->events = fs.events;
     res->hops = fs.hops;
+    res->net = fs;
     res->status = run == HS_EDEADLOCK || stuck ? HS_EDEADLOCK : 0;
     if (stuck)
         res->stop = HS_REPLAY_DEADLOCK;

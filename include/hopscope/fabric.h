@@ -423,6 +423,13 @@ int hs_fabric_truth(hs_fabric *f, uint32_t link, hs_link_truth *t);
  * monitored packet of that phase was delivered or counters are off. */
 const hs_counters *hs_fabric_counters(const hs_fabric *f, uint16_t phase);
 
+/* Parts of the model state counted in hs_fabric_stats.mem_bytes: per-link
+ * and per-switch engine state with the topology's link table; packet,
+ * message and timer pools; pending events; ground truth per phase (with
+ * the totals) and per window; in-band counters per phase and window;
+ * sampled records; NICs and fixed tables. */
+enum { HS_MEM_LINKS, HS_MEM_PACKETS, HS_MEM_EVENTS, HS_MEM_TRUTH_PHASE, HS_MEM_TRUTH_WINDOW,
+       HS_MEM_COUNTERS, HS_MEM_RECORDS, HS_MEM_NICS, HS_FABRIC_MEM_PARTS };
 typedef struct hs_fabric_stats {
     uint64_t events;          /* processed */
     uint64_t hops;            /* packet transmissions on links */
@@ -439,8 +446,11 @@ typedef struct hs_fabric_stats {
                                     NICs and the whole run: the study's "max
                                     injection FIFO length" (hopscope sweep) */
     uint64_t nonminimal;      /* dragonfly: packets sent the Valiant way */
-    size_t   mem_bytes;       /* model state now (pools, tables, truth) */
+    size_t   mem_bytes;       /* model state now (pools, tables, truth): the sum of */
+    size_t   mem_part[HS_FABRIC_MEM_PARTS]; /* its parts, hs_fabric_mem_part_name */
 } hs_fabric_stats;
+/* Short name of a part of mem_bytes ("links", "packets", ...), or NULL. */
+const char *hs_fabric_mem_part_name(unsigned part);
 void hs_fabric_get_stats(const hs_fabric *f, hs_fabric_stats *s);
 /* The most messages that waited at once at node's NIC so far (posted, not
  * yet cut into packets to the end); 0 for a node outside the machine. */

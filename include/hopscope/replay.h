@@ -261,6 +261,8 @@ typedef struct hs_replay_result {
     double   wall_run;         /* the simulation */
     double   wall_write;       /* the run directory */
     size_t   ops;              /* compiled ops (memory: docs/replay.md) */
+    hs_fabric_stats net;       /* the network's statistics at the end (its model
+                                  state's memory by part, packets in flight at most) */
 } hs_replay_result;
 
 /* Builds the network, maps the ranks, replays the trace (twice with

@@ -280,9 +280,9 @@ static void check_drained(hs_fabric *F, int unbounded)
         for (unsigned v = 0; v < F->nvc; v++) {
             int64_t want = li->to_kind == HS_DEV_SWITCH ? F->cap_vc
                            : v == 0 ? (unbounded ? INT64_MAX / 4 : (int64_t)F->prm.nic_buffer) : 0;
-            if (F->credits[(size_t)l * F->nvc + v] != want)
+            if (hs__cr(F, l)[v] != want)
                 fail_msg("link %u vc %u: %lld credits, capacity %lld", l, v,
-                         (long long)F->credits[(size_t)l * F->nvc + v], (long long)want);
+                         (long long)hs__cr(F, l)[v], (long long)want);
             if (li->to_kind == HS_DEV_SWITCH) {
                 const hs__req *q = hs__fifo(F, l, v);
                 assert_int_equal(q->head, HS_NIL);
@@ -766,7 +766,7 @@ static unsigned vcs_used(hs_fabric *F, uint32_t src, unsigned *npk)
     unsigned mask = 0;
     *npk = 0;
     for (unsigned v = 0; v < F->nvc; v++) {
-        int64_t used = F->cap_vc - F->credits[(size_t)o * F->nvc + v];
+        int64_t used = F->cap_vc - hs__cr(F, o)[v];
         if (used) {
             mask |= 1u << v;
             *npk += (unsigned)(used / 4096);
@@ -795,7 +795,7 @@ static void test_vc_select(void **state)
     for (uint32_t l = 1; l <= F->L; l++)
         if (F->lk[l].kind == HS_LINK_SWITCH)
             for (unsigned v = 0; v < 4; v++)
-                if (F->credits[(size_t)l * 4 + v] < F->cap_vc)
+                if (hs__cr(F, l)[v] < F->cap_vc)
                     up_vcs |= 1u << v;
     assert_int_equal(up_vcs, 0xf);
     assert_int_equal(hs_fabric_run(F, HS_TIME_NEVER), 1);
@@ -941,6 +941,120 @@ static void test_deadlock_none_under_incast(void **state)
     hs_fabric_destroy(F);
 }
 
+/* Packet pool: freed slots come back last freed first, then never-used
+ * slots in index order, across a growth (4096 slots first); only slots
+ * ever used count as resident memory, and the parts add up. */
+static void test_pool_order_memory(void **state)
+{
+    (void)state;
+    hs_fabric *F = make("fattree:k=4,n=2", NULL);
+    hs_fabric_stats st0;
+    hs_fabric_get_stats(F, &st0);
+    assert_int_equal(st0.mem_part[HS_MEM_PACKETS], (size_t)F->tm_cap * 8);
+    uint32_t a = hs__pkt_alloc(F), b = hs__pkt_alloc(F), c = hs__pkt_alloc(F);
+    assert_int_equal(a, 0);
+    assert_int_equal(b, 1);
+    assert_int_equal(c, 2);
+    hs__pkt_free(F, a);
+    hs__pkt_free(F, c);
+    assert_int_equal(hs__pkt_alloc(F), 2);
+    assert_int_equal(hs__pkt_alloc(F), 0);
+    assert_int_equal(hs__pkt_alloc(F), 3);
+    for (uint32_t i = 4; i < 5000; i++)
+        assert_int_equal(hs__pkt_alloc(F), i);
+    assert_int_equal(F->pk_cap, 8192);
+    assert_int_equal(F->pk_hw, 5000);
+    assert_int_equal(F->pk_live, 5000);
+    hs__pkt_free(F, 17);
+    assert_int_equal(hs__pkt_alloc(F), 17);
+    hs_fabric_stats st;
+    hs_fabric_get_stats(F, &st);
+    assert_int_equal(st.mem_part[HS_MEM_PACKETS],
+                     5000 * (sizeof(hs__pkt) + sizeof(hs__pkc)) + (size_t)F->tm_cap * 8);
+    size_t sum = 0;
+    for (unsigned i = 0; i < HS_FABRIC_MEM_PARTS; i++) {
+        assert_non_null(hs_fabric_mem_part_name(i));
+        sum += st.mem_part[i];
+    }
+    assert_null(hs_fabric_mem_part_name(HS_FABRIC_MEM_PARTS));
+    assert_int_equal(sum, st.mem_bytes);
+    assert_int_equal(st.mem_bytes - st0.mem_bytes, 5000 * (sizeof(hs__pkt) + sizeof(hs__pkc)));
+    for (uint32_t i = 0; i < 5000; i++)
+        hs__pkt_free(F, i);
+    hs_fabric_destroy(F);
+}
+
+/* Ground truth accumulates in each link's transmitter and reaches the
+ * per-phase and per-window blocks when the link's phase or window changes
+ * or before a read.  Stopped mid-run: hs_fabric_truth on one link flushes
+ * it (its accumulator empties), and after hs__truth_flush the windows add
+ * up to the phases link by link; the run then goes on to the same totals
+ * as an uninterrupted one. */
+static void test_truth_accumulator(void **state)
+{
+    (void)state;
+    hs_fabric_params p;
+    hs_fabric_params_default(&p);
+    p.window = 3 * HS_PS_PER_US;   /* windows change during the messages */
+    hs_fabric *F = make("fattree:k=4,n=2", &p), *G = make("fattree:k=4,n=2", &p);
+    for (int k = 0; k < 2; k++) {
+        hs_fabric *X = k ? G : F;
+        for (uint32_t i = 0; i < 40; i++)
+            assert_int_equal(hs_fabric_inject(X, (hs_time)i * 500 * HS_PS_PER_NS, i % 16,
+                                              (i * 7 + 3) % 16 == i % 16 ? (i + 1) % 16
+                                                                         : (i * 7 + 3) % 16,
+                                              20000, (uint16_t)(i % 3), 1, i), 0);
+    }
+    assert_int_equal(hs_fabric_run(F, 7 * HS_PS_PER_US), 0);
+    int held = 0;
+    for (uint32_t l = 1; l <= F->L; l++)
+        held += F->op[l].acc_win != HS_NIL;
+    assert_true(held > 0);   /* something is still in the transmitters */
+    uint32_t l0 = 0;
+    for (uint32_t l = 1; l <= F->L && !l0; l++)
+        if (F->op[l].acc_win != HS_NIL)
+            l0 = l;
+    hs_link_truth lt;
+    assert_int_equal(hs_fabric_truth(F, l0, &lt), 0);
+    assert_int_equal(F->op[l0].acc_win, HS_NIL);
+    assert_true(lt.packets > 0);
+    hs__truth_flush(F);
+    for (uint32_t l = 1; l <= F->L; l++) {
+        assert_int_equal(F->op[l].acc_win, HS_NIL);
+        uint64_t pp = 0, pb = 0, wp = 0, wb = 0, pbusy = 0, wbusy = 0;
+        for (unsigned i = 0; i < F->nphase; i++) {
+            pp += F->truth_ph[i][l].packets;
+            pb += F->truth_ph[i][l].bytes;
+            pbusy += F->truth_ph[i][l].busy;
+        }
+        for (size_t w = 0; w < F->nwin; w++)
+            if (F->truth_win[w]) {
+                wp += F->truth_win[w][l].packets;
+                wb += F->truth_win[w][l].bytes;
+                wbusy += F->truth_win[w][l].busy;
+            }
+        assert_int_equal(pp, wp);
+        assert_int_equal(pb, wb);
+        assert_int_equal(pbusy, wbusy);
+        if (l == l0)
+            assert_int_equal(pp, lt.packets);
+    }
+    assert_int_equal(hs_fabric_run(F, HS_TIME_NEVER), 1);
+    assert_int_equal(hs_fabric_run(G, HS_TIME_NEVER), 1);
+    const hs__truth *tf = hs__truth_sum(F);
+    const hs__truth *tg = hs__truth_sum(G);
+    uint64_t hops = 0;
+    for (uint32_t l = 1; l <= F->L; l++) {
+        assert_memory_equal(&tf[l], &tg[l], sizeof tf[l]);
+        hops += tf[l].packets;
+    }
+    hs_fabric_stats st;
+    hs_fabric_get_stats(F, &st);
+    assert_int_equal(hops, st.hops);
+    hs_fabric_destroy(F);
+    hs_fabric_destroy(G);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -958,6 +1072,8 @@ int main(void)
         cmocka_unit_test(test_deadlock),
         cmocka_unit_test(test_deadlock_partial),
         cmocka_unit_test(test_deadlock_none_under_incast),
+        cmocka_unit_test(test_pool_order_memory),
+        cmocka_unit_test(test_truth_accumulator),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
