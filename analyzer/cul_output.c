@@ -190,11 +190,18 @@ int hs_cul_write_json(FILE *f, const hs_cul_data *d, const hs_cul_data *test,
         hs_json_key(&w, "tau");
         hs_json_num(&w, m->tau);
         hs_json_key(&w, "method");
-        hs_json_str(&w, "pinball loss, custom objective, constant hessian 1");
+        hs_json_str(&w, p->q_calibrate ? "pinball loss, custom objective, leaves at the "
+                    "residuals' quantile, calibrated out of fold" : "pinball loss, custom "
+                    "objective, leaves at the residuals' quantile");
         hs_json_key(&w, "rounds");
         hs_json_uint(&w, p->q_rounds);
         hs_json_key(&w, "max_depth");
         hs_json_uint(&w, p->q_depth);
+        hs_json_key(&w, "min_leaf");
+        hs_json_uint(&w, p->q_min_leaf ? p->q_min_leaf
+                     : (unsigned)ceil(2 / fmin(m->tau, 1 - m->tau) - 1e-9));
+        hs_json_key(&w, "shift");
+        hs_json_num(&w, m->shift);
         hs_json_key(&w, "pinball");
         hs_json_num(&w, m->pinball);
         hs_json_key(&w, "coverage");

@@ -58,7 +58,10 @@ const char hs__help_culprits[] =
     "  --jobs N            processes of the exhaustive search (default: online CPUs)\n"
     "  --quantiles LIST    levels of the quantile models (0.1,0.9; 'none')\n"
     "  --quantile-rounds N  their boosting rounds (50)\n"
-    "  --quantile-depth N  their tree depth (2; deeper ones memorise the training runs)\n"
+    "  --quantile-depth N  their tree depth (2)\n"
+    "  --no-quantile-calibration  do not shift them by out-of-fold residuals\n"
+    "  --quantile-min-leaf N  least training runs in a leaf of their trees\n"
+    "                      (default ceil(2 / min(tau, 1 - tau)): 20 for 0.1 and 0.9)\n"
     "  --json              print culprits.json instead of the summary\n"
     "  -q, --quiet         print nothing but errors\n"
     "\n"
@@ -129,6 +132,8 @@ int hs__cmd_culprits(int argc, char **argv)
         { "quantiles", required_argument, NULL, 'Q' },
         { "quantile-rounds", required_argument, NULL, 'R' },
         { "quantile-depth", required_argument, NULL, 'D' },
+        { "quantile-min-leaf", required_argument, NULL, 'L' },
+        { "no-quantile-calibration", no_argument, NULL, 'N' },
         { "json", no_argument, NULL, 'J' },
         { "quiet", no_argument, NULL, 'q' },
         { NULL, 0, NULL, 0 },
@@ -234,6 +239,12 @@ int hs__cmd_culprits(int argc, char **argv)
             if (hs_parse_u64(optarg, &u) || u < 1 || u > 20)
                 USAGE("--quantile-depth %s: expected 1 to 20", optarg);
             p.q_depth = (unsigned)u;
+            break;
+        case 'N': p.q_calibrate = 0; break;
+        case 'L':
+            if (hs_parse_u64(optarg, &u) || u < 1 || u > 1000000)
+                USAGE("--quantile-min-leaf %s: expected 1 to 1000000", optarg);
+            p.q_min_leaf = (unsigned)u;
             break;
         case 'J': json = 1; break;
         case 'q': quiet = 1; break;

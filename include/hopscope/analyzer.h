@@ -498,6 +498,9 @@ typedef struct hs_cul_params {
     unsigned q_depth;        /* their tree depth (2): a quantile model fitted as long
                                 and as deep as the mean model reaches its level on the
                                 training runs by memorising them (docs/culprits.md) */
+    int      q_calibrate;    /* shift them by out-of-fold residuals (1; docs/culprits.md) */
+    unsigned q_min_leaf;     /* least training runs in a leaf of their trees (0: by the
+                                level, ceil(2 / min(tau, 1 - tau)): 20 for 0.1 and 0.9) */
     int      own_scaling;    /* generalisation: scale the test runs by their own
                                 min and max (0: by the training runs') */
 } hs_cul_params;
@@ -522,6 +525,10 @@ typedef struct hs_cul_quant {
     double  coverage;        /* held-out runs measured at or below the prediction */
     double  rcc;
     double *gain;            /* nf: share of the split gain */
+    double  shift;           /* calibration added to the model (response units; 0 when
+                                not calibrated) */
+    double *pred;            /* ntest: the model's prediction of each held-out run, the
+                                shift included (the order of hs_cul_result.test_row) */
 } hs_cul_quant;
 
 typedef struct hs_cul_result {
