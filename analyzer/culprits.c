@@ -148,6 +148,12 @@ static void scaler_free(scaler *s)
     free(s->hi);
 }
 
+/* What the models fit for run i: the response, or the response per unit
+ * of the --per column; back() turns a model's value for run i into the
+ * response's units. */
+static double resp(const hs_cul_data *d, size_t i) { return d->per ? d->y[i] / d->per[i] : d->y[i]; }
+static double back(const hs_cul_data *d, size_t i, double v) { return d->per ? v * d->per[i] : v; }
+
 /* Min and max of each feature and of the response over rows[0..n). */
 static int scaler_fit(const hs_cul_data *d, const size_t *rows, size_t n, scaler *s)
 {
@@ -166,8 +172,8 @@ static int scaler_fit(const hs_cul_data *d, const size_t *rows, size_t n, scaler
             s->lo[f] = fmin(s->lo[f], x[f]);
             s->hi[f] = fmax(s->hi[f], x[f]);
         }
-        s->ylo = fmin(s->ylo, d->y[rows[i]]);
-        s->yhi = fmax(s->yhi, d->y[rows[i]]);
+        s->ylo = fmin(s->ylo, resp(d, rows[i]));
+        s->yhi = fmax(s->yhi, resp(d, rows[i]));
     }
     return 0;
 }
@@ -546,7 +552,7 @@ static int fit_predict(const hs_cul_data *d, const size_t *tr, size_t nt, const 
         goto out;
     }
     for (size_t i = 0; i < nt; i++)
-        yt[i] = (float)yscale(&s, d->y[tr[i]]);
+        yt[i] = (float)yscale(&s, resp(d, tr[i]));
     if (tau >= 0) {
         qmodel m;
         if ((rc = q_train(xt, yt, nt, k, p, tau, &m, err)))
@@ -565,7 +571,7 @@ static int fit_predict(const hs_cul_data *d, const size_t *tr, size_t nt, const 
             goto out;
     }
     for (size_t i = 0; i < ne; i++)
-        pred[i] = yunscale(&s, pred[i]);
+        pred[i] = back(d, te[i], yunscale(&s, pred[i]));
     if (gain)
         rc = gain_share(b, k, gain, err);
 out:
@@ -906,7 +912,7 @@ int hs_cul_fit(const hs_cul_data *d, const hs_cul_params *p,
                 rc = hs_error_set(err, HS_ENOMEM, "out of memory");
         }
         for (size_t i = 0; !rc && i < nt; i++)
-            yt[i] = (float)yscale(&sc, d->y[tr[i]]);
+            yt[i] = (float)yscale(&sc, resp(d, tr[i]));
         if (!rc)
             rc = xgb_train(xt, yt, nt, nf, p, &b, err);
         uint64_t ps[4];
@@ -921,7 +927,7 @@ int hs_cul_fit(const hs_cul_data *d, const hs_cul_params *p,
                     xp[i * nf + f] = xe[ix[i] * nf + f];
                 rc = predict(b, xp, ne, nf, pred, err);
                 for (size_t i = 0; !rc && i < ne; i++)
-                    pred[i] = yunscale(&sc, pred[i]);
+                    pred[i] = back(d, te[i], yunscale(&sc, pred[i]));
                 if (!rc)
                     rep[k] = r->r2 - hs_cul_r2(obs, pred, ne);
             }
@@ -1104,6 +1110,9 @@ int hs_cul_generalise(const hs_cul_data *train, const hs_cul_data *test,
     if (test->nf != train->nf)
         return hs_error_set(err, HS_EINVAL, "the test runs have %u features, the training runs %u",
                             test->nf, train->nf);
+    if (!train->per != !test->per)
+        return hs_error_set(err, HS_EINVAL, "--per: given for the %s runs only",
+                            train->per ? "training" : "test");
     size_t nt = train->n, ne = test->n;
     uint32_t nf = train->nf;
     size_t *tr = malloc(nt * sizeof *tr), *te = malloc(ne * sizeof *te);
@@ -1131,11 +1140,11 @@ int hs_cul_generalise(const hs_cul_data *train, const hs_cul_data *test,
     if (!xt || !xe || !yt)
         goto oom;
     for (size_t i = 0; i < nt; i++)
-        yt[i] = (float)yscale(&s, train->y[i]);
+        yt[i] = (float)yscale(&s, resp(train, i));
     if ((rc = xgb_train(xt, yt, nt, nf, p, &b, err)) || (rc = predict(b, xe, ne, nf, pred, err)))
         goto out;
     for (size_t i = 0; i < ne; i++)
-        pred[i] = yunscale(&s, pred[i]);
+        pred[i] = back(test, i, yunscale(&s, pred[i]));
     free(r->gen_pred);
     r->gen_pred = pred;
     pred = NULL;

@@ -40,6 +40,10 @@ const char hs__help_culprits[] =
     "                      (default: the directory of the CSV)\n"
     "  --train A.csv       the runs to learn from (instead of the first argument)\n"
     "  --test B.csv        runs to test a model of every run of A on\n"
+    "  --per COL           fit the response per unit of column COL (e.g. the time per\n"
+    "                      byte on the busiest link: f_truth_net_bytes_max), so that\n"
+    "                      runs of another scale fall in the range the trees saw;\n"
+    "                      predictions and figures are in the response's units\n"
     "  --test-scaling S    train (default): B's features scaled by A's minimum and\n"
     "                      maximum; own: by B's own (the response always by A's)\n"
     "  --seed N            split, folds, permutations and XGBoost (1)\n"
@@ -112,6 +116,7 @@ int hs__cmd_culprits(int argc, char **argv)
     static const struct option opts[] = {
         { "target", required_argument, NULL, 'T' },
         { "features", required_argument, NULL, 'F' },
+        { "per", required_argument, NULL, 'U' },
         { "output", required_argument, NULL, 'o' },
         { "train", required_argument, NULL, 'A' },
         { "test", required_argument, NULL, 'B' },
@@ -140,6 +145,7 @@ int hs__cmd_culprits(int argc, char **argv)
     };
     hs_cul_params p;
     hs_cul_params_default(&p);
+    const char *per = NULL;
     const char *target = NULL, *features = NULL, *out = NULL, *train = NULL, *test = NULL;
     int quiet = 0, json = 0, c;
     uint64_t u;
@@ -157,6 +163,7 @@ int hs__cmd_culprits(int argc, char **argv)
         switch (c) {
         case 'T': target = optarg; break;
         case 'F': features = optarg; break;
+        case 'U': per = optarg; break;
         case 'o': out = optarg; break;
         case 'A': train = optarg; break;
         case 'B': test = optarg; break;
@@ -277,6 +284,10 @@ int hs__cmd_culprits(int argc, char **argv)
     rc = hs_cul_select(ta, target, features, &da, &err);
     if (!rc && tb)
         rc = hs_cul_select_like(tb, &da, &db, &err);
+    if (!rc && per)
+        rc = hs_cul_set_per(ta, per, &da, &err);
+    if (!rc && per && tb)
+        rc = hs_cul_set_per(tb, per, &db, &err);
     if (!rc)
         rc = hs_cul_fit(&da, &p, progress_cb, &pg, &res, &err);
     if (!rc && tb) {

@@ -451,6 +451,9 @@ typedef struct hs_cul_data {
     int64_t  *run;          /* n: the 'run' column, or the row number from 1 */
     char    **fname;        /* nf feature names */
     char     *target;       /* the response column's name */
+    double   *per;          /* NULL, or n: the models fit y / per and predict y as their
+                               prediction times per (hs_cul_set_per) */
+    char     *per_name;     /* the column per came from */
 } hs_cul_data;
 
 /* Picks the response TARGET (NULL: "time_s") and the features from table
@@ -468,6 +471,13 @@ int hs_cul_select(const hs_table *t, const char *target, const char *features,
  * a model on runs of another scale.  HS_EINVAL names a missing column. */
 int hs_cul_select_like(const hs_table *t, const hs_cul_data *like, hs_cul_data *d,
                        hs_error *err);
+/* Makes the models fit the response per unit of column COL of t (same
+ * rows as d): y / COL, predictions multiplied back, so every figure stays in
+ * the response's units.  A ratio that does not grow with the scale (the run
+ * time per byte on the busiest link) is what lets a model trained at one
+ * scale predict another (docs/culprits.md).  HS_EINVAL: no such column, or
+ * a value that is not a finite number above 0 (named by line). */
+int hs_cul_set_per(const hs_table *t, const char *col, hs_cul_data *d, hs_error *err);
 void hs_cul_data_free(hs_cul_data *d);
 
 /* The study's rank correlation coefficient (docs/culprits.md): the fraction

@@ -541,6 +541,77 @@ static void test_quantile_coverage(void **state)
     free(qb);
 }
 
+/* A table of n runs at one "scale": time = z (1 + a), z uniform in
+ * [z0, z0 + 1) (the bytes on the busiest link, say), a uniform in [0, 1). */
+static hs_table *scaled_table(size_t n, double z0, uint64_t seed)
+{
+    rng_state = seed;
+    size_t cap = 64 * (n + 1), len = 0;
+    char *s = malloc(cap);
+    len += (size_t)snprintf(s + len, cap - len, "time_s,f_a,f_z,f_n\n");
+    for (size_t i = 0; i < n; i++) {
+        double a = unif(), z = z0 + unif(), w = unif();
+        len += (size_t)snprintf(s + len, cap - len, "%.6f,%.6f,%.6f,%.6f\n", z * (1 + a), a, z, w);
+    }
+    hs_table *t = parse(s);
+    free(s);
+    return t;
+}
+
+/* --per: trained at z in [1, 2), tested at z in [3, 4) where every time lies
+ * above the training runs' (up to 8 against 4): trees of the time itself
+ * cannot reach there (R^2 far below 0); trees of time / z (= 1 + a, the
+ * same range at both scales) predict the test runs closely once multiplied
+ * back. */
+static void test_per(void **state)
+{
+    (void)state;
+    hs_table *ta = scaled_table(120, 1, 41), *tb = scaled_table(60, 3, 42);
+    hs_cul_data a, b;
+    assert_int_equal(hs_cul_select(ta, NULL, NULL, &a, NULL), 0);
+    assert_int_equal(hs_cul_select_like(tb, &a, &b, NULL), 0);
+    hs_cul_params p = small_params();
+    hs_cul_result r = { 0 };
+    hs_error e;
+    hs_error_clear(&e);
+    if (hs_cul_generalise(&a, &b, &p, &r, &e))
+        fail_msg("%s", e.msg);
+    double raw_r2 = r.gen_r2;
+    hs_cul_result_free(&r);
+    assert_int_equal(hs_cul_set_per(ta, "f_z", &a, &e), 0);
+    /* only one side: refused */
+    assert_int_equal(hs_cul_generalise(&a, &b, &p, &r, &e), HS_EINVAL);
+    assert_non_null(strstr(e.msg, "--per"));
+    assert_int_equal(hs_cul_set_per(tb, "f_z", &b, &e), 0);
+    memset(&r, 0, sizeof r);
+    if (hs_cul_generalise(&a, &b, &p, &r, &e))
+        fail_msg("%s", e.msg);
+    print_message("generalisation R^2 %.3f of the time, %.3f per f_z; RCC %.3f\n", raw_r2,
+                  r.gen_r2, r.gen_rcc);
+    assert_true(raw_r2 < -1);
+    assert_true(r.gen_r2 > 0.95);
+    assert_true(r.gen_rcc > 0.9);
+    /* every prediction is in the response's units: near z (1 + a) */
+    for (size_t i = 0; i < b.n; i++)
+        assert_true(fabs(r.gen_pred[i] - b.y[i]) < 0.1 * b.y[i]);
+    hs_cul_result_free(&r);
+    /* a column that is 0 somewhere, or not there */
+    hs_table *tz = parse("time_s,f_a,f_z\n1,0.1,2\n2,0.2,0\n3,0.3,1\n4,0.4,1\n5,0.5,1\n6,0.6,1\n");
+    hs_cul_data c;
+    assert_int_equal(hs_cul_select(tz, NULL, NULL, &c, NULL), 0);
+    assert_int_equal(hs_cul_set_per(tz, "f_z", &c, &e), HS_EINVAL);
+    assert_non_null(strstr(e.msg, ":3: --per f_z: 0"));
+    assert_int_equal(hs_cul_set_per(tz, "f_q", &c, &e), HS_EINVAL);
+    assert_non_null(strstr(e.msg, "no column 'f_q'"));
+    assert_null(c.per);
+    hs_cul_data_free(&c);
+    hs_table_free(tz);
+    hs_cul_data_free(&a);
+    hs_cul_data_free(&b);
+    hs_table_free(ta);
+    hs_table_free(tb);
+}
+
 static void test_params_rejected(void **state)
 {
     (void)state;
@@ -608,6 +679,7 @@ int main(void)
         cmocka_unit_test(test_quantiles),
         cmocka_unit_test(test_quantile_leaves),
         cmocka_unit_test(test_quantile_coverage),
+        cmocka_unit_test(test_per),
         cmocka_unit_test(test_params_rejected),
 #else
         cmocka_unit_test(test_without_xgboost),
