@@ -126,5 +126,27 @@ if [ "${GENERALISE:-1}" = 1 ] && [ "${TABLE_ONLY:-0}" != 1 ]; then
     # what a model trained at 1024 ranks itself reaches on those runs
     fit halo3d-16K-torus-1024 s19 "$S19" --no-greedy
 fi
+# Structured mappings: the 3D halo, 16 KiB, torus, with 80 structured
+# mappings (structured_maps.awk: block shapes x block orders x node orders)
+# instead of 80 random ones; then both sets of runs together.
+if [ "${STRUCTURED:-1}" = 1 ] && [ "${TABLE_ONLY:-0}" != 1 ] && [ -f halo3d-16K.trace/.done ]; then
+    A=$(cd "$(dirname "$0")" 2>/dev/null && pwd)/structured_maps.awk
+    mkdir -p structured-maps
+    [ -f structured-maps.txt ] || awk -v grid=8x8x4 -v torus=4x4x4 -v ppn=4 -v n=80 \
+        -v dir="$(pwd)/structured-maps" -f "$A" > structured-maps.txt
+    "$H" sweep -i halo3d-16K.trace --topo torus:4x4x4 --ppn 4 --map-list structured-maps.txt \
+        --map linear,roundrobin,shift:1,shift:7 -o halo3d-16K-torus-struct -j "$J" -q
+    fit halo3d-16K-torus-struct s19 "$S19" --greedy-steps 3
+    fit halo3d-16K-torus-struct truth f_truth_ --no-greedy
+    if [ -f halo3d-16K-torus/sweep.csv ]; then
+        mkdir -p halo3d-16K-torus-mixed
+        # the random sweep's rows, then the structured ones (the four standard
+        # mappings once), renumbered
+        { cat halo3d-16K-torus/sweep.csv
+          tail -n +2 halo3d-16K-torus-struct/sweep.csv | grep -v ',linear,\|,roundrobin,\|,shift:'
+        } | awk -F, 'BEGIN { OFS = "," } NR > 1 { $1 = NR - 2 } { print }' > halo3d-16K-torus-mixed/sweep.csv
+        fit halo3d-16K-torus-mixed s19 "$S19" --no-greedy
+    fi
+fi
 mv table.md.tmp table.md
 echo "wrote $OUT/table.md"
