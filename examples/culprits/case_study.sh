@@ -4,8 +4,9 @@
 # pF3D-like) at 256 ranks (4 per node, 64 nodes) on a 4x4x4 torus and on a
 # 2:1 tapered fat-tree, 16 KiB and 4 MiB messages, 84 mappings each; then
 # the culprit fits (the study's nineteen features, every ground-truth
-# feature, and the in-band counterparts of the nineteen), and one
-# generalisation from 256 to 1024 ranks.  Writes OUT/table.md.
+# feature, and the in-band counterparts of the nineteen), the
+# generalisation from 256 to 1024 ranks (3D and 2D halo), and a sweep of
+# structured mappings.  Writes OUT/table.md.
 #
 #   examples/culprits/case_study.sh [OUT] [SIZES] [CODES]
 #
@@ -100,22 +101,26 @@ for size in $SIZES; do
     done
 done
 
-# Generalisation: 3D halo, 16 KiB, torus: trained on the 256-rank sweep,
-# tested on 84 mappings of the same code at 1024 ranks on an 8x8x4 torus.
+# Generalisation: the 3D and the 2D halo, 16 KiB, torus: trained on the
+# 256-rank sweep, tested on 84 mappings of the same code at 1024 ranks on
+# an 8x8x4 torus.
 if [ "${GENERALISE:-1}" = 1 ] && [ "${TABLE_ONLY:-0}" != 1 ]; then
-    gen halo3d 16K 1024 halo3d-16K-1024.trace
-    "$H" sweep -i halo3d-16K-1024.trace --topo torus:8x8x4 --ppn 4 $MAPS -o halo3d-16K-torus-1024 -j "$J" -q
+    A=$(cd "$(dirname "$0")" 2>/dev/null && pwd)/scale_free.awk
+    for code in ${GEN_CODES:-halo3d halo2d}; do
+    [ -f $code-16K-torus/sweep.csv ] || continue
+    gen $code 16K 1024 $code-16K-1024.trace
+    "$H" sweep -i $code-16K-1024.trace --topo torus:8x8x4 --ppn 4 $MAPS -o $code-16K-torus-1024 -j "$J" -q
     # the time itself, and the time per byte on the busiest network link
     # (--per); then the same with the AO/TO/nao sums and counts made
     # per link (scale_free.awk: 384 and 1536 network links)
-    A=$(cd "$(dirname "$0")" 2>/dev/null && pwd)/scale_free.awk
-    [ -f sf-256.csv ] || awk -F, -v links=384 -f "$A" halo3d-16K-torus/sweep.csv > sf-256.csv
-    [ -f sf-1024.csv ] || awk -F, -v links=1536 -f "$A" halo3d-16K-torus-1024/sweep.csv > sf-1024.csv
+    [ -f sf-$code-256.csv ] || awk -F, -v links=384 -f "$A" $code-16K-torus/sweep.csv > sf-$code-256.csv
+    [ -f sf-$code-1024.csv ] || awk -F, -v links=1536 -f "$A" $code-16K-torus-1024/sweep.csv > sf-$code-1024.csv
     for v in "" -per -sf -sf-per; do
-        case $v in *sf*) a=sf-256.csv; b=sf-1024.csv ;; *) a=halo3d-16K-torus/sweep.csv; b=halo3d-16K-torus-1024/sweep.csv ;; esac
+        case $v in *sf*) a=sf-$code-256.csv; b=sf-$code-1024.csv ;;
+                   *) a=$code-16K-torus/sweep.csv; b=$code-16K-torus-1024/sweep.csv ;; esac
         case $v in *per) o="--per f_truth_net_bytes_max" ;; *) o= ;; esac
         for sc in train own; do
-            g=gen-halo3d-$sc$v
+            g=gen-$code-$sc$v
             if [ ! -f "$g/summary.txt" ]; then
                 mkdir -p "$g"
                 "$H" culprits --train $a --test $b --features "$S19" --test-scaling $sc --no-greedy \
@@ -124,8 +129,10 @@ if [ "${GENERALISE:-1}" = 1 ] && [ "${TABLE_ONLY:-0}" != 1 ]; then
         done
     done
     # what a model trained at 1024 ranks itself reaches on those runs
-    fit halo3d-16K-torus-1024 s19 "$S19" --no-greedy
+    fit $code-16K-torus-1024 s19 "$S19" --no-greedy
+    done
 fi
+
 # Structured mappings: the 3D halo, 16 KiB, torus, with 80 structured
 # mappings (structured_maps.awk: block shapes x block orders x node orders)
 # instead of 80 random ones; then both sets of runs together.
