@@ -151,8 +151,14 @@ static void scaler_free(scaler *s)
 /* What the models fit for run i: the response, or the response per unit
  * of the --per column; back() turns a model's value for run i into the
  * response's units. */
-static double resp(const hs_cul_data *d, size_t i) { return d->per ? d->y[i] / d->per[i] : d->y[i]; }
-static double back(const hs_cul_data *d, size_t i, double v) { return d->per ? v * d->per[i] : v; }
+static double resp(const hs_cul_data *d, size_t i)
+{
+    return d->per ? d->y[i] / d->per[i] : d->y[i];
+}
+static double back(const hs_cul_data *d, size_t i, double v)
+{
+    return d->per ? v * d->per[i] : v;
+}
 
 /* Min and max of each feature and of the response over rows[0..n). */
 static int scaler_fit(const hs_cul_data *d, const size_t *rows, size_t n, scaler *s)
@@ -388,6 +394,13 @@ static int q_train(const float *x, const float *y, size_t n, uint32_t k, const h
     double *f = malloc(n * sizeof *f);
     m->trees = p->q_rounds;
     m->width = (1u << (p->q_depth + 1)) - 1;
+    if ((double)m->trees * m->width * sizeof *m->leaf > (double)(1u << 30)) {
+        XGDMatrixFree(dm);
+        return hs_error_set(err, HS_EINVAL, "quantile models: %u rounds of depth %u need a "
+                            "table of %.0f MiB of leaf values: fewer rounds or a smaller depth",
+                            m->trees, p->q_depth,
+                            (double)m->trees * m->width * sizeof *m->leaf / 1048576);
+    }
     m->leaf = calloc((size_t)m->trees * m->width, sizeof *m->leaf);
     size_t *cnt = calloc(m->width, sizeof *cnt), *at = malloc((m->width + 1) * sizeof *at);
     float *byleaf = malloc(n * sizeof *byleaf), *id = malloc(n * sizeof *id);
@@ -421,13 +434,12 @@ static int q_train(const float *x, const float *y, size_t n, uint32_t k, const h
         /* the residuals grouped by leaf (counting sort by node id) */
         memset(cnt, 0, m->width * sizeof *cnt);
         for (size_t i = 0; i < n; i++) {
-            unsigned v = (unsigned)id[i];
-            if (!(id[i] >= 0) || v >= m->width) {
+            if (!(id[i] >= 0 && id[i] < (float)m->width)) {
                 rc = hs_error_set(err, HS_EINVAL, "xgboost: leaf %g outside a tree of depth %u",
                                   (double)id[i], p->q_depth);
                 break;
             }
-            cnt[v]++;
+            cnt[(unsigned)id[i]]++;
         }
         if (rc)
             break;
