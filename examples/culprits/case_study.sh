@@ -17,8 +17,8 @@
 # of the fits already done.  The 16 KiB part takes about 6 minutes with
 # -j 2 on two cores, the generalisation 1; a 4 MiB sweep 2-6 minutes,
 # 24 for the all-to-all on the fat-tree at a load of 15-19; the halo with
-# corners at 4 MiB (26 messages per rank) about 75 minutes per machine at
-# that load (measured on its first runs; it was not finished).
+# corners at 4 MiB (26 messages per rank) 64 on the torus at a load of
+# 15-21 and 8 on the fat-tree.
 set -eu
 H=${HOPSCOPE:-$(cd "$(dirname "$0")/../.." && pwd)/build/bin/hopscope}
 OUT=${1:-cs-culprits}
