@@ -78,6 +78,11 @@ int hs_cul_write_json(FILE *f, const hs_cul_data *d, const hs_cul_data *test,
     hs_json_uint(&w, p->seed);
     hs_json_key(&w, "scaling");
     hs_json_str(&w, "min-max over the training runs of each fit");
+    hs_json_key(&w, "per");
+    if (d->per_name)
+        hs_json_str(&w, d->per_name);
+    else
+        hs_json_null(&w);
     hs_json_obj_end(&w);
 
     hs_json_key(&w, "split");
@@ -190,11 +195,18 @@ int hs_cul_write_json(FILE *f, const hs_cul_data *d, const hs_cul_data *test,
         hs_json_key(&w, "tau");
         hs_json_num(&w, m->tau);
         hs_json_key(&w, "method");
-        hs_json_str(&w, "pinball loss, custom objective, constant hessian 1");
+        hs_json_str(&w, p->q_calibrate ? "pinball loss, custom objective, leaves at the "
+                    "residuals' quantile, calibrated out of fold" : "pinball loss, custom "
+                    "objective, leaves at the residuals' quantile");
         hs_json_key(&w, "rounds");
         hs_json_uint(&w, p->q_rounds);
         hs_json_key(&w, "max_depth");
         hs_json_uint(&w, p->q_depth);
+        hs_json_key(&w, "min_leaf");
+        hs_json_uint(&w, p->q_min_leaf ? p->q_min_leaf
+                     : (unsigned)ceil(2 / fmin(m->tau, 1 - m->tau) - 1e-9));
+        hs_json_key(&w, "shift");
+        hs_json_num(&w, m->shift);
         hs_json_key(&w, "pinball");
         hs_json_num(&w, m->pinball);
         hs_json_key(&w, "coverage");
@@ -258,9 +270,11 @@ void hs_cul_print(FILE *f, const hs_cul_data *d, const hs_cul_params *p,
                   const hs_cul_result *r)
 {
     char a[32], b[32], c[32], e[32];
-    fprintf(f, "%zu runs, %u features, response %s; GBRT (%s, %u rounds, depth %u, eta %g, "
-            "seed %llu)\n", d->n, d->nf, d->target, hs_cul_library() ? hs_cul_library() : "-",
-            p->rounds, p->depth, p->eta, (unsigned long long)p->seed);
+    fprintf(f, "%zu runs, %u features, response %s%s%s%s; GBRT (%s, %u rounds, depth %u, eta %g, "
+            "seed %llu)\n", d->n, d->nf, d->target, d->per_name ? " (fitted per " : "",
+            d->per_name ? d->per_name : "", d->per_name ? ")" : "",
+            hs_cul_library() ? hs_cul_library() : "-", p->rounds, p->depth, p->eta,
+            (unsigned long long)p->seed);
     fprintf(f, "held-out runs (%zu of %zu): RCC %s  R^2 %s\n", r->ntest, d->n,
             fmt(r->rcc, a, sizeof a), fmt(r->r2, b, sizeof b));
     fprintf(f, "%u-fold cross validation: RCC %s +- %s  R^2 %s +- %s\n", r->folds,

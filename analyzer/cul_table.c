@@ -351,6 +351,8 @@ void hs_cul_data_free(hs_cul_data *d)
     free(d->y);
     free(d->run);
     free(d->target);
+    free(d->per);
+    free(d->per_name);
     memset(d, 0, sizeof *d);
 }
 
@@ -514,4 +516,37 @@ int hs_cul_select_like(const hs_table *t, const hs_cul_data *like, hs_cul_data *
 out:
     free(cols);
     return rc;
+}
+
+int hs_cul_set_per(const hs_table *t, const char *col, hs_cul_data *d, hs_error *err)
+{
+    int32_t c = col_index(t, col, strlen(col));
+    if (c < 0)
+        return hs_error_set(err, HS_EINVAL, "%s: --per: no column '%.200s'", t->name, col);
+    int rc = numeric_col(t, (uint32_t)c, err);
+    if (rc)
+        return rc;
+    if (t->nrows != d->n)
+        return hs_error_set(err, HS_EINVAL, "%s: --per: %zu rows for %zu runs", t->name,
+                            t->nrows, d->n);
+    for (size_t r = 0; r < t->nrows; r++) {
+        double v = t->v[r * t->ncols + (uint32_t)c];
+        if (!(isfinite(v) && v > 0))
+            return hs_error_set(err, HS_EINVAL, "%s:%zu: --per %s: %g; the response is divided "
+                                "by it, so it must be above 0", t->name, r + 2, col, v);
+    }
+    double *per = malloc((t->nrows ? t->nrows : 1) * sizeof *per);
+    char *name = strdup(col);
+    if (!per || !name) {
+        free(per);
+        free(name);
+        return hs_error_set(err, HS_ENOMEM, "out of memory");
+    }
+    for (size_t r = 0; r < t->nrows; r++)
+        per[r] = t->v[r * t->ncols + (uint32_t)c];
+    free(d->per);
+    free(d->per_name);
+    d->per = per;
+    d->per_name = name;
+    return 0;
 }

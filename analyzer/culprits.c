@@ -51,6 +51,7 @@ void hs_cul_params_default(hs_cul_params *p)
     p->quantiles[1] = 0.9;
     p->q_depth = 2;
     p->q_rounds = 50;
+    p->q_calibrate = 1;
 }
 
 /* ---- metrics ------------------------------------------------------------------ */
@@ -95,8 +96,10 @@ void hs_cul_result_free(hs_cul_result *r)
     free(r->rank);
     free(r->steps);
     free(r->best);
-    for (unsigned q = 0; q < r->nq; q++)
+    for (unsigned q = 0; q < r->nq; q++) {
         free(r->q[q].gain);
+        free(r->q[q].pred);
+    }
     free(r->q);
     free(r->gen_pred);
     memset(r, 0, sizeof *r);
@@ -145,6 +148,18 @@ static void scaler_free(scaler *s)
     free(s->hi);
 }
 
+/* What the models fit for run i: the response, or the response per unit
+ * of the --per column; back() turns a model's value for run i into the
+ * response's units. */
+static double resp(const hs_cul_data *d, size_t i)
+{
+    return d->per ? d->y[i] / d->per[i] : d->y[i];
+}
+static double back(const hs_cul_data *d, size_t i, double v)
+{
+    return d->per ? v * d->per[i] : v;
+}
+
 /* Min and max of each feature and of the response over rows[0..n). */
 static int scaler_fit(const hs_cul_data *d, const size_t *rows, size_t n, scaler *s)
 {
@@ -163,8 +178,8 @@ static int scaler_fit(const hs_cul_data *d, const size_t *rows, size_t n, scaler
             s->lo[f] = fmin(s->lo[f], x[f]);
             s->hi[f] = fmax(s->hi[f], x[f]);
         }
-        s->ylo = fmin(s->ylo, d->y[rows[i]]);
-        s->yhi = fmax(s->yhi, d->y[rows[i]]);
+        s->ylo = fmin(s->ylo, resp(d, rows[i]));
+        s->yhi = fmax(s->yhi, resp(d, rows[i]));
     }
     return 0;
 }
@@ -229,15 +244,106 @@ static int dmatrix(const float *x, const float *y, size_t n, uint32_t k, DMatrix
     return 0;
 }
 
-/* Fits trees on x (n x k) and scaled responses y.  tau < 0: squared error;
- * else the pinball loss of quantile tau as a custom objective: gradient
- * -tau where the run is above the prediction, 1 - tau below, 0 on it; its
- * second derivative is zero almost everywhere, so a constant hessian of 1
- * stands in (each leaf then moves by eta times the mean gradient of its
- * runs, a subgradient step), and the boosting starts at the training
- * runs' tau-quantile. */
+/* The tau-quantile of v[0..n) as the pinball loss defines it: the smallest
+ * value with at least tau n of the values at or below it (a minimiser of
+ * the mean pinball loss).  Sorts v. */
+static int cmp_float(const void *a, const void *b)
+{
+    float x = *(const float *)a, y = *(const float *)b;
+    return x < y ? -1 : x > y;
+}
+static double quantile_of(float *v, size_t n, double tau)
+{
+    qsort(v, n, sizeof *v, cmp_float);
+    double k = ceil(tau * (double)n - 1e-9);
+    size_t i = k < 1 ? 0 : (size_t)k - 1;
+    return v[i < n ? i : n - 1];
+}
+
+/* A quantile model.  XGBoost grows each tree on the pinball loss's
+ * gradient (a custom objective through XGBoosterBoostOneIter); the value
+ * of each leaf is ours: the tau-quantile of the residuals of the training
+ * runs in it, times eta (Friedman's gradient boosting for the quantile
+ * loss; XGBoost's own leaf value -G / (H + lambda) is a subgradient step
+ * that moves a leaf by at most eta tau per round upwards and eta (1 - tau)
+ * downwards, and never settles; docs/culprits.md).  A run's prediction is
+ * base plus the values of the leaves it falls in, one per tree. */
+typedef struct qmodel {
+    BoosterHandle b;
+    double   base;
+    unsigned trees, width;     /* width: node ids of a tree of the depth */
+    double  *leaf;             /* trees x width */
+} qmodel;
+
+static void qmodel_free(qmodel *m)
+{
+    if (m->b)
+        XGBoosterFree(m->b);
+    free(m->leaf);
+    memset(m, 0, sizeof *m);
+}
+
+/* Node ids of the leaves each of the n runs of dm falls in, for trees
+ * [t0, t1): n x (t1 - t0) values into out. */
+static int leaf_ids(BoosterHandle b, DMatrixHandle dm, unsigned t0, unsigned t1, size_t n,
+                    float *out, hs_error *err)
+{
+    /* XGBoost 1.7 predicts leaves only from the first tree on: a slice of
+     * the booster holds trees [t0, t1) */
+    BoosterHandle sl = b;
+    if (t0 && XGBoosterSlice(b, (int)t0, (int)t1, 1, &sl))
+        return xgb_error(err, "slicing the trees");
+    char cfg[160];
+    snprintf(cfg, sizeof cfg, "{\"type\": 6, \"training\": false, \"iteration_begin\": 0, "
+             "\"iteration_end\": %u, \"strict_shape\": false}", t1 - t0);
+    const bst_ulong *shape;
+    const float *f;
+    bst_ulong dim, len = 1;
+    int rc = 0;
+    if (XGBoosterPredictFromDMatrix(sl, dm, cfg, &shape, &dim, &f)) {
+        rc = xgb_error(err, "leaf prediction");
+    } else {
+        for (bst_ulong i = 0; i < dim; i++)
+            len *= shape[i];
+        if (len != (bst_ulong)n * (t1 - t0))
+            rc = hs_error_set(err, HS_EINVAL, "xgboost: leaf prediction: %llu values for %zu "
+                              "runs and %u trees", (unsigned long long)len, n, t1 - t0);
+        else
+            memcpy(out, f, len * sizeof *out);   /* the slice owns f */
+    }
+    if (sl != b)
+        XGBoosterFree(sl);
+    return rc;
+}
+
+/* Sets the booster's parameters: the squared-error objective (used only
+ * by the mean model; the quantile models pass their own gradients), exact
+ * splits, one thread, no sampling, the depth, eta and seed; min_child_weight
+ * (the least hessian, here runs, in a leaf) when mcw > 0. */
+static int xgb_params(BoosterHandle b, const hs_cul_params *p, unsigned depth, double base,
+                      unsigned mcw, hs_error *err)
+{
+    struct { const char *k; char v[32]; } ps[] = {
+        { "objective", "reg:squarederror" }, { "tree_method", "exact" }, { "nthread", "1" },
+        { "verbosity", "0" }, { "subsample", "1" }, { "colsample_bytree", "1" },
+        { "max_depth", "" }, { "eta", "" }, { "seed", "" }, { "base_score", "" },
+        { "min_child_weight", "1" },
+    };
+    snprintf(ps[6].v, sizeof ps[6].v, "%u", depth);
+    snprintf(ps[7].v, sizeof ps[7].v, "%.17g", p->eta);
+    snprintf(ps[8].v, sizeof ps[8].v, "%llu", (unsigned long long)(p->seed & 0x7fffffff));
+    snprintf(ps[9].v, sizeof ps[9].v, "%.9g", base);
+    if (mcw)
+        snprintf(ps[10].v, sizeof ps[10].v, "%u", mcw);
+    for (size_t i = 0; i < sizeof ps / sizeof ps[0]; i++)
+        if (XGBoosterSetParam(b, ps[i].k, ps[i].v))
+            return xgb_error(err, ps[i].k);
+    return 0;
+}
+
+/* Fits the mean model (squared error) on x (n x k) and scaled responses y. */
 static int xgb_train(const float *x, const float *y, size_t n, uint32_t k, const hs_cul_params *p,
-                 double tau, BoosterHandle *out, hs_error *err)
+                     BoosterHandle *out, hs_error *err)
 {
     xgb_quiet();
     DMatrixHandle dm;
@@ -249,77 +355,144 @@ static int xgb_train(const float *x, const float *y, size_t n, uint32_t k, const
         XGDMatrixFree(dm);
         return xgb_error(err, "booster");
     }
-    double base = 0.5;
-    if (tau >= 0) {
-        /* the tau-quantile of the training responses (lower order statistic) */
-        float *s = malloc(n * sizeof *s);
-        if (!s) {
-            rc = hs_error_set(err, HS_ENOMEM, "out of memory");
-            goto out;
-        }
-        memcpy(s, y, n * sizeof *s);
-        for (size_t i = 1; i < n; i++) /* insertion sort: n is a training set */
-            for (size_t j = i; j > 0 && s[j - 1] > s[j]; j--) {
-                float t = s[j];
-                s[j] = s[j - 1];
-                s[j - 1] = t;
-            }
-        size_t i = (size_t)floor(tau * (double)(n - 1));
-        base = s[i];
-        free(s);
-    }
-    struct { const char *k; char v[32]; } ps[] = {
-        { "objective", "reg:squarederror" }, { "tree_method", "exact" }, { "nthread", "1" },
-        { "verbosity", "0" }, { "subsample", "1" }, { "colsample_bytree", "1" },
-        { "max_depth", "" }, { "eta", "" }, { "seed", "" }, { "base_score", "" },
-    };
-    snprintf(ps[6].v, sizeof ps[6].v, "%u", tau < 0 ? p->depth : p->q_depth);
-    snprintf(ps[7].v, sizeof ps[7].v, "%.17g", p->eta);
-    snprintf(ps[8].v, sizeof ps[8].v, "%llu", (unsigned long long)(p->seed & 0x7fffffff));
-    snprintf(ps[9].v, sizeof ps[9].v, "%.9g", base);
-    for (size_t i = 0; i < sizeof ps / sizeof ps[0]; i++)
-        if (XGBoosterSetParam(b, ps[i].k, ps[i].v)) {
-            rc = xgb_error(err, ps[i].k);
-            goto out;
-        }
-    if (tau < 0) {
-        for (unsigned it = 0; it < p->rounds; it++)
-            if (XGBoosterUpdateOneIter(b, (int)it, dm)) {
-                rc = xgb_error(err, "boosting");
-                goto out;
-            }
-    } else {
-        float *g = malloc(n * sizeof *g), *h = malloc(n * sizeof *h);
-        if (!g || !h) {
-            free(g);
-            free(h);
-            rc = hs_error_set(err, HS_ENOMEM, "out of memory");
-            goto out;
-        }
-        for (unsigned it = 0; it < p->q_rounds && !rc; it++) {
-            bst_ulong len;
-            const float *f;
-            if (XGBoosterPredict(b, dm, 1, 0, 1, &len, &f) || len != n) {
-                rc = xgb_error(err, "prediction while boosting");
-                break;
-            }
-            for (size_t i = 0; i < n; i++) {
-                double r = (double)y[i] - (double)f[i];
-                g[i] = r > 0 ? (float)-tau : r < 0 ? (float)(1 - tau) : 0.0f;
-                h[i] = 1.0f;
-            }
-            if (XGBoosterBoostOneIter(b, dm, g, h, n))
-                rc = xgb_error(err, "boosting (pinball loss)");
-        }
-        free(g);
-        free(h);
-    }
-out:
+    rc = xgb_params(b, p, p->depth, 0.5, 0, err);
+    for (unsigned it = 0; !rc && it < p->rounds; it++)
+        if (XGBoosterUpdateOneIter(b, (int)it, dm))
+            rc = xgb_error(err, "boosting");
     XGDMatrixFree(dm);
     if (rc)
         XGBoosterFree(b);
     else
         *out = b;
+    return rc;
+}
+
+/* The least number of training runs in a leaf of a quantile tree:
+ * --quantile-min-leaf, or by default enough runs that the leaf's
+ * tau-quantile is not its extreme run: ceil(2 / min(tau, 1 - tau))
+ * (20 for 0.1 and 0.9). */
+static unsigned q_min_leaf(const hs_cul_params *p, double tau)
+{
+    if (p->q_min_leaf)
+        return p->q_min_leaf;
+    double t = fmin(tau, 1 - tau);
+    return (unsigned)ceil(2 / t - 1e-9);
+}
+
+/* Fits the quantile model of level tau on x (n x k) and scaled responses y
+ * (see qmodel). */
+static int q_train(const float *x, const float *y, size_t n, uint32_t k, const hs_cul_params *p,
+                   double tau, qmodel *m, hs_error *err)
+{
+    xgb_quiet();
+    memset(m, 0, sizeof *m);
+    DMatrixHandle dm;
+    int rc = dmatrix(x, y, n, k, &dm, err);
+    if (rc)
+        return rc;
+    float *g = malloc(n * sizeof *g), *h = malloc(n * sizeof *h), *r = malloc(n * sizeof *r);
+    double *f = malloc(n * sizeof *f);
+    m->trees = p->q_rounds;
+    m->width = (1u << (p->q_depth + 1)) - 1;
+    if ((double)m->trees * m->width * sizeof *m->leaf > (double)(1u << 30)) {
+        XGDMatrixFree(dm);
+        return hs_error_set(err, HS_EINVAL, "quantile models: %u rounds of depth %u need a "
+                            "table of %.0f MiB of leaf values: fewer rounds or a smaller depth",
+                            m->trees, p->q_depth,
+                            (double)m->trees * m->width * sizeof *m->leaf / 1048576);
+    }
+    m->leaf = calloc((size_t)m->trees * m->width, sizeof *m->leaf);
+    size_t *cnt = calloc(m->width, sizeof *cnt), *at = malloc((m->width + 1) * sizeof *at);
+    float *byleaf = malloc(n * sizeof *byleaf), *id = malloc(n * sizeof *id);
+    if (!g || !h || !r || !f || !m->leaf || !cnt || !at || !byleaf || !id) {
+        rc = hs_error_set(err, HS_ENOMEM, "out of memory");
+        goto out;
+    }
+    memcpy(r, y, n * sizeof *r);
+    m->base = quantile_of(r, n, tau);
+    for (size_t i = 0; i < n; i++)
+        f[i] = m->base;
+    if (XGBoosterCreate(&dm, 1, &m->b)) {
+        m->b = NULL;
+        rc = xgb_error(err, "booster");
+        goto out;
+    }
+    if ((rc = xgb_params(m->b, p, p->q_depth, m->base, q_min_leaf(p, tau), err)))
+        goto out;
+    for (unsigned t = 0; t < m->trees && !rc; t++) {
+        for (size_t i = 0; i < n; i++) {
+            double u = (double)y[i] - f[i];
+            g[i] = u > 0 ? (float)-tau : (float)(1 - tau);
+            h[i] = 1.0f;
+        }
+        if (XGBoosterBoostOneIter(m->b, dm, g, h, n)) {
+            rc = xgb_error(err, "boosting (pinball loss)");
+            break;
+        }
+        if ((rc = leaf_ids(m->b, dm, t, t + 1, n, id, err)))
+            break;
+        /* the residuals grouped by leaf (counting sort by node id) */
+        memset(cnt, 0, m->width * sizeof *cnt);
+        for (size_t i = 0; i < n; i++) {
+            if (!(id[i] >= 0 && id[i] < (float)m->width)) {
+                rc = hs_error_set(err, HS_EINVAL, "xgboost: leaf %g outside a tree of depth %u",
+                                  (double)id[i], p->q_depth);
+                break;
+            }
+            cnt[(unsigned)id[i]]++;
+        }
+        if (rc)
+            break;
+        at[0] = 0;
+        for (unsigned v = 0; v < m->width; v++)
+            at[v + 1] = at[v] + cnt[v];
+        for (size_t i = 0; i < n; i++)
+            byleaf[at[(unsigned)id[i]]++] = (float)((double)y[i] - f[i]);
+        double *lv = m->leaf + (size_t)t * m->width;
+        for (unsigned v = 0, s = 0; v < m->width; s += (unsigned)cnt[v], v++)
+            if (cnt[v])
+                lv[v] = p->eta * quantile_of(byleaf + s, cnt[v], tau);
+        for (size_t i = 0; i < n; i++)
+            f[i] += lv[(unsigned)id[i]];
+    }
+out:
+    XGDMatrixFree(dm);
+    free(g);
+    free(h);
+    free(r);
+    free(f);
+    free(cnt);
+    free(at);
+    free(byleaf);
+    free(id);
+    if (rc)
+        qmodel_free(m);
+    return rc;
+}
+
+/* Scaled predictions of the quantile model for x (n x k) into out. */
+static int q_predict(const qmodel *m, const float *x, size_t n, uint32_t k, double *out,
+                     hs_error *err)
+{
+    DMatrixHandle dm;
+    int rc = dmatrix(x, NULL, n, k, &dm, err);
+    if (rc)
+        return rc;
+    float *id = malloc((n ? n : 1) * m->trees * sizeof *id);
+    if (!id)
+        rc = hs_error_set(err, HS_ENOMEM, "out of memory");
+    else if (!(rc = leaf_ids(m->b, dm, 0, m->trees, n, id, err)))
+        for (size_t i = 0; i < n; i++) {
+            double v = m->base;
+            for (unsigned t = 0; t < m->trees; t++) {
+                float u = id[i * m->trees + t];
+                if (u >= 0 && u < (float)m->width)
+                    v += m->leaf[(size_t)t * m->width + (unsigned)u];
+            }
+            out[i] = v;
+        }
+    free(id);
+    XGDMatrixFree(dm);
     return rc;
 }
 
@@ -391,13 +564,26 @@ static int fit_predict(const hs_cul_data *d, const size_t *tr, size_t nt, const 
         goto out;
     }
     for (size_t i = 0; i < nt; i++)
-        yt[i] = (float)yscale(&s, d->y[tr[i]]);
-    if ((rc = xgb_train(xt, yt, nt, k, p, tau, &b, err)))
-        goto out;
-    if (ne && (rc = predict(b, xe, ne, k, pred, err)))
-        goto out;
+        yt[i] = (float)yscale(&s, resp(d, tr[i]));
+    if (tau >= 0) {
+        qmodel m;
+        if ((rc = q_train(xt, yt, nt, k, p, tau, &m, err)))
+            goto out;
+        b = m.b;                /* freed below; the gain shares are the trees' */
+        m.b = NULL;
+        rc = ne ? q_predict(&(qmodel){ b, m.base, m.trees, m.width, m.leaf }, xe, ne, k, pred,
+                            err) : 0;
+        qmodel_free(&m);
+        if (rc)
+            goto out;
+    } else {
+        if ((rc = xgb_train(xt, yt, nt, k, p, &b, err)))
+            goto out;
+        if (ne && (rc = predict(b, xe, ne, k, pred, err)))
+            goto out;
+    }
     for (size_t i = 0; i < ne; i++)
-        pred[i] = yunscale(&s, pred[i]);
+        pred[i] = back(d, te[i], yunscale(&s, pred[i]));
     if (gain)
         rc = gain_share(b, k, gain, err);
 out:
@@ -448,6 +634,52 @@ out:
     free(pred);
     free(obs);
     free(all);
+    return rc;
+}
+
+/* The calibration of a quantile model of level tau fitted on rows[0..n)
+ * (one-sided conformalised quantile regression, with out-of-fold
+ * predictions): each run of the list is predicted by a model of the other
+ * folds (run i in fold i mod folds), and the shift is the
+ * ceil(tau (n + 1))-th smallest of y - prediction, the amount to add to
+ * the model's predictions so that a share tau of new runs lies at or below
+ * them (a model fitted on the runs it then predicts reaches its level on
+ * them by construction, and falls short of it on new runs). */
+static int q_shift(const hs_cul_data *d, const size_t *rows, size_t n, const uint32_t *feat,
+                   uint32_t k, const hs_cul_params *p, double tau, double *shift, hs_error *err)
+{
+    unsigned folds = p->folds;
+    size_t *tr = malloc(n * sizeof *tr), *te = malloc(n * sizeof *te);
+    double *pred = malloc(n * sizeof *pred);
+    float *res = malloc(n * sizeof *res);
+    int rc = 0;
+    size_t m = 0;
+    if (!tr || !te || !pred || !res) {
+        rc = hs_error_set(err, HS_ENOMEM, "out of memory");
+        goto out;
+    }
+    for (unsigned f = 0; f < folds && !rc; f++) {
+        size_t nt = 0, ne = 0;
+        for (size_t i = 0; i < n; i++)
+            if (i % folds == f)
+                te[ne++] = rows[i];
+            else
+                tr[nt++] = rows[i];
+        rc = fit_predict(d, tr, nt, te, ne, feat, k, p, tau, pred, NULL, err);
+        for (size_t i = 0; !rc && i < ne; i++)
+            res[m++] = (float)(d->y[te[i]] - pred[i]);
+    }
+    if (!rc) {
+        qsort(res, m, sizeof *res, cmp_float);
+        double j = ceil(tau * (double)(m + 1) - 1e-9);
+        size_t i = j < 1 ? 0 : (size_t)j - 1;
+        *shift = res[i < m ? i : m - 1];
+    }
+out:
+    free(tr);
+    free(te);
+    free(pred);
+    free(res);
     return rc;
 }
 
@@ -692,9 +924,9 @@ int hs_cul_fit(const hs_cul_data *d, const hs_cul_params *p,
                 rc = hs_error_set(err, HS_ENOMEM, "out of memory");
         }
         for (size_t i = 0; !rc && i < nt; i++)
-            yt[i] = (float)yscale(&sc, d->y[tr[i]]);
+            yt[i] = (float)yscale(&sc, resp(d, tr[i]));
         if (!rc)
-            rc = xgb_train(xt, yt, nt, nf, p, -1, &b, err);
+            rc = xgb_train(xt, yt, nt, nf, p, &b, err);
         uint64_t ps[4];
         hs__seed(ps, p->seed ^ 0x7065726dull); /* "perm" */
         for (uint32_t f = 0; !rc && f < nf; f++) {
@@ -707,7 +939,7 @@ int hs_cul_fit(const hs_cul_data *d, const hs_cul_params *p,
                     xp[i * nf + f] = xe[ix[i] * nf + f];
                 rc = predict(b, xp, ne, nf, pred, err);
                 for (size_t i = 0; !rc && i < ne; i++)
-                    pred[i] = yunscale(&sc, pred[i]);
+                    pred[i] = back(d, te[i], yunscale(&sc, pred[i]));
                 if (!rc)
                     rep[k] = r->r2 - hs_cul_r2(obs, pred, ne);
             }
@@ -842,11 +1074,17 @@ int hs_cul_fit(const hs_cul_data *d, const hs_cul_params *p,
             PROGRESS("quantile models", q, p->nquantiles);
             hs_cul_quant *m = &r->q[q];
             m->tau = p->quantiles[q];
-            if (!(m->gain = malloc(nf * sizeof *m->gain)))
+            m->gain = malloc(nf * sizeof *m->gain);
+            m->pred = malloc(ne * sizeof *m->pred);
+            if (!m->gain || !m->pred)
                 goto oom;
-            rc = fit_predict(d, tr, nt, te, ne, feat, nf, p, m->tau, pred, m->gain, err);
+            rc = fit_predict(d, tr, nt, te, ne, feat, nf, p, m->tau, m->pred, m->gain, err);
+            if (!rc && p->q_calibrate)
+                rc = q_shift(d, tr, nt, feat, nf, p, m->tau, &m->shift, err);
             if (rc)
                 break;
+            for (size_t i = 0; i < ne; i++)
+                pred[i] = m->pred[i] += m->shift;
             double loss = 0, below = 0;
             for (size_t i = 0; i < ne; i++) {
                 double y = d->y[te[i]], u = y - pred[i];
@@ -884,6 +1122,9 @@ int hs_cul_generalise(const hs_cul_data *train, const hs_cul_data *test,
     if (test->nf != train->nf)
         return hs_error_set(err, HS_EINVAL, "the test runs have %u features, the training runs %u",
                             test->nf, train->nf);
+    if (!train->per != !test->per)
+        return hs_error_set(err, HS_EINVAL, "--per: given for the %s runs only",
+                            train->per ? "training" : "test");
     size_t nt = train->n, ne = test->n;
     uint32_t nf = train->nf;
     size_t *tr = malloc(nt * sizeof *tr), *te = malloc(ne * sizeof *te);
@@ -911,11 +1152,11 @@ int hs_cul_generalise(const hs_cul_data *train, const hs_cul_data *test,
     if (!xt || !xe || !yt)
         goto oom;
     for (size_t i = 0; i < nt; i++)
-        yt[i] = (float)yscale(&s, train->y[i]);
-    if ((rc = xgb_train(xt, yt, nt, nf, p, -1, &b, err)) || (rc = predict(b, xe, ne, nf, pred, err)))
+        yt[i] = (float)yscale(&s, resp(train, i));
+    if ((rc = xgb_train(xt, yt, nt, nf, p, &b, err)) || (rc = predict(b, xe, ne, nf, pred, err)))
         goto out;
     for (size_t i = 0; i < ne; i++)
-        pred[i] = yunscale(&s, pred[i]);
+        pred[i] = back(test, i, yunscale(&s, pred[i]));
     free(r->gen_pred);
     r->gen_pred = pred;
     pred = NULL;

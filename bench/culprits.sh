@@ -58,7 +58,7 @@ top=$(grep -A2 'feature importance' "$W/sum" | tail -2 | awk '{print $2}' | tr '
     echo "| what | fits | wall | user CPU |"
     echo "|---|---|---|---|"
     set -- $(cat "$W/model");   echo "| model: split, permutation importance, 5-fold CV | 7 | $1 s | $2 s |"
-    set -- $(cat "$W/default"); echo "| defaults: + greedy search (10 steps), 2 quantile models | 454 | $1 s | $2 s |"
+    set -- $(cat "$W/default"); echo "| defaults: + greedy search (10 steps), 2 quantile models (each calibrated by 5 more fits) | 464 | $1 s | $2 s |"
     set -- $(cat "$W/exh1");    echo "| exhaustive search, 8 features, --jobs 1 | 765 + 7 | $1 s | $2 s |"
     set -- $(cat "$W/exh2");    echo "| exhaustive search, 8 features, --jobs 2 | 765 + 7 | $1 s | $2 s |"
     echo

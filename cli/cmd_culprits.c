@@ -40,6 +40,10 @@ const char hs__help_culprits[] =
     "                      (default: the directory of the CSV)\n"
     "  --train A.csv       the runs to learn from (instead of the first argument)\n"
     "  --test B.csv        runs to test a model of every run of A on\n"
+    "  --per COL           fit the response per unit of column COL (e.g. the time per\n"
+    "                      byte on the busiest link: f_truth_net_bytes_max), so that\n"
+    "                      runs of another scale fall in the range the trees saw;\n"
+    "                      predictions and figures are in the response's units\n"
     "  --test-scaling S    train (default): B's features scaled by A's minimum and\n"
     "                      maximum; own: by B's own (the response always by A's)\n"
     "  --seed N            split, folds, permutations and XGBoost (1)\n"
@@ -58,7 +62,10 @@ const char hs__help_culprits[] =
     "  --jobs N            processes of the exhaustive search (default: online CPUs)\n"
     "  --quantiles LIST    levels of the quantile models (0.1,0.9; 'none')\n"
     "  --quantile-rounds N  their boosting rounds (50)\n"
-    "  --quantile-depth N  their tree depth (2; deeper ones memorise the training runs)\n"
+    "  --quantile-depth N  their tree depth (2)\n"
+    "  --no-quantile-calibration  do not shift them by out-of-fold residuals\n"
+    "  --quantile-min-leaf N  least training runs in a leaf of their trees\n"
+    "                      (default ceil(2 / min(tau, 1 - tau)): 20 for 0.1 and 0.9)\n"
     "  --json              print culprits.json instead of the summary\n"
     "  -q, --quiet         print nothing but errors\n"
     "\n"
@@ -109,6 +116,7 @@ int hs__cmd_culprits(int argc, char **argv)
     static const struct option opts[] = {
         { "target", required_argument, NULL, 'T' },
         { "features", required_argument, NULL, 'F' },
+        { "per", required_argument, NULL, 'U' },
         { "output", required_argument, NULL, 'o' },
         { "train", required_argument, NULL, 'A' },
         { "test", required_argument, NULL, 'B' },
@@ -129,12 +137,15 @@ int hs__cmd_culprits(int argc, char **argv)
         { "quantiles", required_argument, NULL, 'Q' },
         { "quantile-rounds", required_argument, NULL, 'R' },
         { "quantile-depth", required_argument, NULL, 'D' },
+        { "quantile-min-leaf", required_argument, NULL, 'L' },
+        { "no-quantile-calibration", no_argument, NULL, 'N' },
         { "json", no_argument, NULL, 'J' },
         { "quiet", no_argument, NULL, 'q' },
         { NULL, 0, NULL, 0 },
     };
     hs_cul_params p;
     hs_cul_params_default(&p);
+    const char *per = NULL;
     const char *target = NULL, *features = NULL, *out = NULL, *train = NULL, *test = NULL;
     int quiet = 0, json = 0, c;
     uint64_t u;
@@ -152,6 +163,7 @@ int hs__cmd_culprits(int argc, char **argv)
         switch (c) {
         case 'T': target = optarg; break;
         case 'F': features = optarg; break;
+        case 'U': per = optarg; break;
         case 'o': out = optarg; break;
         case 'A': train = optarg; break;
         case 'B': test = optarg; break;
@@ -235,6 +247,12 @@ int hs__cmd_culprits(int argc, char **argv)
                 USAGE("--quantile-depth %s: expected 1 to 20", optarg);
             p.q_depth = (unsigned)u;
             break;
+        case 'N': p.q_calibrate = 0; break;
+        case 'L':
+            if (hs_parse_u64(optarg, &u) || u < 1 || u > 1000000)
+                USAGE("--quantile-min-leaf %s: expected 1 to 1000000", optarg);
+            p.q_min_leaf = (unsigned)u;
+            break;
         case 'J': json = 1; break;
         case 'q': quiet = 1; break;
         default:
@@ -266,6 +284,10 @@ int hs__cmd_culprits(int argc, char **argv)
     rc = hs_cul_select(ta, target, features, &da, &err);
     if (!rc && tb)
         rc = hs_cul_select_like(tb, &da, &db, &err);
+    if (!rc && per)
+        rc = hs_cul_set_per(ta, per, &da, &err);
+    if (!rc && per && tb)
+        rc = hs_cul_set_per(tb, per, &db, &err);
     if (!rc)
         rc = hs_cul_fit(&da, &p, progress_cb, &pg, &res, &err);
     if (!rc && tb) {

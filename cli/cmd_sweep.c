@@ -53,6 +53,7 @@
 #define MAX_RUNS 1000000u
 #define JSON_MAX (64u << 20)
 #define PROGRESS_EVERY 5.0      /* seconds between progress lines without a completion */
+#define BAR_WIDTH 30            /* characters of the progress bar on a terminal */
 
 const char hs__help_sweep[] =
     "usage: hopscope sweep -i TRACE --topo SPEC -o DIR [mappings] [crossings]\n"
@@ -106,8 +107,10 @@ const char hs__help_sweep[] =
     "                     analysis.json); by default each is removed once its row\n"
     "                     is written\n"
     "  --dry-run          print the plan and exit\n"
-    "  -q, --quiet        no progress lines (otherwise one per finished run on\n"
-    "                     stderr, with an ETA)\n"
+    "  -q, --quiet        no progress (otherwise, on stderr: a bar redrawn as runs\n"
+    "                     finish when stderr is a terminal, else a line for the\n"
+    "                     first and the last run and at most one every 5 s;\n"
+    "                     both with an ETA)\n"
     "\n"
     "merge: joins the rows of the directories of the parts of one sweep (the same\n"
     "options but --part) into FILE, by run index: byte-identical to the sweep.csv\n"
@@ -1383,11 +1386,28 @@ static int schedule(opts *o, const char *exe, int argc, char **argv, uint64_t to
             (t - last >= PROGRESS_EVERY || finished == todo_n || finished <= 1 || isatty(2))) {
             char a[32], b[32];
             double eta = (t - t0) / (double)finished * (double)(todo_n - finished);
-            fprintf(stderr, "hopscope %s: %llu/%llu runs done (%llu from before), %u running, "
-                    "%llu failed, %s elapsed, ETA %s\n", CMD,
-                    (unsigned long long)(before + finished), (unsigned long long)total,
-                    (unsigned long long)before, running, (unsigned long long)(failed + crashed),
-                    dur(t - t0, a, sizeof a), dur(eta, b, sizeof b));
+            if (isatty(2)) {
+                /* a terminal: one bar, redrawn in place; a newline once done */
+                char bar[BAR_WIDTH + 1];
+                uint64_t k = total ? (before + finished) * BAR_WIDTH / total : BAR_WIDTH;
+                memset(bar, '#', (size_t)k);
+                memset(bar + k, '.', (size_t)(BAR_WIDTH - k));
+                bar[BAR_WIDTH] = 0;
+                fprintf(stderr, "\rhopscope %s: [%s] %llu/%llu runs, %u running, %llu failed, "
+                        "%s elapsed, ETA %s\033[K%s", CMD, bar,
+                        (unsigned long long)(before + finished), (unsigned long long)total,
+                        running, (unsigned long long)(failed + crashed),
+                        dur(t - t0, a, sizeof a), dur(eta, b, sizeof b),
+                        finished == todo_n ? "\n" : "");
+            } else {
+                fprintf(stderr, "hopscope %s: %llu/%llu runs done (%llu from before), %u "
+                        "running, %llu failed, %s elapsed, ETA %s\n", CMD,
+                        (unsigned long long)(before + finished), (unsigned long long)total,
+                        (unsigned long long)before, running,
+                        (unsigned long long)(failed + crashed), dur(t - t0, a, sizeof a),
+                        dur(eta, b, sizeof b));
+            }
+            fflush(stderr);
             last = t;
         }
         report = 0;

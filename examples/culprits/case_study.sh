@@ -4,8 +4,9 @@
 # pF3D-like) at 256 ranks (4 per node, 64 nodes) on a 4x4x4 torus and on a
 # 2:1 tapered fat-tree, 16 KiB and 4 MiB messages, 84 mappings each; then
 # the culprit fits (the study's nineteen features, every ground-truth
-# feature, and the in-band counterparts of the nineteen), and one
-# generalisation from 256 to 1024 ranks.  Writes OUT/table.md.
+# feature, and the in-band counterparts of the nineteen), the
+# generalisation from 256 to 1024 ranks (3D and 2D halo), and a sweep of
+# structured mappings.  Writes OUT/table.md.
 #
 #   examples/culprits/case_study.sh [OUT] [SIZES] [CODES]
 #
@@ -14,8 +15,10 @@
 # finished sweep and fit is kept (hopscope sweep resumes; fits are redone
 # only when their output is missing).  TABLE_ONLY=1: only write the table
 # of the fits already done.  The 16 KiB part takes about 6 minutes with
-# -j 2 on two cores, the generalisation 1; a 4 MiB sweep 2-6 minutes
-# (the halo with corners at 4 MiB, 26 messages per rank, not measured).
+# -j 2 on two cores, the generalisation 1; a 4 MiB sweep 2-6 minutes,
+# 24 for the all-to-all on the fat-tree at a load of 15-19; the halo with
+# corners at 4 MiB (26 messages per rank) 64 on the torus at a load of
+# 15-21 and 8 on the fat-tree.
 set -eu
 H=${HOPSCOPE:-$(cd "$(dirname "$0")/../.." && pwd)/build/bin/hopscope}
 OUT=${1:-cs-culprits}
@@ -98,19 +101,59 @@ for size in $SIZES; do
     done
 done
 
-# Generalisation: 3D halo, 16 KiB, torus: trained on the 256-rank sweep,
-# tested on 84 mappings of the same code at 1024 ranks on an 8x8x4 torus.
+# Generalisation: the 3D and the 2D halo, 16 KiB, torus: trained on the
+# 256-rank sweep, tested on 84 mappings of the same code at 1024 ranks on
+# an 8x8x4 torus.
 if [ "${GENERALISE:-1}" = 1 ] && [ "${TABLE_ONLY:-0}" != 1 ]; then
-    gen halo3d 16K 1024 halo3d-16K-1024.trace
-    "$H" sweep -i halo3d-16K-1024.trace --topo torus:8x8x4 --ppn 4 $MAPS -o halo3d-16K-torus-1024 -j "$J" -q
-    for sc in train own; do
-        g=gen-halo3d-$sc
-        if [ ! -f "$g/summary.txt" ]; then
-            mkdir -p "$g"
-            "$H" culprits --train halo3d-16K-torus/sweep.csv --test halo3d-16K-torus-1024/sweep.csv \
-                --features "$S19" --test-scaling $sc --no-greedy -o "$g" > "$g/summary.txt" 2>/dev/null
-        fi
+    A=$(cd "$(dirname "$0")" 2>/dev/null && pwd)/scale_free.awk
+    for code in ${GEN_CODES:-halo3d halo2d}; do
+    [ -f $code-16K-torus/sweep.csv ] || continue
+    gen $code 16K 1024 $code-16K-1024.trace
+    "$H" sweep -i $code-16K-1024.trace --topo torus:8x8x4 --ppn 4 $MAPS -o $code-16K-torus-1024 -j "$J" -q
+    # the time itself, and the time per byte on the busiest network link
+    # (--per); then the same with the AO/TO/nao sums and counts made
+    # per link (scale_free.awk: 384 and 1536 network links)
+    [ -f sf-$code-256.csv ] || awk -F, -v links=384 -f "$A" $code-16K-torus/sweep.csv > sf-$code-256.csv
+    [ -f sf-$code-1024.csv ] || awk -F, -v links=1536 -f "$A" $code-16K-torus-1024/sweep.csv > sf-$code-1024.csv
+    for v in "" -per -sf -sf-per; do
+        case $v in *sf*) a=sf-$code-256.csv; b=sf-$code-1024.csv ;;
+                   *) a=$code-16K-torus/sweep.csv; b=$code-16K-torus-1024/sweep.csv ;; esac
+        case $v in *per) o="--per f_truth_net_bytes_max" ;; *) o= ;; esac
+        for sc in train own; do
+            g=gen-$code-$sc$v
+            if [ ! -f "$g/summary.txt" ]; then
+                mkdir -p "$g"
+                "$H" culprits --train $a --test $b --features "$S19" --test-scaling $sc --no-greedy \
+                    $o -o "$g" > "$g/summary.txt" 2>/dev/null
+            fi
+        done
     done
+    # what a model trained at 1024 ranks itself reaches on those runs
+    fit $code-16K-torus-1024 s19 "$S19" --no-greedy
+    done
+fi
+
+# Structured mappings: the 3D halo, 16 KiB, torus, with 80 structured
+# mappings (structured_maps.awk: block shapes x block orders x node orders)
+# instead of 80 random ones; then both sets of runs together.
+if [ "${STRUCTURED:-1}" = 1 ] && [ "${TABLE_ONLY:-0}" != 1 ] && [ -f halo3d-16K.trace/.done ]; then
+    A=$(cd "$(dirname "$0")" 2>/dev/null && pwd)/structured_maps.awk
+    mkdir -p structured-maps
+    [ -f structured-maps.txt ] || awk -v grid=8x8x4 -v torus=4x4x4 -v ppn=4 -v n=80 \
+        -v dir="$(pwd)/structured-maps" -f "$A" > structured-maps.txt
+    "$H" sweep -i halo3d-16K.trace --topo torus:4x4x4 --ppn 4 --map-list structured-maps.txt \
+        --map linear,roundrobin,shift:1,shift:7 -o halo3d-16K-torus-struct -j "$J" -q
+    fit halo3d-16K-torus-struct s19 "$S19" --greedy-steps 3
+    fit halo3d-16K-torus-struct truth f_truth_ --no-greedy
+    if [ -f halo3d-16K-torus/sweep.csv ]; then
+        mkdir -p halo3d-16K-torus-mixed
+        # the random sweep's rows, then the structured ones (the four standard
+        # mappings once), renumbered
+        { cat halo3d-16K-torus/sweep.csv
+          tail -n +2 halo3d-16K-torus-struct/sweep.csv | grep -v ',linear,\|,roundrobin,\|,shift:'
+        } | awk -F, 'BEGIN { OFS = "," } NR > 1 { $1 = NR - 2 } { print }' > halo3d-16K-torus-mixed/sweep.csv
+        fit halo3d-16K-torus-mixed s19 "$S19" --no-greedy
+    fi
 fi
 mv table.md.tmp table.md
 echo "wrote $OUT/table.md"

@@ -451,6 +451,9 @@ typedef struct hs_cul_data {
     int64_t  *run;          /* n: the 'run' column, or the row number from 1 */
     char    **fname;        /* nf feature names */
     char     *target;       /* the response column's name */
+    double   *per;          /* NULL, or n: the models fit y / per and predict y as their
+                               prediction times per (hs_cul_set_per) */
+    char     *per_name;     /* the column per came from */
 } hs_cul_data;
 
 /* Picks the response TARGET (NULL: "time_s") and the features from table
@@ -468,6 +471,13 @@ int hs_cul_select(const hs_table *t, const char *target, const char *features,
  * a model on runs of another scale.  HS_EINVAL names a missing column. */
 int hs_cul_select_like(const hs_table *t, const hs_cul_data *like, hs_cul_data *d,
                        hs_error *err);
+/* Makes the models fit the response per unit of column COL of t (same
+ * rows as d): y / COL, predictions multiplied back, so every figure stays in
+ * the response's units.  A ratio that does not grow with the scale (the run
+ * time per byte on the busiest link) is what lets a model trained at one
+ * scale predict another (docs/culprits.md).  HS_EINVAL: no such column, or
+ * a value that is not a finite number above 0 (named by line). */
+int hs_cul_set_per(const hs_table *t, const char *col, hs_cul_data *d, hs_error *err);
 void hs_cul_data_free(hs_cul_data *d);
 
 /* The study's rank correlation coefficient (docs/culprits.md): the fraction
@@ -498,6 +508,9 @@ typedef struct hs_cul_params {
     unsigned q_depth;        /* their tree depth (2): a quantile model fitted as long
                                 and as deep as the mean model reaches its level on the
                                 training runs by memorising them (docs/culprits.md) */
+    int      q_calibrate;    /* shift them by out-of-fold residuals (1; docs/culprits.md) */
+    unsigned q_min_leaf;     /* least training runs in a leaf of their trees (0: by the
+                                level, ceil(2 / min(tau, 1 - tau)): 20 for 0.1 and 0.9) */
     int      own_scaling;    /* generalisation: scale the test runs by their own
                                 min and max (0: by the training runs') */
 } hs_cul_params;
@@ -522,6 +535,10 @@ typedef struct hs_cul_quant {
     double  coverage;        /* held-out runs measured at or below the prediction */
     double  rcc;
     double *gain;            /* nf: share of the split gain */
+    double  shift;           /* calibration added to the model (response units; 0 when
+                                not calibrated) */
+    double *pred;            /* ntest: the model's prediction of each held-out run, the
+                                shift included (the order of hs_cul_result.test_row) */
 } hs_cul_quant;
 
 typedef struct hs_cul_result {

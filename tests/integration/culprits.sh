@@ -65,6 +65,18 @@ t_eq "generalisation runs" 0 $?
 t_grep "generalisation in the summary" "tested on 40 others: RCC" "$T/sum2"
 t_grep "generalisation in the json" '"test_runs": 40' "$T/o2/culprits.json"
 t_grep "generalisation in the page" "another scale" "$T/o2/culprits.html"
+# --per: the response fitted per unit of a column, figures in its units
+$TO "$H" culprits --train "$T/a.csv" --test "$T/b.csv" -o "$T/o6" --rounds 60 --no-greedy \
+    --exhaustive-max 0 --quantiles 0.5 --per f_links_max >"$T/sum6" 2>&1
+t_eq "--per runs" 0 $?
+t_grep "--per in the summary" "response time_s \(fitted per f_links_max\)" "$T/sum6"
+t_grep "--per in the json" '"per": "f_links_max"' "$T/o6/culprits.json"
+t_grep "no --per: null in the json" '"per": null' "$T/o2/culprits.json"
+t_grep "quantile models calibrated by default" '"method": "pinball loss, custom objective, leaves at the residuals. quantile, calibrated out of fold"' "$T/o6/culprits.json"
+$TO "$H" culprits "$T/a.csv" -o "$T/o7" --rounds 60 --no-greedy --exhaustive-max 0 --quantiles 0.9 \
+    --no-quantile-calibration --quantile-min-leaf 7 >/dev/null 2>&1
+t_eq "--no-quantile-calibration runs" 0 $?
+t_eq "not calibrated: min_leaf 7, shift 0" '"min_leaf": 7, "shift": 0,' "$(tr -d '\n' < "$T/o7/culprits.json" | grep -o '"min_leaf": 7, *"shift": 0,' | tr -s ' ')"
 
 # refusals
 printf 'run,time_s,f_x\n1,2,3\n2,3\n' >"$T/short.csv"

@@ -15,6 +15,20 @@ t_check "sweep -j2" timeout 300 "$H" sweep $A -j2 -o j2
 t_eq "14 rows (7 mappings x 2 backgrounds) plus the header" 15 "$(wc -l < j1/sweep.csv)"
 if cmp -s j1/sweep.csv j2/sweep.csv; then t_ok "-j1 and -j2 give identical sweep.csv"; else t_fail "-j1 and -j2 give identical sweep.csv" "$(diff j1/sweep.csv j2/sweep.csv | head -3)"; fi
 
+# progress: a bar redrawn in place on a terminal (script gives the sweep one),
+# lines otherwise
+if command -v script >/dev/null 2>&1; then
+    B=$(echo "$A" | sed 's/ -q$//')
+    timeout 300 script -qc "'$H' sweep $B -j1 -o bar" /dev/null > bar.out 2>&1 < /dev/null
+    t_eq "on a terminal: the last frame of the bar is full" 1 "$(tr '\r' '\n' < bar.out | grep -c '^hopscope sweep: \[##############################\] 14/14 runs, 0 running, 0 failed')"
+    t_eq "on a terminal: no progress line ends in a newline before the last" 1 "$(grep -c 'runs, .* running' bar.out)"
+    if cmp -s j1/sweep.csv bar/sweep.csv; then t_ok "the bar leaves sweep.csv alone"; else t_fail "the bar leaves sweep.csv alone"; fi
+    "$H" sweep $B -j1 -o lines 2> lines.err > /dev/null
+    t_eq "not a terminal: lines, the first and the last run among them" "1/14 14/14" "$(grep -o '^hopscope sweep: [0-9]*/14 runs done' lines.err | sed -n '1s/.*: //p;$s/.*: //p' | cut -d' ' -f1 | tr '\n' ' ' | sed 's/ $//')"
+else
+    echo "# skip - progress bar: no script(1) (bsdutils) to give the sweep a terminal"
+fi
+
 # the contract with hopscope culprits
 h=$(head -1 j1/sweep.csv)
 t_eq "descriptor columns, then time_s" "run,mapping,background,routing,field_bits,seed,ranks,topo,time_s" "$(echo "$h" | cut -d, -f1-9)"
