@@ -5,6 +5,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 void hs__partition_free(hs__part *p)
 {
@@ -125,6 +126,9 @@ struct hs__pdes {
     hs__part  part;
     unsigned  me;
     hs__obuf *out;        /* [np] */
+    hs_fabric_par_stats ps;
+    uint64_t *win_cpu;    /* [ps.windows] CPU ns running each window */
+    size_t    capwin;
 };
 
 /* On the wire: the event (24 bytes), then for EV_ARRIVE its packet's hot
@@ -144,6 +148,7 @@ void hs__pdes_free(hs_fabric *F)
     for (unsigned i = 0; i < pd->part.np; i++)
         free(pd->out[i].b);
     free(pd->out);
+    free(pd->win_cpu);
     hs__partition_free(&pd->part);
     free(pd);
     F->pd = NULL;
@@ -230,6 +235,7 @@ static int obuf_put(hs_fabric *F, hs__obuf *o, const void *x, size_t n)
 int hs__pdes_send(hs_fabric *F, const hs__fev *e)
 {
     hs__obuf *o = &F->pd->out[ev_part(F, e)];
+    F->pd->ps.sent++;
     hs__wev w = { e->t, e->seq, e->d };
     int rc = obuf_put(F, o, &w, sizeof w);
     if (!rc && (e->d >> EV_SHIFT) == EV_ARRIVE) {
@@ -269,6 +275,7 @@ int hs_fabric_inbox(hs_fabric *F, const void *buf, size_t len)
         memcpy(&w, b, sizeof w);
         b += sizeof w;
         hs__fev e = { w.t, w.seq, w.d };
+        F->pd->ps.received++;
         unsigned type = (unsigned)(w.d >> EV_SHIFT);
         if (w.t < F->now || (type != EV_ARRIVE && type != EV_CREDIT))
             return HS_EFORMAT;
@@ -311,10 +318,95 @@ uint64_t hs_fabric_held(const hs_fabric *F)
     return (uint64_t)F->pk_live + F->ms_live;
 }
 
+static uint64_t clk(clockid_t c)
+{
+    struct timespec ts;
+    clock_gettime(c, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void hs__timer_skip(hs_fabric *F)
+{
+    F->dev_seq[F->in_run ? F->cur_dev : F->ext_dev]++;
+    if (!F->pd || F->pd->me == 0)
+        F->st.events++;
+}
+
+hs_fabric_par_stats *hs__pdes_stats(hs_fabric *F)
+{
+    return F->pd ? &F->pd->ps : NULL;
+}
+
+uint64_t hs__pdes_clock(int cpu)
+{
+    return clk(cpu ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC);
+}
+
+int hs_fabric_par_stats_get(const hs_fabric *F, hs_fabric_par_stats *out)
+{
+    if (!F->pd)
+        return HS_ESTATE;
+    *out = F->pd->ps;
+    return 0;
+}
+
+int hs_fabric_par_critical(const hs_fabric *F, const hs_fabric_transport *tr, uint64_t *ns)
+{
+    if (!F->pd)
+        return HS_ESTATE;
+    const struct hs__pdes *pd = F->pd;
+    unsigned np = pd->part.np;
+    size_t nw = pd->ps.windows < pd->capwin ? pd->ps.windows : pd->capwin;
+    const void **out = calloc(np, sizeof *out);
+    size_t *ol = calloc(np, sizeof *ol);
+    if (!out || !ol) {
+        free(out);
+        free(ol);
+        return HS_ENOMEM;
+    }
+    /* every process ran the same windows: part 0 takes each window's
+     * largest CPU time */
+    if (pd->me != 0) {
+        out[0] = pd->win_cpu;
+        ol[0] = nw * sizeof *pd->win_cpu;
+    }
+    const void *in = NULL;
+    size_t inlen = 0;
+    int rc = tr->exchange(tr->ctx, out, ol, &in, &inlen);
+    free(out);
+    free(ol);
+    if (rc)
+        return rc;
+    *ns = 0;
+    if (pd->me != 0)
+        return 0;
+    uint64_t *mx = calloc(nw ? nw : 1, sizeof *mx);
+    if (!mx)
+        return HS_ENOMEM;
+    for (size_t w = 0; w < nw; w++)
+        mx[w] = pd->win_cpu[w];
+    const unsigned char *b = in;
+    if (inlen != (size_t)(np - 1) * nw * 8)
+        inlen = 0;   /* a process lost count (out of memory): its own times only */
+    for (size_t i = 0; i + 8 <= inlen; i += 8) {
+        uint64_t v;
+        memcpy(&v, b + i, 8);
+        size_t w = (i / 8) % (nw ? nw : 1);
+        if (v > mx[w])
+            mx[w] = v;
+    }
+    for (size_t w = 0; w < nw; w++)
+        *ns += mx[w];
+    free(mx);
+    return 0;
+}
+
 int hs_fabric_run_parallel(hs_fabric *F, const hs_fabric_transport *tr)
 {
     if (!F->pd)
         return HS_ESTATE;
+    hs_fabric_par_stats *ps = &F->pd->ps;
+    uint64_t c0 = clk(CLOCK_THREAD_CPUTIME_ID), w0 = clk(CLOCK_MONOTONIC), c1, w1;
     unsigned np = F->pd->part.np;
     hs_time la = F->pd->part.lookahead;
     const void **out = calloc(np, sizeof *out);
@@ -326,6 +418,12 @@ int hs_fabric_run_parallel(hs_fabric *F, const hs_fabric_transport *tr)
         hs_time t = hs_fabric_next_time(F);
         t = rc ? 0 : t == HS_TIME_NEVER ? t : t + 1;
         int trc = tr->min_time(tr->ctx, &t);
+        c1 = clk(CLOCK_THREAD_CPUTIME_ID);
+        w1 = clk(CLOCK_MONOTONIC);
+        ps->sync_cpu_ns += c1 - c0;
+        ps->sync_wall_ns += w1 - w0;
+        c0 = c1;
+        w0 = w1;
         if (trc || t == 0) {
             rc = rc ? rc : trc ? trc : HS_ECHILD;   /* another process failed */
             break;
@@ -334,12 +432,32 @@ int hs_fabric_run_parallel(hs_fabric *F, const hs_fabric_transport *tr)
             break;
         t--;
         hs_time end = la == HS_TIME_NEVER || t > HS_TIME_NEVER - la ? HS_TIME_NEVER : t + la;
+        uint64_t ev0 = F->st.events;
         rc = hs_fabric_run_window(F, end);
         if (rc == 2)
             rc = HS_ENOTSUP;
+        ps->events += F->st.events - ev0;
+        c1 = clk(CLOCK_THREAD_CPUTIME_ID);
+        if (ps->windows == F->pd->capwin) {
+            size_t nc = F->pd->capwin ? 2 * F->pd->capwin : 256;
+            uint64_t *n = realloc(F->pd->win_cpu, nc * sizeof *n);
+            if (n) {
+                F->pd->win_cpu = n;
+                F->pd->capwin = nc;
+            }
+        }
+        if (ps->windows < F->pd->capwin)
+            F->pd->win_cpu[ps->windows] = c1 - c0;
+        ps->windows++;
+        w1 = clk(CLOCK_MONOTONIC);
+        ps->run_cpu_ns += c1 - c0;
+        ps->run_wall_ns += w1 - w0;
+        c0 = c1;
+        w0 = w1;
         for (unsigned p = 0; p < np; p++) {
             out[p] = F->pd->out[p].b;
             outlen[p] = p == F->pd->me ? 0 : F->pd->out[p].n;
+            ps->sent_bytes += outlen[p];
         }
         const void *in;
         size_t inlen;
@@ -349,8 +467,22 @@ int hs_fabric_run_parallel(hs_fabric *F, const hs_fabric_transport *tr)
             rc = rc ? rc : trc;
             break;
         }
+        c1 = clk(CLOCK_THREAD_CPUTIME_ID);
+        w1 = clk(CLOCK_MONOTONIC);
+        ps->sync_cpu_ns += c1 - c0;
+        ps->sync_wall_ns += w1 - w0;
+        c0 = c1;
+        w0 = w1;
         if (!rc)
             rc = hs_fabric_inbox(F, in, inlen);
+        c1 = clk(CLOCK_THREAD_CPUTIME_ID);
+        w1 = clk(CLOCK_MONOTONIC);
+        if (ps->windows && ps->windows <= F->pd->capwin)
+            F->pd->win_cpu[ps->windows - 1] += c1 - c0;
+        ps->run_cpu_ns += c1 - c0;
+        ps->run_wall_ns += w1 - w0;
+        c0 = c1;
+        w0 = w1;
     }
     free(out);
     free(outlen);

@@ -186,6 +186,8 @@ typedef struct driver {
      * measured deliveries are kept as (serial, time) and turned into
      * latencies by part 0 once the source's `sent` times are gathered */
     int      par;
+    int      par_next;     /* the next merged arrival's source is drawn: */
+    uint32_t par_src;
     uint64_t *dl;          /* serial, time pairs */
     size_t   ndl, capdl;
 } driver;
@@ -264,11 +266,12 @@ static uint32_t dest(driver *d, uint32_t src)
     return 0;
 }
 
-static void post(driver *d, uint32_t src)
+/* A message from src at `now` (the current time, or in a parallel run an
+ * arrival of another part's source drawn ahead of time). */
+static void post_at(driver *d, uint32_t src, hs_time now)
 {
     hs_fabric *F = d->F;
     uint32_t dst = dest(d, src);
-    hs_time now = hs_fabric_now(F);
     uint64_t cookie = src;
     int measured = now >= d->w0 && now < d->w1;
     if (measured) {
@@ -303,6 +306,11 @@ static void post(driver *d, uint32_t src)
     d->last_gen = now;
 }
 
+static void post(driver *d, uint32_t src)
+{
+    post_at(d, src, hs_fabric_now(d->F));
+}
+
 /* Next arrival of the merged Poisson process. */
 static hs_time merged_gap(driver *d)
 {
@@ -322,14 +330,36 @@ static void on_timer(void *ctx, hs_fabric *F, uint64_t node, hs_time t)
     if (node == TIMER_MERGED) {
         if (!d->generating)
             return;
-        post(d, merged_source(d));
-        if (d->limit && d->generated >= d->limit) {
-            d->generating = 0;
-            return;
+        post(d, d->par_next ? d->par_src : merged_source(d));
+        d->par_next = 0;
+        for (;;) {
+            if (d->limit && d->generated >= d->limit) {
+                d->generating = 0;
+                return;
+            }
+            hs_time tn = t + merged_gap(d);
+            if (!d->par) {
+                if (hs_fabric_timer(F, tn, TIMER_MERGED))
+                    d->error = HS_ENOMEM;
+                return;
+            }
+            /* a parallel run: the next arrival's source is drawn now (the
+             * same draws in the same order); another part's arrival is
+             * accounted for here without a timer event (its draws made,
+             * its timer's key taken, counted once by part 0), so that
+             * every process runs only its own sources' timers */
+            uint32_t src = merged_source(d);
+            if (hs_fabric_node_local(F, src)) {
+                d->par_next = 1;
+                d->par_src = src;
+                if (hs_fabric_timer(F, tn, TIMER_MERGED))
+                    d->error = HS_ENOMEM;
+                return;
+            }
+            hs__timer_skip(F);
+            post_at(d, src, tn);
+            t = tn;
         }
-        if (hs_fabric_timer(F, t + merged_gap(d), TIMER_MERGED))
-            d->error = HS_ENOMEM;
-        return;
     }
     if (node == TIMER_WINDOW_END) {
         if (d->outstanding == 0)

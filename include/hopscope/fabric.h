@@ -346,6 +346,23 @@ typedef struct hs_fabric_transport {
  * remain anywhere (summed with min_time over -count), other negative
  * status on failure.  hs_fabric_stop is not supported (HS_ENOTSUP). */
 int hs_fabric_run_parallel(hs_fabric *f, const hs_fabric_transport *tr);
+/* What one process of a parallel run did (hs_fabric_run_parallel): windows,
+ * the events it ran, events it sent to other parts and received, bytes
+ * sent, and the CPU and wall time it spent running events (and taking in
+ * what arrived) against the time in the transport's calls (exchange and
+ * reduction, which include waiting for the slowest process). */
+typedef struct hs_fabric_par_stats {
+    uint64_t windows, events, sent, received, sent_bytes;
+    uint64_t run_cpu_ns, run_wall_ns, sync_cpu_ns, sync_wall_ns;
+    uint64_t gather_cpu_ns, gather_wall_ns;   /* hs_fabric_gather_results */
+} hs_fabric_par_stats;
+/* HS_ESTATE when f is not partitioned. */
+int hs_fabric_par_stats_get(const hs_fabric *f, hs_fabric_par_stats *out);
+/* The critical path of the run on idle cores, from CPU times: the sum over
+ * windows of the largest CPU time any process spent running that window
+ * (to part 0, in *ns; 0 elsewhere).  Collective: every process calls it
+ * after hs_fabric_run_parallel. */
+int hs_fabric_par_critical(const hs_fabric *f, const hs_fabric_transport *tr, uint64_t *ns);
 /* Steps: the local next-event time; run the events with t < end (0, or a
  * negative status; 2 if a callback stopped); the bytes queued for part p;
  * forget the outboxes; take in what other parts sent. */
