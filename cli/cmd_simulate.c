@@ -634,12 +634,13 @@ static void print_par_stats(const hs_fabric *F, const hs_fabric_transport *tr)
     struct rusage ru;
     long rss = getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_maxrss : 0;
     fprintf(stderr,
-            "par-stats part %u/%u: windows %llu events %llu sent %llu received %llu "
+            "par-stats part %u/%u: windows %llu events %llu ran %llu sent %llu received %llu "
             "sent_bytes %llu run_cpu %.3f s sync_cpu %.3f s run_wall %.3f s sync_wall %.3f s "
             "gather_cpu %.3f s gather_wall %.3f s cpu_total %.3f s lookahead %llu ps "
             "peak_rss %ld KB\n",
             hs_fabric_part(F), hs_fabric_nparts(F), (unsigned long long)ps.windows,
-            (unsigned long long)ps.events, (unsigned long long)ps.sent,
+            (unsigned long long)ps.events,
+            (unsigned long long)(ps.events + ps.uncounted - ps.skipped), (unsigned long long)ps.sent,
             (unsigned long long)ps.received, (unsigned long long)ps.sent_bytes,
             (double)ps.run_cpu_ns * 1e-9, (double)ps.sync_cpu_ns * 1e-9,
             (double)ps.run_wall_ns * 1e-9, (double)ps.sync_wall_ns * 1e-9,

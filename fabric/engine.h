@@ -371,6 +371,9 @@ void hs__pdes_free(hs_fabric *F);
  * key is taken (so the next timer's is the sequential run's) and part 0
  * counts it as an event. */
 void hs__timer_skip(hs_fabric *F);
+/* A timer run by a part other than 0: not counted in the run's events (part
+ * 0 counts it), counted in the process's own statistics. */
+void hs__pdes_uncount(hs_fabric *F);
 /* The process's statistics of a parallel run (NULL when not partitioned). */
 hs_fabric_par_stats *hs__pdes_stats(hs_fabric *F);
 uint64_t hs__pdes_clock(int cpu);   /* ns: process CPU time, or monotonic */

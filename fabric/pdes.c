@@ -328,8 +328,17 @@ static uint64_t clk(clockid_t c)
 void hs__timer_skip(hs_fabric *F)
 {
     F->dev_seq[F->in_run ? F->cur_dev : F->ext_dev]++;
-    if (!F->pd || F->pd->me == 0)
+    if (!F->pd || F->pd->me == 0) {
         F->st.events++;
+        if (F->pd)
+            F->pd->ps.skipped++;
+    }
+}
+
+void hs__pdes_uncount(hs_fabric *F)
+{
+    F->st.events--;
+    F->pd->ps.uncounted++;
 }
 
 hs_fabric_par_stats *hs__pdes_stats(hs_fabric *F)

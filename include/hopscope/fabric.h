@@ -355,6 +355,10 @@ typedef struct hs_fabric_par_stats {
     uint64_t windows, events, sent, received, sent_bytes;
     uint64_t run_cpu_ns, run_wall_ns, sync_cpu_ns, sync_wall_ns;
     uint64_t gather_cpu_ns, gather_wall_ns;   /* hs_fabric_gather_results */
+    /* `events` are those this process counts in the run's total: part 0
+     * counts the driver's timers of every part, the others none.  The
+     * events it ran: events + uncounted - skipped. */
+    uint64_t uncounted, skipped;
 } hs_fabric_par_stats;
 /* HS_ESTATE when f is not partitioned. */
 int hs_fabric_par_stats_get(const hs_fabric *f, hs_fabric_par_stats *out);
