@@ -637,7 +637,7 @@ static void print_par_stats(const hs_fabric *F, const hs_fabric_transport *tr)
             "par-stats part %u/%u: windows %llu events %llu ran %llu sent %llu received %llu "
             "sent_bytes %llu run_cpu %.3f s sync_cpu %.3f s run_wall %.3f s sync_wall %.3f s "
             "gather_cpu %.3f s gather_wall %.3f s cpu_total %.3f s lookahead %llu ps "
-            "peak_rss %ld KB\n",
+            "released %llu KB peak_rss %ld KB\n",
             hs_fabric_part(F), hs_fabric_nparts(F), (unsigned long long)ps.windows,
             (unsigned long long)ps.events,
             (unsigned long long)(ps.events + ps.uncounted - ps.skipped), (unsigned long long)ps.sent,
@@ -647,7 +647,8 @@ static void print_par_stats(const hs_fabric *F, const hs_fabric_transport *tr)
             (double)ps.gather_cpu_ns * 1e-9, (double)ps.gather_wall_ns * 1e-9,
             (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
                 (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6,
-            (unsigned long long)hs_fabric_lookahead(F), rss);
+            (unsigned long long)hs_fabric_lookahead(F),
+            (unsigned long long)(ps.released_bytes / 1024), rss);
 }
 
 int hs__cmd_simulate(int argc, char **argv)

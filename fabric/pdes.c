@@ -3,9 +3,12 @@
 #include "pdes.h"
 #include "engine.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 
 void hs__partition_free(hs__part *p)
 {
@@ -154,6 +157,8 @@ void hs__pdes_free(hs_fabric *F)
     F->pd = NULL;
 }
 
+static void release_remote(hs_fabric *F);
+
 int hs_fabric_partition(hs_fabric *F, unsigned np, unsigned me)
 {
     if (F->in_run || F->pd || me >= np || F->st.messages_posted || F->ms_live)
@@ -178,7 +183,77 @@ int hs_fabric_partition(hs_fabric *F, unsigned np, unsigned me)
         return HS_ENOMEM;
     }
     F->pd = pd;
+    release_remote(F);
     return 0;
+}
+
+/* ---- memory: the other parts' per-device state --------------------------------
+ * Every process allocates the whole network's arrays (their indices are
+ * the network's), but a part never touches another part's switch ports or
+ * links: their pages are given back to the system (they read as zero, and
+ * nothing reads them).  A link is kept where either end is local (an
+ * arrival reads its gp_in), and whole at part 0, which writes the links'
+ * thresholds into the run directory. */
+static size_t release(void *base, size_t esz, size_t i0, size_t i1)
+{
+    long pg = sysconf(_SC_PAGESIZE);
+    if (pg <= 0 || i1 <= i0)
+        return 0;
+    uintptr_t lo = (uintptr_t)base + i0 * esz, hi = (uintptr_t)base + i1 * esz;
+    lo = (lo + (uintptr_t)pg - 1) / (uintptr_t)pg * (uintptr_t)pg;
+    hi = hi / (uintptr_t)pg * (uintptr_t)pg;
+    if (hi <= lo || madvise((void *)lo, hi - lo, MADV_DONTNEED) != 0)
+        return 0;
+    return hi - lo;
+}
+
+int hs__pdes_link_local(const hs_fabric *F, uint32_t l)
+{
+    if (!F->pd)
+        return 1;
+    const hs_link_info *li = &F->lk[l];
+    const uint32_t *part = F->pd->part.sw_part, me = F->pd->me;
+    uint32_t a = li->from_kind == HS_DEV_NODE ? F->topo->node_sw[li->from] : li->from;
+    uint32_t b = li->to_kind == HS_DEV_NODE ? F->topo->node_sw[li->to] : li->to;
+    return part[a] == me || part[b] == me;
+}
+
+static void release_remote(hs_fabric *F)
+{
+    struct hs__pdes *pd = F->pd;
+    size_t got = 0;
+    if (pd->me != 0) {
+        /* links: runs of links neither end of which is local */
+        size_t run = 0;
+        for (uint32_t l = 1; l <= F->L + 1; l++) {
+            if (l <= F->L && !hs__pdes_link_local(F, l)) {
+                if (!run)
+                    run = l;
+                continue;
+            }
+            if (run) {
+                got += release(F->op, sizeof *F->op, run, l);
+                if (F->credits)
+                    got += release(F->credits, F->nvc * sizeof *F->credits, run, l);
+                run = 0;
+            }
+        }
+    }
+    /* switch ports' request queues: runs of other parts' switches */
+    const uint32_t *off = F->topo->port_off;
+    uint32_t s0 = UINT32_MAX;
+    for (uint32_t s = 0; s <= F->S; s++) {
+        if (s < F->S && pd->part.sw_part[s] != pd->me) {
+            if (s0 == UINT32_MAX)
+                s0 = s;
+            continue;
+        }
+        if (s0 != UINT32_MAX) {
+            got += release(F->rq, F->nvc * sizeof *F->rq, off[s0], off[s]);
+            s0 = UINT32_MAX;
+        }
+    }
+    pd->ps.released_bytes = got;
 }
 
 int hs_fabric_node_local(const hs_fabric *F, uint32_t node)

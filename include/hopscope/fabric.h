@@ -359,6 +359,8 @@ typedef struct hs_fabric_par_stats {
      * counts the driver's timers of every part, the others none.  The
      * events it ran: events + uncounted - skipped. */
     uint64_t uncounted, skipped;
+    /* bytes of other parts' per-device state given back to the system */
+    uint64_t released_bytes;
 } hs_fabric_par_stats;
 /* HS_ESTATE when f is not partitioned. */
 int hs_fabric_par_stats_get(const hs_fabric *f, hs_fabric_par_stats *out);
