@@ -18,24 +18,77 @@ void hs__partition_free(hs__part *p)
     memset(p, 0, sizeof *p);
 }
 
-/* Cuts the switches, in the order ord[0..n), into np blocks of about equal
- * weight: a switch goes to the part its weight's midpoint falls in. */
-static void chunk(const hs_topo *t, const uint32_t *ord, uint32_t n, unsigned np,
-                  uint32_t *part)
+/* Cuts the items 0..n) (weights w, in order) into np contiguous non-empty
+ * blocks of about equal weight: each block in turn takes the items whose
+ * weight's midpoint falls within an equal share of the weight left (the
+ * blocks left share it), at least one item and leaving at least one for
+ * each block after it.  blk[i] = the block of item i.  n >= np >= 1. */
+static void cut_blocks(const double *w, uint32_t n, unsigned np, uint32_t *blk)
 {
-    uint64_t total = 0, acc = 0;
+    double total = 0;
     for (uint32_t i = 0; i < n; i++)
-        total += t->port_off[ord[i] + 1] - t->port_off[ord[i]];
-    for (uint32_t i = 0; i < n; i++) {
-        uint64_t w = t->port_off[ord[i] + 1] - t->port_off[ord[i]];
-        uint64_t mid = 2 * acc + w;   /* twice the midpoint */
-        uint64_t k = total ? mid * np / (2 * total) : (uint64_t)i * np / n;
-        part[ord[i]] = (uint32_t)(k < np ? k : np - 1);
-        acc += w;
+        total += w[i];
+    uint32_t start = 0;   /* first item of the current block */
+    double acc = 0;
+    uint32_t i = 0;
+    for (unsigned k = 0; k < np; k++) {
+        /* block k: from start to the item before the next boundary */
+        uint32_t end;
+        if (k == np - 1) {
+            end = n;
+        } else {
+            /* the weight left, shared by the blocks left */
+            double target = acc + (total - acc) / (double)(np - k);
+            end = i;
+            double a = acc;
+            /* an item goes to the block its weight's midpoint falls in */
+            while (end < n && a + w[end] / 2 < target) {
+                a += w[end];
+                end++;
+            }
+            uint32_t lo = start + 1, hi = n - (np - 1 - k);
+            if (end < lo)
+                end = lo;
+            if (end > hi)
+                end = hi;
+        }
+        for (; i < end; i++) {
+            blk[i] = k;
+            acc += w[i];
+        }
+        start = end;
     }
 }
 
+/* Cuts the switches, in the order ord[0..n), into np blocks of about equal
+ * weight (w per switch, or its ports). */
+static int chunk(const hs_topo *t, const uint32_t *ord, uint32_t n, unsigned np,
+                 const double *sw_w, uint32_t *part)
+{
+    double *w = calloc(n ? n : 1, sizeof *w);
+    uint32_t *blk = malloc((size_t)n * sizeof *blk);
+    if (!w || !blk) {
+        free(w);
+        free(blk);
+        return HS_ENOMEM;
+    }
+    for (uint32_t i = 0; i < n; i++)
+        w[i] = sw_w ? sw_w[ord[i]] : (double)(t->port_off[ord[i] + 1] - t->port_off[ord[i]]);
+    cut_blocks(w, n, np, blk);
+    for (uint32_t i = 0; i < n; i++)
+        part[ord[i]] = blk[i];
+    free(w);
+    free(blk);
+    return 0;
+}
+
 int hs__partition(const hs_topo *t, unsigned np, hs_time route_delay, hs__part *out)
+{
+    return hs__partition_w(t, np, route_delay, NULL, out);
+}
+
+int hs__partition_w(const hs_topo *t, unsigned np, hs_time route_delay, const double *w,
+                    hs__part *out)
 {
     memset(out, 0, sizeof *out);
     uint32_t S = t->nswitches;
@@ -52,26 +105,60 @@ int hs__partition(const hs_topo *t, unsigned np, hs_time route_delay, hs__part *
         return HS_ENOMEM;
     }
     uint32_t *part = out->sw_part;
+    int rc = 0;
     switch (t->kind) {
     case HS_TOPO_DRAGONFLY: {
         const hs__dragonfly *d = &t->u.df;
-        for (uint32_t s = 0; s < S; s++)
-            part[s] = d->g >= np ? (uint32_t)((uint64_t)(s / d->a) * np / d->g)
-                                 : (uint32_t)((uint64_t)s * np / S);
+        if (d->g >= np && w) {
+            /* whole groups, cut by their summed weights */
+            double *gw = calloc(d->g, sizeof *gw);
+            uint32_t *gb = malloc((size_t)d->g * sizeof *gb);
+            if (!gw || !gb) {
+                rc = HS_ENOMEM;
+            } else {
+                for (uint32_t s = 0; s < S; s++)
+                    gw[s / d->a] += w[s];
+                cut_blocks(gw, d->g, np, gb);
+                for (uint32_t s = 0; s < S; s++)
+                    part[s] = gb[s / d->a];
+            }
+            free(gw);
+            free(gb);
+        } else if (w) {
+            for (uint32_t s = 0; s < S; s++)
+                ord[s] = s;
+            rc = chunk(t, ord, S, np, w, part);
+        } else {
+            for (uint32_t s = 0; s < S; s++)
+                part[s] = d->g >= np ? (uint32_t)((uint64_t)(s / d->a) * np / d->g)
+                                     : (uint32_t)((uint64_t)s * np / S);
+        }
         break;
     }
     case HS_TOPO_FATTREE: {
         const hs__fattree *f = &t->u.ft;
-        for (unsigned l = 1; l <= f->h; l++) {
+        for (unsigned l = 1; l <= f->h && !rc; l++) {
             uint32_t c = f->count[l];
-            for (uint32_t i = 0; i < c; i++)
-                part[f->first[l] + i] = (uint32_t)((uint64_t)i * np / c);
+            if (w && c >= np) {
+                for (uint32_t i = 0; i < c; i++)
+                    ord[i] = f->first[l] + i;
+                rc = chunk(t, ord, c, np, w, part);
+            } else {
+                for (uint32_t i = 0; i < c; i++)
+                    part[f->first[l] + i] = (uint32_t)((uint64_t)i * np / c);
+            }
         }
         break;
     }
     case HS_TOPO_TORUS:
-        for (uint32_t s = 0; s < S; s++)
-            part[s] = (uint32_t)((uint64_t)s * np / S);
+        if (w) {
+            for (uint32_t s = 0; s < S; s++)
+                ord[s] = s;
+            rc = chunk(t, ord, S, np, w, part);
+        } else {
+            for (uint32_t s = 0; s < S; s++)
+                part[s] = (uint32_t)((uint64_t)s * np / S);
+        }
         break;
     default: {
         /* breadth-first from switch 0, then from the first switch not yet
@@ -88,11 +175,15 @@ int hs__partition(const hs_topo *t, unsigned np, hs_time route_delay, hs__part *
             if (dist[s] == UINT32_MAX)
                 hs__topo_bfs(t, s, dist, ord, &nq);
         free(dist);
-        chunk(t, ord, S, np, part);
+        rc = chunk(t, ord, S, np, w, part);
         break;
     }
     }
     free(ord);
+    if (rc) {
+        hs__partition_free(out);
+        return rc;
+    }
 
     for (uint32_t s = 0; s < S; s++)
         out->switches[part[s]]++;
@@ -130,6 +221,7 @@ struct hs__pdes {
     unsigned  me;
     hs__obuf *out;        /* [np] */
     hs_fabric_par_stats ps;
+    int       released;   /* other parts' pages given back (at the first window) */
     uint64_t *win_cpu;    /* [ps.windows] CPU ns running each window */
     size_t    capwin;
 };
@@ -183,7 +275,36 @@ int hs_fabric_partition(hs_fabric *F, unsigned np, unsigned me)
         return HS_ENOMEM;
     }
     F->pd = pd;
-    release_remote(F);
+    return 0;
+}
+
+int hs_fabric_partition_balance(hs_fabric *F, const double *node_load)
+{
+    struct hs__pdes *pd = F->pd;
+    if (!pd)
+        return HS_ESTATE;
+    if (F->in_run || pd->released || F->st.messages_posted || F->ms_live)
+        return HS_ESTATE;
+    uint32_t S = F->S;
+    double *w = calloc(S ? S : 1, sizeof *w);
+    if (!w)
+        return HS_ENOMEM;
+    double total = 0;
+    for (uint32_t n = 0; n < F->N; n++) {
+        double x = node_load[n] > 0 ? node_load[n] : 0;
+        w[F->topo->node_sw[n]] += x;
+        total += x;
+    }
+    /* transit: every switch carries some of the traffic between others */
+    for (uint32_t s = 0; s < S; s++)
+        w[s] += total / S;
+    hs__part np;
+    int rc = total > 0 ? hs__partition_w(F->topo, pd->part.np, F->prm.route_delay, w, &np) : 0;
+    free(w);
+    if (rc || total <= 0)
+        return rc;
+    hs__partition_free(&pd->part);
+    pd->part = np;
     return 0;
 }
 
@@ -254,6 +375,7 @@ static void release_remote(hs_fabric *F)
         }
     }
     pd->ps.released_bytes = got;
+    pd->released = 1;
 }
 
 int hs_fabric_node_local(const hs_fabric *F, uint32_t node)
@@ -364,6 +486,12 @@ int hs_fabric_inbox(hs_fabric *F, const void *buf, size_t len)
             b += sizeof(hs__pkt);
             memcpy(&F->pc[p], b, sizeof(hs__pkc));
             b += sizeof(hs__pkc);
+            /* phase indices are each process's own (in order of first
+             * use): the packet's, from its phase id */
+            uint16_t pidx = hs__phase_index(F, F->pc[p].phase);
+            if (pidx == 0xffff)
+                return HS_ENOMEM;
+            F->pk[p].pidx = pidx;
             e.d = (uint64_t)EV_ARRIVE << EV_SHIFT | p;
         }
         int rc = hs__ev_insert(F, e);
@@ -490,6 +618,8 @@ int hs_fabric_run_parallel(hs_fabric *F, const hs_fabric_transport *tr)
     if (!F->pd)
         return HS_ESTATE;
     hs_fabric_par_stats *ps = &F->pd->ps;
+    if (!F->pd->released)
+        release_remote(F);   /* the partition is final now */
     uint64_t c0 = clk(CLOCK_THREAD_CPUTIME_ID), w0 = clk(CLOCK_MONOTONIC), c1, w1;
     unsigned np = F->pd->part.np;
     hs_time la = F->pd->part.lookahead;

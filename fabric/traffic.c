@@ -749,6 +749,31 @@ int hs_traffic_run_parallel(hs_fabric *F, const hs_traffic_cfg *cin, hs_traffic_
     return traffic_run(F, cin, r, tr, err);
 }
 
+/* A parallel run: the partition balanced by the load the pattern puts on
+ * each node: its own rate out, and in, the rates of the sources whose
+ * destinations it is, from 8 draws of dest() per source on a copy of the
+ * driver (its random state copied: the run's draws are untouched).  Every
+ * process computes the same loads. */
+static int balance(driver *d)
+{
+    uint32_t N = d->N;
+    double *load = calloc(N ? N : 1, sizeof *load);
+    if (!load)
+        return HS_ENOMEM;
+    driver c = *d;
+    for (uint32_t n = 0; n < N; n++) {
+        if (!(d->gap[n] > 0))
+            continue;
+        double r = 1.0 / d->gap[n];
+        load[n] += r;
+        for (int k = 0; k < 8; k++)
+            load[dest(&c, n)] += r / 8;
+    }
+    int rc = hs_fabric_partition_balance(d->F, load);
+    free(load);
+    return rc;
+}
+
 static int traffic_run(hs_fabric *F, const hs_traffic_cfg *cin, hs_traffic_result *r,
                        const hs_fabric_transport *tr, hs_error *err)
 {
@@ -787,6 +812,8 @@ static int traffic_run(hs_fabric *F, const hs_traffic_cfg *cin, hs_traffic_resul
     }
     rc = setup(&d, err);
     if (rc)
+        goto out;
+    if (tr && hs_fabric_nparts(F) > 1 && (rc = balance(&d)))
         goto out;
     uint32_t active = 0;
     for (uint32_t n = 0; n < d.N; n++)

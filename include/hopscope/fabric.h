@@ -325,6 +325,13 @@ uint64_t hs_fabric_pending(const hs_fabric *f);
  * than switches or after a message was posted. */
 int hs_fabric_partition(hs_fabric *f, unsigned nparts, unsigned me);
 int hs_fabric_node_local(const hs_fabric *f, uint32_t node);
+/* Re-cuts the partition by the load expected at each node (node_load[N],
+ * e.g. its messages' rates in and out; a share of the total is added to
+ * every switch for the traffic passing through): the same structure per
+ * family, the blocks balanced by weight (docs/fabric.md, "Partition").
+ * Before any message is posted and before the run; every process must
+ * pass the same loads.  HS_ESTATE otherwise. */
+int hs_fabric_partition_balance(hs_fabric *f, const double *node_load);
 /* The window bound (least latency of a cut link); HS_TIME_NEVER with one
  * part. */
 hs_time hs_fabric_lookahead(const hs_fabric *f);

@@ -157,5 +157,19 @@ if [ -x "$PAR" ]; then
     t_eq "par-stats: the run directory is still hopscope's" "$(hash_dir "$T_TMP/ps-seq")" \
         "$(hash_dir "$T_TMP/ps")"
 fi
+# An incast balanced by expected load: the target's switch is a part of its
+# own, which posts nothing and first sees the run's phase in a packet from
+# another part (phase indices are each process's own).
+if [ -x "$PAR" ]; then
+    o="--traffic incast:target=0 --load 0.5 --packets 2000"
+    # shellcheck disable=SC2086
+    "$HOPSCOPE" simulate --topo torus:8x8 $o --quiet -o "$T_TMP/inc-seq" > /dev/null 2>&1
+    rm -rf "$T_TMP/inc"
+    # shellcheck disable=SC2086
+    timeout 300 $MPIRUN_OMPI -np 4 "$PAR" simulate --topo torus:8x8 $o --par-stats --quiet \
+        -o "$T_TMP/inc" > "$T_TMP/inc.log" 2>&1 < /dev/null
+    t_eq "balanced incast, 4 processes: run directory identical to hopscope's" \
+        "$(hash_dir "$T_TMP/inc-seq")" "$(hash_dir "$T_TMP/inc")"
+fi
 t_eq "hopscope links no MPI library" 0 "$(ldd "$HOPSCOPE" | grep -c 'libmpi')"
 exit $t_failed
