@@ -160,6 +160,36 @@ int hs_fabric_results_pack(hs_fabric *F, void **buf, size_t *len)
     return 0;
 }
 
+static int truth_zero(const hs__truth *x)
+{
+    return !(x->packets | x->bytes | x->busy | x->stall | x->congested);
+}
+
+/* A ground-truth array of n links: its runs of non-zero entries (a part
+ * has truth on its own links only), as a count, then (first, length,
+ * entries) per run; adding them is adding the whole array. */
+static void put_truth(pk *w, const hs__truth *t, uint32_t n)
+{
+    uint64_t runs = 0;
+    for (uint32_t l = 0; l < n; l++)
+        if (!truth_zero(&t[l]) && (l == 0 || truth_zero(&t[l - 1])))
+            runs++;
+    put64(w, runs);
+    for (uint32_t l = 0; l < n;) {
+        if (truth_zero(&t[l])) {
+            l++;
+            continue;
+        }
+        uint32_t e = l;
+        while (e < n && !truth_zero(&t[e]))
+            e++;
+        put64(w, l);
+        put64(w, e - l);
+        put(w, &t[l], (size_t)(e - l) * sizeof *t);
+        l = e;
+    }
+}
+
 static void pack(hs_fabric *F, pk *wp)
 {
     pk w = *wp;
@@ -173,17 +203,16 @@ static void pack(hs_fabric *F, pk *wp)
     put(&w, &F->st, sizeof F->st);
     put64(&w, F->nrec);
     put64(&w, F->rec_dropped);
-    size_t lb = ((size_t)F->L + 1) * sizeof(hs__truth);
     for (unsigned i = 0; i < F->nphase; i++) {
         put64(&w, F->phase_ids[i]);
         put64(&w, F->ph_last[i]);
-        put(&w, F->truth_ph[i], lb);
+        put_truth(&w, F->truth_ph[i], F->L + 1);
         put_counters(&w, F->counters_ok ? &F->ct_ph[i] : NULL);
     }
     for (size_t i = 0; i < F->nwin; i++) {
         put64(&w, F->truth_win[i] != NULL);
         if (F->truth_win[i])
-            put(&w, F->truth_win[i], lb);
+            put_truth(&w, F->truth_win[i], F->L + 1);
     }
     for (size_t i = 0; i < F->nctwin; i++)
         put_counters(&w, F->ct_win[i]);
@@ -200,6 +229,23 @@ static void truth_add(hs__truth *a, const hs__truth *b, uint32_t n)
         a[l].stall += b[l].stall;
         a[l].congested += b[l].congested;
     }
+}
+
+/* Adds a packed ground-truth array (put_truth) into a[0..n). */
+static int get_truth(rd *r, hs__truth *a, uint32_t n)
+{
+    uint64_t runs = get64(r);
+    for (uint64_t i = 0; i < runs && !r->err; i++) {
+        uint64_t first = get64(r), len = get64(r);
+        if (r->err || first > n || len > n - first)
+            return HS_EFORMAT;
+        const hs__truth *x = get(r, (size_t)len * sizeof *x);
+        if (!x)
+            return HS_EFORMAT;
+        if (a)
+            truth_add(a + first, x, (uint32_t)len);
+    }
+    return r->err;
 }
 
 static hs_counters *ctwin_at(hs_fabric *F, size_t w)
@@ -288,18 +334,17 @@ int hs_fabric_results_merge(hs_fabric *F, const void *buf, size_t len)
     F->cwin_ct = NULL;
     F->cwin_lo = F->cwin_hi = 0;
 
-    size_t lb = ((size_t)F->L + 1) * sizeof(hs__truth);
     int rc = 0;
     for (uint64_t i = 0; i < nphase && !rc; i++) {
         uint64_t id = get64(&r);
         hs_time last = get64(&r);
-        const hs__truth *t = get(&r, lb);
         if (r.err || id > 0xffff)
             return HS_EFORMAT;
         uint16_t p = hs__phase_index(F, (uint16_t)id);
         if (p == 0xffff)
             return HS_ENOMEM;
-        truth_add(F->truth_ph[p], t, F->L + 1);
+        if ((rc = get_truth(&r, F->truth_ph[p], F->L + 1)))
+            return rc;
         if (last != HS_TIME_NEVER && (F->ph_last[p] == HS_TIME_NEVER || last > F->ph_last[p]))
             F->ph_last[p] = last;
         rc = add_counters(F, &r, &F->ct_ph[p]);
@@ -307,13 +352,11 @@ int hs_fabric_results_merge(hs_fabric *F, const void *buf, size_t len)
     for (uint64_t i = 0; i < nwin && !rc; i++) {
         if (!get64(&r))
             continue;
-        const hs__truth *t = get(&r, lb);
-        if (!t)
-            return HS_EFORMAT;
         hs__truth *d = hs__truth_window(F, (size_t)(i / factor));
         if (!d)
             return HS_ENOMEM;
-        truth_add(d, t, F->L + 1);
+        if ((rc = get_truth(&r, d, F->L + 1)))
+            return rc;
     }
     for (uint64_t i = 0; i < nctwin && !rc; i++) {
         /* peek: an absent set is one word */
