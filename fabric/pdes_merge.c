@@ -437,32 +437,40 @@ int hs_fabric_gather_results(hs_fabric *F, const hs_fabric_transport *tr)
 
 static int gather_results(hs_fabric *F, const hs_fabric_transport *tr)
 {
-    /* one part at a time, so that part 0 holds one other part's results at
-     * once besides its own; a part frees what it packed once it is sent.
-     * Every process goes through the np - 1 rounds, failed or not. */
+    /* A binomial tree: in the round of step k (1, 2, 4, ...), part p with
+     * p mod 2k = k sends everything it holds (its own results and those it
+     * merged in earlier rounds) to part p - k, which merges it: results
+     * are sums, maxima and a sorted merge, so the order of merging does
+     * not matter, and phases are still met in part order (0, then 1, then
+     * 2 with 3, then 4 with 5..7, ...).  ceil(log2 P) rounds, in which
+     * part 0 merges log2 P packs; a part frees its records once packed.  A
+     * part that failed, or that received nothing from a failed child,
+     * sends nothing: part 0 then fails.  Every process goes through every
+     * round. */
     unsigned np = hs_fabric_nparts(F), me = hs_fabric_part(F);
     const void **out = calloc(np, sizeof *out);
     size_t *ol = calloc(np, sizeof *ol);
-    int rc = out && ol ? 0 : HS_ENOMEM, failed = 0;
-    for (unsigned p = 1; p < np; p++) {
+    int rc = out && ol ? 0 : HS_ENOMEM, failed = 0, sent = 0;
+    for (unsigned k = 1; k < np; k *= 2) {
         void *mine = NULL;
         size_t n = 0;
-        if (me == p) {
+        int sender = !sent && me % (2 * k) == k;
+        if (sender) {
             /* a failed part sends nothing (a pack is never empty) */
-            if (!rc)
+            if (!rc && !failed)
                 rc = hs_fabric_results_pack(F, &mine, &n);
-            if (!rc) {
-                /* the records went into the pack: done with them here */
+            if (!rc && !failed) {
                 free(F->rec);
                 F->rec = NULL;
                 F->nrec = F->caprec = 0;
             }
+            sent = 1;
         }
         if (out && ol) {
             memset(ol, 0, np * sizeof *ol);
-            if (me == p && !rc) {
-                out[0] = mine;
-                ol[0] = n;
+            if (sender && mine) {
+                out[me - k] = mine;
+                ol[me - k] = n;
             }
         }
         const void *in = NULL;
@@ -473,11 +481,11 @@ static int gather_results(hs_fabric *F, const hs_fabric_transport *tr)
             rc = rc ? rc : trc;
             break;   /* the transport itself failed: no more rounds */
         }
-        if (me != 0 || rc)
-            continue;
+        if (sent || me % (2 * k) != 0 || me + k >= np || rc)
+            continue;   /* not a receiver this round */
         if (inlen == 0)
-            failed = 1;   /* part p failed */
-        else
+            failed = 1;   /* part me + k (or its subtree) failed */
+        else if (!failed)
             rc = hs_fabric_results_merge(F, in, inlen);
     }
     free(out);
