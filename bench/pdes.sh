@@ -34,6 +34,9 @@ ARGS="--load 0.5 --packets 300000"
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# the launcher of the MPI hopscope-par was built with (mpirun may be
+# MPICH's on another machine)
+MPIRUN=$(command -v mpirun.openmpi || command -v mpirun)
 
 now() { date +%s.%N; }
 hash_dir() { (cd "$1" && md5sum -- * | md5sum | cut -c1-12); }
@@ -57,7 +60,7 @@ par() {   # np: runs hopscope-par on np processes into $W/p$np
     rm -rf "$W/p$1"
     t0=$(now)
     # shellcheck disable=SC2086
-    mpirun --oversubscribe -np "$1" /usr/bin/time -f "RSS %M" "$P" simulate --topo $T $ARGS \
+    "$MPIRUN" --oversubscribe -np "$1" /usr/bin/time -f "RSS %M" "$P" simulate --topo $T $ARGS \
         --par-stats -o "$W/p$1" > "$W/p$1.out" 2> "$W/p$1.err" < /dev/null
     t1=$(now)
     echo "$t1 $t0" | awk '{ printf "%.2f", $1 - $2 }' > "$W/p$1.wall"
