@@ -489,8 +489,10 @@ int hs_fabric_inbox(hs_fabric *F, const void *buf, size_t len)
             /* phase indices are each process's own (in order of first
              * use): the packet's, from its phase id */
             uint16_t pidx = hs__phase_index(F, F->pc[p].phase);
-            if (pidx == 0xffff)
+            if (pidx == 0xffff) {
+                hs__pkt_free(F, p);
                 return HS_ENOMEM;
+            }
             F->pk[p].pidx = pidx;
             e.d = (uint64_t)EV_ARRIVE << EV_SHIFT | p;
         }
