@@ -462,8 +462,9 @@ int hs_fabric_run(hs_fabric *F, hs_time until)
             break;
         case EV_TIMER:
             F->cur_dev = F->S + F->N;
-            /* timers belong to the driver, which every process of a
-             * parallel run runs alike: counted by part 0 only */
+            /* timers belong to the driver (in a parallel run, each
+             * process runs its own sources'): counted by part 0 only,
+             * which counts the others' as it skips them */
             if (F->pd && hs_fabric_part(F) != 0)
                 hs__pdes_uncount(F);
             on_timer(F, (uint32_t)arg);
