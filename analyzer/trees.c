@@ -392,23 +392,6 @@ static int closure(const hs_analysis *a, const graph *gp, const topo_lists *t,
     return 0;
 }
 
-static uint32_t uf_find(uint32_t *uf, uint32_t x)
-{
-    while (uf[x] != x) {
-        uf[x] = uf[uf[x]];
-        x = uf[x];
-    }
-    return x;
-}
-
-static void uf_union(uint32_t *uf, uint32_t x, uint32_t y)
-{
-    x = uf_find(uf, x);
-    y = uf_find(uf, y);
-    if (x != y)
-        uf[x > y ? x : y] = x < y ? x : y;   /* the smaller index represents */
-}
-
 typedef struct hol {
     const hs_analysis *a;
     const graph *gp;
@@ -681,79 +664,95 @@ static int victims(const hs_analysis *a, const graph *gp, const topo_lists *t,
             break;
         memcpy(H.victim, next, nr);
     }
-    /* clusters: the possibly congested links joined, transitively, by
-     * back-pressure (significant edges) and head-of-line blocking (two
-     * outputs of a switch fed by one input).  Congestion spreads that way
-     * far from its source (rings of back-pressure on tori, every input of
-     * a switch next to a stalled incast), diluting as it goes, so the
-     * source of a cluster is its most congested root.  A root h heavy
-     * enough to claim (heaviness >= HOL_SHARE) whose cluster holds no light
-     * root significantly more congested than h (CF above h's by more than
-     * z standard errors of the difference) is that source, and claims the
-     * cluster's light roots the bounded rule left alone; a cluster with a
-     * light root more congested than its heavy one has another source
-     * (another job's traffic), and its heavy root keeps only what the
-     * bounded rule gives it. */
-    uint32_t *uf = malloc(((size_t)np + 1) * sizeof *uf);
-    int32_t *dom = malloc(((size_t)np + 1) * sizeof *dom);
-    uint8_t *bad = calloc((size_t)np + 1, 1);
-    if (!rc && (!uf || !dom || !bad))
+    /* spread: congestion spreads from its source only upstream (a full
+     * queue stalls the links feeding it) and sideways (a packet behind a
+     * stalled head at an input waits whatever its own output), never
+     * downstream.  The spread of a heavy root h is the closure of its
+     * links under both, over the possibly congested links: inputs sending
+     * packets on to a link of the spread, and the other outputs such an
+     * input feeds.  It reaches far (rings of back-pressure on tori, every
+     * output of a switch next to a stalled incast), diluting as it goes,
+     * so a spread whose source is h has no light root significantly more
+     * congested than h (CF above h's by more than z standard errors of the
+     * difference).  Such a root claims the light roots of its spread that
+     * the bounded rule above left alone (the heaviest first); a spread
+     * holding a light root more congested than h has another source (other
+     * traffic), and h keeps only what the bounded rule gives it.  A root
+     * down the stream of h's spread (its packets went through h's tree and
+     * then waited elsewhere) is never in it. */
+    uint32_t *spread = NULL, nspread = 0;
+    uint8_t *claimed = calloc((size_t)np + 1, 1);
+    if (!rc && !claimed)
         rc = HS_ENOMEM;
-    for (uint32_t i = 0; !rc && i < np; i++) {
-        uf[i] = i;
-        dom[i] = -1;
+    /* the heavy roots, most congested packets first */
+    uint32_t *hv = malloc((nr ? nr : 1) * sizeof *hv), nhv = 0;
+    if (!rc && !hv)
+        rc = HS_ENOMEM;
+    for (uint32_t q = 0; !rc && q < nr; q++) {
+        if (!roots[q].heavy)
+            continue;
+        uint32_t y = nhv++;
+        while (y > 0 && (roots[hv[y - 1]].congested < roots[q].congested))
+            hv[y] = hv[y - 1], y--;
+        hv[y] = q;
     }
-    for (uint32_t i = 0; !rc && i < np; i++)
-        for (uint32_t j = gp->eoff[i]; j < gp->eoff[i + 1]; j++)
-            uf_union(uf, i, gp->e[j]);
-    for (uint32_t sw = 0; !rc && sw < a->r->S; sw++)
-        for (uint32_t j = t->ioff[sw]; j < t->ioff[sw + 1]; j++) {
-            uint32_t u = t->iin[j], first = HS__NIL;
-            for (uint32_t k = t->ooff[sw]; k < t->ooff[sw + 1]; k++) {
-                uint32_t w = t->oout[k], x = gp->kidx[w];
-                if (x == HS__NIL || hs__an_feeds(a, u, w) <= 0)
-                    continue;
-                if (first == HS__NIL)
-                    first = x;
-                else
-                    uf_union(uf, first, x);
+    for (uint32_t o = 0; !rc && o < nhv; o++) {
+        uint32_t q = hv[o];
+        nspread = 0;
+        for (uint32_t i = 0; !rc && i < roots[q].nlinks; i++) {
+            uint32_t x = gp->kidx[roots[q].links[i]];
+            if (x != HS__NIL && seen[x] != 2 * nr + 2 + q) {
+                seen[x] = 2 * nr + 2 + q;
+                rc = hs__an_push(&spread, &nspread, x);
             }
         }
-    for (uint32_t q = 0; !rc && q < nr; q++) {
-        uint32_t x = gp->kidx[roots[q].links[0]];
-        double hv = heaviness(a, roots[q].load);
-        if (x == HS__NIL || !roots[q].heavy)
+        for (uint32_t k = 0; !rc && k < nspread; k++) {
+            uint32_t l = gp->k[spread[k]];
+            const hs__link *lx = &a->r->lk[l];
+            if (lx->from_kind != HS__DEV_SWITCH)
+                continue;
+            uint32_t sw = lx->from;
+            for (uint32_t j = t->ioff[sw]; !rc && j < t->ioff[sw + 1]; j++) {
+                uint32_t u = t->iin[j], ui = gp->kidx[u];
+                if (hs__an_feeds(a, u, l) <= 0)
+                    continue;
+                if (ui != HS__NIL && seen[ui] != 2 * nr + 2 + q) {
+                    seen[ui] = 2 * nr + 2 + q;
+                    rc = hs__an_push(&spread, &nspread, ui);
+                }
+                for (uint32_t m = t->ooff[sw]; !rc && m < t->ooff[sw + 1]; m++) {
+                    uint32_t w = t->oout[m], wi = gp->kidx[w];
+                    if (wi == HS__NIL || seen[wi] == 2 * nr + 2 + q || hs__an_feeds(a, u, w) <= 0)
+                        continue;
+                    seen[wi] = 2 * nr + 2 + q;
+                    rc = hs__an_push(&spread, &nspread, wi);
+                }
+            }
+        }
+        int source = 1;
+        for (uint32_t k = 0; !rc && k < nspread && source; k++) {
+            uint32_t v = H.rootof[spread[k]];
+            if (v == HS__NIL || v == q || roots[v].heavy)
+                continue;
+            double diff = roots[v].cf - roots[q].cf;
+            double se = sqrt(roots[v].cf_se * roots[v].cf_se + roots[q].cf_se * roots[q].cf_se);
+            if (diff > a->p.z * se)
+                source = 0;
+        }
+        if (!source)
             continue;
-        uint32_t c = uf_find(uf, x);
-        int32_t d = dom[c];
-        if (d < 0 || hv > heaviness(a, roots[d].load) ||
-            (hv == heaviness(a, roots[d].load) && roots[q].congested > roots[d].congested))
-            dom[c] = (int32_t)q;
+        for (uint32_t k = 0; !rc && k < nspread; k++) {
+            uint32_t v = H.rootof[spread[k]];
+            claimed[spread[k]] = 1;
+            if (v == HS__NIL || v == q || roots[v].heavy || H.victim[v] ||
+                roots[v].load >= roots[q].load)
+                continue;
+            H.victim[v] = 1;
+            best[v] = (int32_t)q;
+        }
     }
-    for (uint32_t q = 0; !rc && q < nr; q++) {
-        uint32_t x = gp->kidx[roots[q].links[0]];
-        if (x == HS__NIL || roots[q].heavy)
-            continue;
-        uint32_t c = uf_find(uf, x);
-        int32_t d = dom[c];
-        if (d < 0 || (uint32_t)d == q)
-            continue;
-        double diff = roots[q].cf - roots[d].cf;
-        double se = sqrt(roots[q].cf_se * roots[q].cf_se + roots[d].cf_se * roots[d].cf_se);
-        if (diff > a->p.z * se)
-            bad[c] = 1;
-    }
-    for (uint32_t q = 0; !rc && q < nr; q++) {
-        uint32_t x = gp->kidx[roots[q].links[0]];
-        if (x == HS__NIL || roots[q].heavy || H.victim[q])
-            continue;
-        uint32_t c = uf_find(uf, x);
-        int32_t d = dom[c];
-        if (d < 0 || (uint32_t)d == q || bad[c] || roots[d].load <= roots[q].load)
-            continue;
-        H.victim[q] = 1;
-        best[q] = d;
-    }
+    free(spread);
+    free(hv);
     /* a victim of a victim hangs off the latter's root (loads increase
      * along the chain, so it ends) */
     for (uint32_t q = 0; !rc && q < nr; q++) {
@@ -780,17 +779,13 @@ static int victims(const hs_analysis *a, const graph *gp, const topo_lists *t,
             explained[gp->k[i]] = 0;
         for (uint32_t i = 0; !rc && i < nl; i++)
             explained[gp->k[lst[i]]] = 1;
-        /* and every link of a cluster whose source claims it */
-        for (uint32_t i = 0; !rc && i < np; i++) {
-            uint32_t c = uf_find(uf, i);
-            if (dom[c] >= 0 && !bad[c])
+        /* and the spreads of the sources */
+        for (uint32_t i = 0; !rc && i < np; i++)
+            if (claimed[i])
                 explained[gp->k[i]] = 1;
-        }
         free(lst);
     }
-    free(uf);
-    free(dom);
-    free(bad);
+    free(claimed);
     free(H.rootof);
     free(H.victim);
     free(H.roff);
