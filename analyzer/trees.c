@@ -15,10 +15,13 @@
  * when nothing downstream of them is congested they are sinks too.  What
  * sets them apart from a root is that they are not busy: a root is a link
  * that cannot carry what arrives for it.  So a sink whose application load
- * is below load_high and which is fed by a link of the tree of a sink whose
- * load is at least load_high is that tree's head-of-line victim, not a
- * root.  A light sink that no heavy tree explains stays a root: a link
- * congested by traffic the application cannot see (interference).
+ * is below load_high, and whose own congested packets waited behind the
+ * tree of a sink whose load is at least load_high (fed by a link of that
+ * tree, at an input whose blocked heads are mostly that tree's), is that
+ * tree's head-of-line victim, not a root; how far a heavy root reaches and
+ * how its load is weighed are below (victims()).  A light sink that no
+ * heavy tree explains stays a root: a link congested by traffic the
+ * application cannot see (interference).
  *
  * Without records (blind decoding) flows are unknown; an edge u -> v is
  * then any turn the topology allows (v leaves u's far switch, is not u's
@@ -304,42 +307,69 @@ static uint32_t funnel(const hs_analysis *a, const topo_lists *t, uint32_t l, in
 
 /* Head-of-line victims (the header's rule, bounded by the evidence).
  *
- * Reach of a root h: T_h, the upstream closure of its links in the graph
- * of the possibly congested links (CF + z SE >= threshold), the links its
- * back-pressure can have stalled.  A link of T_h may be stalled by other
- * roots too; its blame b_h(w), the share of its stalled packets that
- * waited for h, follows the flows: b_h = 1 on h's links, and upstream
- *     b_h(w) = sum_y f(w,y) cf(y) b_h(y) / sum_y f(w,y) cf(y)
- * over the blocking outputs y that w feeds (below): a packet of w waits
- * for credits when the head of its queue at the next switch waits, and a
- * head bound for y waits about cf(y) of the time.
+ * Congestion spreads from its source only upstream (a full queue stalls
+ * the links that feed it) and sideways (a packet behind a stalled head at
+ * an input waits whatever its own output), never downstream.  The rule
+ * used to join every possibly congested link into undirected clusters and
+ * make each cluster's heavy root the source of all of it; one root at
+ * load 0.502 against load_high 0.5 then decided dozens of answers, and a
+ * root downstream of a heavy tree's neighbour became its victim.  Now:
  *
- * A light root v is h's victim when its own congested packets waited
- * behind h's: at an input u of v's switch, behind heads bound for other
- * outputs.  Per input, the share of u's blocked heads that are h's:
- *     s_h(u) = sum_{w in T_h} f(u,w) cf(w) b_h(w) / sum_w f(u,w) cf(w)
- * (w the blocking outputs but v), and over v's inputs, weighted by the
- * packets v gets from each, share_h(v) = sum_u f(u,v) s_h(u) / f(.,v);
- * an input feeding no blocking output adds nothing (its packets waited
- * behind nobody there); a link of v inside T_h counts its blame.
- * Blocking outputs: the possibly congested links but the light roots that
- * are themselves victims (a victim is idle, its heads do not wait), found
- * as the fixed point of assuming every light root a victim and dropping
- * those that fail, until none does (the set only shrinks).
+ * 1. Reach of a root h (any root with heaviness > 0, below): T_h, the
+ *    upstream closure of its links over the possibly congested links
+ *    (CF + z SE >= threshold) through every input that sends packets on
+ *    (closure()).  A link of T_h may be stalled by other roots too; its
+ *    blame b_h(w), the share of its stalled packets that waited for h,
+ *    follows the flows: b_h = 1 on h's links, and upstream
+ *        b_h(w) = sum_y f(w,y) cf(y) b_h(y) / sum_y f(w,y) cf(y)
+ *    over the blocking outputs y that w feeds (below): a packet of w waits
+ *    for credits when the head of its queue at the next switch waits, and
+ *    a head bound for y waits about cf(y) of the time.
  *
- * Heaviness of h: 0 at or below load_low, 1 at or above load_high, linear
- * between.  v is h's victim when heaviness(h) x share_h(v) >= HOL_SHARE
- * (most of v's blocked heads are h's, and h is heavy), for the h with the
- * largest product (ties: the lower root index), h heavier than v; a victim
- * of a victim hangs off the latter's root.  So a root at load_high +- 0.01
- * moves only the victims whose share is within a few percent of HOL_SHARE,
- * and a root explains its own tree and the links one head-of-line step
- * away whose waits are mostly its own, never a far root that a chain of
- * congested links connects to it.
+ * 2. One head-of-line step.  A light root v is h's victim when its own
+ *    congested packets waited behind h's: at an input u of v's switch,
+ *    behind heads bound for other outputs.  Per input, the share of u's
+ *    blocked heads that are h's:
+ *        s_h(u) = sum_{w in T_h} f(u,w) cf(w) b_h(w) / sum_w f(u,w) cf(w)
+ *    (w the blocking outputs but v), and over v's inputs, weighted by the
+ *    packets v gets from each, share_h(v) = sum_u f(u,v) s_h(u) / f(.,v);
+ *    an input feeding no blocking output adds nothing (its packets waited
+ *    behind nobody there); v inside T_h has share 1.  Blocking outputs:
+ *    the possibly congested links but the light roots that are victims (a
+ *    victim is idle, heads bound for it do not wait), found as the fixed
+ *    point of assuming every light root a victim and dropping those that
+ *    fail until none does (the set only shrinks).
+ *    Heaviness of h: 0 at or below load_low, 1 at or above load_high,
+ *    linear between.  v is h's victim when heaviness(h) x share_h(v) >=
+ *    HOL_SHARE (most of v's blocked heads are h's, and h is heavy), for
+ *    the h with the largest product (ties: the lower root index), h
+ *    heavier than v; a victim of a victim hangs off the latter's root.  A
+ *    root at load_high +- 0.01 thus moves only the victims whose share is
+ *    within a few percent of HOL_SHARE.
  *
- * Without records flows and blames are unknown (every allowed turn counts
- * 1): the share is 1 when any input of v's switch feeds both v and a link
- * of T_h, as conservative as the roots (more victims, fewer roots). */
+ * 3. The spread of a source.  Back-pressure rings on tori, or every output
+ *    of every switch next to a stalled incast, carry a source's congestion
+ *    many steps away, diluting as it goes.  The spread of a heavy root h
+ *    is the closure of its links upstream and sideways (inputs sending
+ *    packets on to a link of the spread, and the other outputs such an
+ *    input feeds); h is its source when no light root in it is
+ *    significantly more congested than h (CF above h's by more than z
+ *    standard errors of the difference): then h claims the light roots of
+ *    its spread that step 2 left alone, the most congested heavy root
+ *    first, each only if head-of-line blocking can account for it
+ *    (hol_bound()).  A spread holding a light root more congested than h
+ *    has another source (other traffic), and h keeps what step 2 gives.
+ *    A root downstream of h's spread is never in it.  This step still
+ *    follows load_high as a step (only heavy roots have spreads): it
+ *    changes answers only where h is the most congested root around.
+ *
+ * Without records flows, CFs and blames are not used (every allowed turn
+ * counts 1): the share is 1 when any input of v's switch feeds both v and
+ * a link of T_h, as conservative as the roots (more victims, fewer roots).
+ *
+ * Explained (a->explained, for the interference finding): the reach of
+ * every heavy root and victim, and the spreads of the sources (without
+ * their light roots left standing). */
 #define HOL_SHARE 0.5
 #define HOL_ROUNDS 64
 
@@ -555,6 +585,39 @@ static int best_claimer(hol *H, uint32_t q, uint32_t gen, double *share, uint32_
     return rc;
 }
 
+/* Whether head-of-line blocking can account for root q's congestion:
+ * only its packets that came through an input feeding another blocking
+ * output can have waited behind someone there (the root has no congested
+ * link downstream to stall it), so if its congested fraction exceeds
+ * their share by more than z standard errors, its own link is busy with
+ * traffic nobody's tree explains, and it is no victim. */
+static int hol_bound(const hol *H, uint32_t q)
+{
+    const hs_analysis *a = H->a;
+    const hs__root *V = &H->roots[q];
+    uint32_t x = V->links[0];
+    const hs__link *lx = &a->r->lk[x];
+    if (lx->from_kind != HS__DEV_SWITCH)
+        return 1;
+    uint32_t sw = lx->from;
+    double tot = 0, blk = 0;
+    for (uint32_t j = H->t->ioff[sw]; j < H->t->ioff[sw + 1]; j++) {
+        uint32_t u = H->t->iin[j];
+        double f = hs__an_feeds(a, u, x);
+        if (f <= 0)
+            continue;
+        tot += f;
+        for (uint32_t k = H->t->ooff[sw]; k < H->t->ooff[sw + 1]; k++) {
+            uint32_t w = H->t->oout[k];
+            if (w != x && blocking(H, H->gp->kidx[w]) && hs__an_feeds(a, u, w) > 0) {
+                blk += f;
+                break;
+            }
+        }
+    }
+    return tot <= 0 || blk / tot >= V->cf - a->p.z * V->cf_se;
+}
+
 static hol *cmp_hol;   /* qsort context (single-threaded analyzer) */
 
 static int cmp_entry(const void *x, const void *y)
@@ -664,22 +727,7 @@ static int victims(const hs_analysis *a, const graph *gp, const topo_lists *t,
             break;
         memcpy(H.victim, next, nr);
     }
-    /* spread: congestion spreads from its source only upstream (a full
-     * queue stalls the links feeding it) and sideways (a packet behind a
-     * stalled head at an input waits whatever its own output), never
-     * downstream.  The spread of a heavy root h is the closure of its
-     * links under both, over the possibly congested links: inputs sending
-     * packets on to a link of the spread, and the other outputs such an
-     * input feeds.  It reaches far (rings of back-pressure on tori, every
-     * output of a switch next to a stalled incast), diluting as it goes,
-     * so a spread whose source is h has no light root significantly more
-     * congested than h (CF above h's by more than z standard errors of the
-     * difference).  Such a root claims the light roots of its spread that
-     * the bounded rule above left alone (the heaviest first); a spread
-     * holding a light root more congested than h has another source (other
-     * traffic), and h keeps only what the bounded rule gives it.  A root
-     * down the stream of h's spread (its packets went through h's tree and
-     * then waited elsewhere) is never in it. */
+    /* 3. the spreads of the sources (above) */
     uint32_t *spread = NULL, nspread = 0;
     uint8_t *claimed = calloc((size_t)np + 1, 1);
     if (!rc && !claimed)
@@ -743,10 +791,13 @@ static int victims(const hs_analysis *a, const graph *gp, const topo_lists *t,
             continue;
         for (uint32_t k = 0; !rc && k < nspread; k++) {
             uint32_t v = H.rootof[spread[k]];
-            claimed[spread[k]] = 1;
-            if (v == HS__NIL || v == q || roots[v].heavy || H.victim[v] ||
-                roots[v].load >= roots[q].load)
+            if (v == HS__NIL || v == q || roots[v].heavy || H.victim[v]) {
+                claimed[spread[k]] = 1;
                 continue;
+            }
+            if (roots[v].load >= roots[q].load || !hol_bound(&H, v))
+                continue;   /* a root of its own: not explained */
+            claimed[spread[k]] = 1;
             H.victim[v] = 1;
             best[v] = (int32_t)q;
         }
