@@ -71,9 +71,8 @@ double hs__an_feeds(const hs_analysis *a, uint32_t u, uint32_t v)
 
 /* Congestion the data cannot rule out: CF + z SE >= threshold on a link
  * with enough data; on one without, a point estimate at or above the
- * threshold from at least sig_packets packets (it may bridge two parts of
- * one congestion cluster whose connecting links carry few of the
- * application's packets). */
+ * threshold from at least sig_packets packets (it may carry a source's
+ * spread across links that carry few of the application's packets). */
 static int possibly(const hs_analysis *a, const hs_estimate *e, int ok)
 {
     if (!e->cf_valid)
