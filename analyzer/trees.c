@@ -442,11 +442,6 @@ static int blocking(const hol *H, uint32_t x)
     return x != HS__NIL && (H->rootof[x] == HS__NIL || !H->victim[H->rootof[x]]);
 }
 
-static int cmp_comp_ctx_lt(const graph *gp, uint32_t x, uint32_t y)
-{
-    return gp->comp[x] != gp->comp[y] ? gp->comp[x] < gp->comp[y] : x < y;
-}
-
 /* Blames of each reach under the current blocking set: downstream first
  * (Tarjan numbers sink components first); within a cycle, in index order
  * with what is known so far. */
@@ -617,15 +612,10 @@ static int hol_bound(const hol *H, uint32_t q)
     return tot <= 0 || blk / tot >= V->cf - a->p.z * V->cf_se;
 }
 
-static hol *cmp_hol;   /* qsort context (single-threaded analyzer) */
-
-static int cmp_entry(const void *x, const void *y)
+static int cmp_u64(const void *x, const void *y)
 {
-    uint32_t i = *(const uint32_t *)x, j = *(const uint32_t *)y;
-    uint32_t a = cmp_hol->rl[i], b = cmp_hol->rl[j];
-    if (a == b)
-        return 0;
-    return cmp_comp_ctx_lt(cmp_hol->gp, a, b) ? -1 : 1;
+    uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+    return a < b ? -1 : a > b;
 }
 
 /* Victims of the roots (above) and the links their congestion explains:
@@ -695,13 +685,25 @@ static int victims(const hs_analysis *a, const graph *gp, const topo_lists *t,
                     H.order[i] = i;
                     H.hl[fill[H.rl[i]]++] = i;
                 }
-            /* each reach's entries downstream first, for the blames */
-            cmp_hol = &H;
-            for (uint32_t q = 0; q < nr; q++)
-                if (H.roff[q + 1] > H.roff[q])
-                    qsort(H.order + H.roff[q], H.roff[q + 1] - H.roff[q], sizeof *H.order,
-                          cmp_entry);
-            cmp_hol = NULL;
+            /* each reach's entries downstream first, for the blames:
+             * by (component, gp index), keys sorted then mapped back */
+            uint64_t *key = malloc(((size_t)np + 1) * sizeof *key);
+            uint32_t *pos = malloc(((size_t)np + 1) * sizeof *pos);
+            if (!key || !pos)
+                rc = HS_ENOMEM;
+            for (uint32_t q = 0; !rc && q < nr; q++) {
+                uint32_t lo = H.roff[q], m = H.roff[q + 1] - lo;
+                for (uint32_t i = 0; i < m; i++) {
+                    uint32_t x = H.rl[lo + i];
+                    pos[x] = lo + i;
+                    key[i] = (uint64_t)gp->comp[x] << 32 | x;
+                }
+                qsort(key, m, sizeof *key, cmp_u64);
+                for (uint32_t i = 0; i < m; i++)
+                    H.order[lo + i] = pos[(uint32_t)key[i]];
+            }
+            free(key);
+            free(pos);
         }
         free(fill);
     }
