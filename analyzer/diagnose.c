@@ -1114,15 +1114,19 @@ int hs__an_diagnose(hs_analysis *a, hs_error *err)
                                       incast_ok[R->node]);
         /* a root inside the network that funnels into (or out of) one node
          * is that node's pattern only if the node's own link could not
-         * carry the traffic either, or the node is lopsided (below).  The
-         * node's ejection (injection) link carries the same packets;
-         * judged clear, they pass it freely, so what congests them is
-         * where the routes from several senders join: an interior link,
-         * which the placement chooses (mapping) */
+         * carry the traffic either (it is congested too), or the node is
+         * lopsided (below).  The node's ejection (injection) link carries
+         * the same packets; unless they are congested there as well, they
+         * pass it freely, so what congests them is where the routes from
+         * several senders join: an interior link, which the placement
+         * chooses (mapping).  Not judged congested is not evidence of the
+         * pattern: a thin own link left undecided no longer makes the
+         * interior root a pattern (it did when only a clear verdict
+         * counted against it) */
         if (pattern && R->node != HS__NIL && !lopsided(a, R->node, R->endpoint)) {
             uint32_t own_link = R->endpoint == 1 ? r->nd[R->node].ej : r->nd[R->node].inj;
             if (own_link != R->links[0] && own_link >= 1 && own_link <= r->L &&
-                a->verdict[own_link] == HS__V_CLEAR)
+                !a->congested[own_link])
                 pattern = 0;
         }
         if (own) {
