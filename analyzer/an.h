@@ -466,7 +466,7 @@ struct hs_analysis {
     double   need_half, need_all;       /* factor on monitored packets that would decide
                                            half / all of the undecided links */
     int      alone;                     /* app.json says no other traffic shared the run */
-    uint8_t  *explained;                /* in the congestion cluster of a heavy root */
+    uint8_t  *explained;                /* explained by a heavy root (trees.c victims()) */
     double   *load, *load_busy;         /* application's load: run average; as its packets
                                            see it (window loads weighted by its packets) */
     double   *lw_packets, *lw_load;     /* accumulators for load_busy */
@@ -527,7 +527,7 @@ const char *hs__an_cf_text(char *buf, size_t n, double cf, double se);
  * ejection capacity) or cannot tell (no records, no packets); 0 when its
  * packets come from one partner at a time.  HS_ENOMEM. */
 int hs__an_incast_present(const hs_analysis *a, uint8_t **ok);
-/* Dark and thin links of a heavy cluster whose packets, through a clean
+/* Dark and thin links a heavy root explains whose packets, through a clean
  * input and onto a link not possibly congested, are congested all the
  * same: a bottleneck of someone else's traffic (diagnose.c). */
 int hs__an_local_congestion(hs_analysis *a, uint8_t **local);

@@ -724,9 +724,9 @@ static int app_explains(const hs_analysis *a, uint32_t l)
     return 1;
 }
 
-/* Head-of-line victims that others' traffic congests.  A light root whose
- * cluster holds the application's heavy root is taken for its victim:
- * its packets waited behind the heavy tree's at an input they share.  That
+/* Head-of-line victims that others' traffic congests.  A light root that
+ * trees.c takes for a heavy root's victim is one whose packets waited
+ * behind the heavy tree's at an input they share.  That
  * needs a shared input: a packet that reached the victim through an input
  * carrying none of the application's traffic into a heavy tree (no
  * sampled packet of it went on to a link of one) cannot have waited
@@ -736,8 +736,8 @@ static int app_explains(const hs_analysis *a, uint32_t l)
  * least min_packets of them), someone else's traffic queued them: the
  * victim is a root of its own, and interference.  This is the second
  * cause of a bad mapping beside a background: the background congests
- * links next to the application's own heavy tree, and the cluster joins
- * them.  Needs exact paths (the link before the victim on each packet's
+ * links next to the application's own heavy tree, and trees.c can take
+ * them for its victims.  Needs exact paths (the link before the victim on each packet's
  * path) and other traffic in the run.  *freed[q] = 1 for such roots.
  * HS_ENOMEM. */
 typedef struct via_ctx {
@@ -856,9 +856,9 @@ static int free_victims(hs_analysis *a, uint8_t **freed, hs_estimate *via)
     return rc;
 }
 
-/* Congestion of a link's own, inside a heavy cluster.  A congested link
+/* Congestion of a link's own, among those a heavy root explains.  A congested link
  * the application's load does not explain ("dark and thin") is taken for
- * back-pressure from the heavy root whose cluster holds it: its packets
+ * back-pressure from the heavy root that explains it (trees.c): its packets
  * wait because the root's queue is full, or behind the root's packets at a
  * shared input.  Neither holds for the packets that came to the link
  * through an input feeding no other possibly congested output of its
@@ -1114,15 +1114,19 @@ int hs__an_diagnose(hs_analysis *a, hs_error *err)
                                       incast_ok[R->node]);
         /* a root inside the network that funnels into (or out of) one node
          * is that node's pattern only if the node's own link could not
-         * carry the traffic either, or the node is lopsided (below).  The
-         * node's ejection (injection) link carries the same packets;
-         * judged clear, they pass it freely, so what congests them is
-         * where the routes from several senders join: an interior link,
-         * which the placement chooses (mapping) */
+         * carry the traffic either (it is congested too), or the node is
+         * lopsided (below).  The node's ejection (injection) link carries
+         * the same packets; unless they are congested there as well, they
+         * pass it freely, so what congests them is where the routes from
+         * several senders join: an interior link, which the placement
+         * chooses (mapping).  Not judged congested is not evidence of the
+         * pattern: a thin own link left undecided no longer makes the
+         * interior root a pattern (it did when only a clear verdict
+         * counted against it) */
         if (pattern && R->node != HS__NIL && !lopsided(a, R->node, R->endpoint)) {
             uint32_t own_link = R->endpoint == 1 ? r->nd[R->node].ej : r->nd[R->node].inj;
             if (own_link != R->links[0] && own_link >= 1 && own_link <= r->L &&
-                a->verdict[own_link] == HS__V_CLEAR)
+                !a->congested[own_link])
                 pattern = 0;
         }
         if (own) {
@@ -1159,8 +1163,8 @@ int hs__an_diagnose(hs_analysis *a, hs_error *err)
     free(via);
     if (rc)
         return hs_error_set(err, rc, "out of memory");
-    /* dark and thin links no heavy cluster explains join the interference,
-     * and so do those of a heavy cluster congested on their own (above) */
+    /* dark and thin links no heavy root explains join the interference,
+     * and so do those it explains that are congested on their own (above) */
     uint8_t *explained = a->explained, *local = NULL;
     if (hs__an_local_congestion(a, &local))
         return hs_error_set(err, HS_ENOMEM, "out of memory");

@@ -79,6 +79,25 @@ for op in put tag progress; do
     esac
     echo "| $name | $a ns | $b ns | $w ns | $(awk -v a="$a" -v w="$w" 'BEGIN { printf "%.1f ns", w - a }') |"
 done
+# An 8 KiB send with a completion callback (UCX self: not complete in the
+# posting call, so the wire library's callback trampoline runs), with --wire
+# and with --wire-protocol (HOPSCOPE_WIRE_PROTOCOL=1: ucp_request_query per
+# such send).  Per call of the send + receive pair, as for tag.
+: >"$TMP/0"; : >"$TMP/2"; : >"$TMP/3"
+i=0
+while [ $i -lt "$RUNS" ]; do
+    for c in 0 2 3; do
+        if [ $c = 3 ]; then
+            HOPSCOPE_WIRE_PROTOCOL=1 run mpich 2 0 1 "$BUILD/bench/wire/ucpcost" tagcb 20000 8192 >>"$TMP/3"
+        else
+            run mpich $c 0 1 "$BUILD/bench/wire/ucpcost" tagcb 20000 8192 >>"$TMP/$c"
+        fi
+    done
+    i=$((i + 1))
+done
+a=$(median <"$TMP/0"); w=$(median <"$TMP/2"); p=$(median <"$TMP/3")
+echo "| ucp_tag_send_nbx 8 KiB with callback + recv_nbx | $a ns | - | $w ns | $(awk -v a="$a" -v w="$w" 'BEGIN { printf "%.1f ns", w - a }') |"
+echo "| the same with --wire-protocol | $a ns | - | $p ns | $(awk -v a="$a" -v w="$p" 'BEGIN { printf "%.1f ns", w - a }') |"
 if [ -x "$BUILD/bench/wire/oficost" ]; then
     : >"$TMP/0"; : >"$TMP/1"; : >"$TMP/2"
     i=0

@@ -26,7 +26,8 @@
 #include <unistd.h>
 
 const char hs__help_record[] =
-    "usage: hopscope record [-o DIR] [--mpi openmpi|mpich] [--wire] [--force] -- LAUNCHER "
+    "usage: hopscope record [-o DIR] [--mpi openmpi|mpich] [--wire] [--wire-protocol] [--force]\n"
+    "                       -- LAUNCHER "
     "[ARGS...]\n"
     "\n"
     "Runs an MPI launcher (mpirun, mpirun.openmpi, mpirun.mpich, mpiexec, srun, ...)\n"
@@ -47,6 +48,11 @@ const char hs__help_record[] =
     "                    files; 'trace stats --wire' and 'simulate --wire' read\n"
     "                    them (docs/wire.md).  Open MPI needs --mca pml ucx (and\n"
     "                    here --mca pml_ucx_tls any --mca pml_ucx_devices any)\n"
+    "  --wire-protocol   --wire, and ask UCX which protocol (eager, rendezvous put\n"
+    "                    or get) each send that completes through its callback\n"
+    "                    used ('trace stats --wire' counts them).  It costs about\n"
+    "                    0.6 us per such send (UCX formats a description), so it\n"
+    "                    is off by default; same as HOPSCOPE_WIRE_PROTOCOL=1\n"
     "\n"
     "Example:\n"
     "  hopscope record -o ring.trace -- mpirun -np 8 ./ring 100\n"
@@ -78,6 +84,7 @@ const char hs__help_record[] =
     "  HOPSCOPE_MPI          same as --mpi\n"
     "  HOPSCOPE_LIB          path of the libhopscope.so to preload\n"
     "  HOPSCOPE_WIRE_LIB     path of the libhopscope-wire.so --wire preloads\n"
+    "  HOPSCOPE_WIRE_PROTOCOL  1: same as --wire-protocol\n"
     "Without 'hopscope record', preload the library yourself and set HOPSCOPE_DIR:\n"
     "  mpirun.openmpi -x LD_PRELOAD=$PREFIX/lib/openmpi/libhopscope.so \\\n"
     "                 -x HOPSCOPE_DIR=trace -np 4 ./app\n"
@@ -288,6 +295,7 @@ int hs__cmd_record(int argc, char **argv)
                                          { "mpi", required_argument, 0, 'm' },
                                          { "force", no_argument, 0, 'f' },
                                          { "wire", no_argument, 0, 'w' },
+                                         { "wire-protocol", no_argument, 0, 'p' },
                                          { 0, 0, 0, 0 } };
     int c;
     optind = 1;
@@ -298,6 +306,10 @@ int hs__cmd_record(int argc, char **argv)
         case 'm': mpi = optarg; break;
         case 'f': force = 1; break;
         case 'w': wire = 1; break;
+        case 'p':
+            wire = 1;
+            setenv("HOPSCOPE_WIRE_PROTOCOL", "1", 1);   /* passed on with HOPSCOPE_* */
+            break;
         default: return hs__usage_error("record", "unknown option");
         }
     }

@@ -112,6 +112,7 @@ static int load_params(const char *run, hs_replay_params *rp, hs_jdoc **man, hs_
         if (!jnum(A, rep, "shm_latency_ps", &u)) rp->shm_latency = u;
         if (!jnum(A, rep, "call_overhead_ps", &u)) rp->call_overhead = u;
         if (!jnum(A, rep, "reduce_bw_Bps", &u)) rp->reduce_bw = u;
+        if (!jnum(A, rep, "max_packets", &u)) rp->max_packets = u;   /* simulate --max-packets */
         if (!hs_jv_bool(hs_jv_get(A, rep, "wire"), &b)) rp->wire = b;   /* simulate --wire */
         const hs_jv *co = hs_jv_get(A, rep, "collectives");
         size_t o = 0;

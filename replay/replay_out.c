@@ -809,6 +809,8 @@ int hs__rp_write_app_json(rp *R, const char *dir, const hs_replay_result *res,
     hs_json_uint(&j, p->call_overhead);
     hs_json_key(&j, "reduce_bw_Bps");
     hs_json_uint(&j, p->reduce_bw);
+    hs_json_key(&j, "max_packets");
+    hs_json_uint(&j, p->max_packets);
     hs_json_key(&j, "collectives");
     hs_json_obj_begin(&j);
     for (int k = 0; k < HS__COLL_NKINDS; k++) {

@@ -880,6 +880,7 @@ static int write_app_json(const wsim *S, const hs_trace_manifest *m, const hs_ma
     kv_u(&j, "mem_bw_Bps", p->mem_bw);
     kv_u(&j, "shm_latency_ps", p->shm_latency);
     kv_u(&j, "reduce_bw_Bps", p->reduce_bw);
+    kv_u(&j, "max_packets", p->max_packets);
     hs_json_obj_end(&j);
     hs_json_obj_end(&j);
     int rc = hs_json_finish(&j);

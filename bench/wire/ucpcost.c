@@ -7,7 +7,10 @@
  *   put    ucp_put_nbi of 8 bytes (completes at once on self)
  *   tag    ucp_tag_send_nbx of 0 bytes + the ucp_tag_recv_nbx that takes it
  *          (two calls; the figure is per call)
- *   progress  ucp_worker_progress on the idle worker (nothing to do) */
+ *   progress  ucp_worker_progress on the idle worker (nothing to do)
+ *   tagcb SIZE  as tag, SIZE bytes, the send with a completion callback
+ *          (a send UCP does not complete in the posting call then goes
+ *          through the wire library's callback trampoline) */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +29,11 @@ static void die(const char *what, ucs_status_t st)
 {
     fprintf(stderr, "ucpcost: %s: %s\n", what, ucs_status_string(st));
     exit(1);
+}
+
+static void send_cb(void *req, ucs_status_t st, void *user)
+{
+    (void)req, (void)st, (void)user;
 }
 
 int main(int argc, char **argv)
@@ -71,7 +79,17 @@ int main(int argc, char **argv)
         (st = ucp_ep_rkey_unpack(ep, rk_buf, &rkey)) != UCS_OK)
         die("rkey", st);
     int tag = strcmp(op, "tag") == 0, prog = strcmp(op, "progress") == 0;
-    ucp_request_param_t rp = { .op_attr_mask = 0 };
+    /* tagcb: a send of SIZE bytes (argv[3]) with a completion callback, so
+     * a send that does not complete in its posting call goes through the
+     * wire library's callback trampoline (and its protocol query) */
+    int tagcb = strcmp(op, "tagcb") == 0;
+    size_t len = tagcb && argc > 3 ? (size_t)atol(argv[3]) : 0;
+    char *big = tagcb ? calloc(2, len ? len : 1) : NULL;
+    if (tagcb && !big)
+        die("calloc", UCS_ERR_NO_MEMORY);
+    tag |= tagcb;
+    ucp_request_param_t rp = { .op_attr_mask = tagcb ? UCP_OP_ATTR_FIELD_CALLBACK : 0,
+                               .cb.send = send_cb };
     ucp_tag_recv_info_t info;
     ucp_request_param_t rrp = { .op_attr_mask = UCP_OP_ATTR_FIELD_RECV_INFO,
                                 .recv_info.tag_info = &info };
@@ -82,13 +100,16 @@ int main(int argc, char **argv)
             if (prog) {
                 ucp_worker_progress(w);
             } else if (tag) {
-                ucs_status_ptr_t s = ucp_tag_send_nbx(ep, buf, 0, 7, &rp);
+                /* send, then receive, then wait for both: a rendezvous send
+                 * completes only once its receive is posted */
+                ucs_status_ptr_t s = ucp_tag_send_nbx(ep, tagcb ? big : buf, len, 7, &rp);
+                ucs_status_ptr_t r = ucp_tag_recv_nbx(w, tagcb ? big + len : dst, len, 7, ~0ull,
+                                                      &rrp);
                 if (UCS_PTR_IS_PTR(s)) {
                     while (ucp_request_check_status(s) == UCS_INPROGRESS)
                         ucp_worker_progress(w);
                     ucp_request_free(s);
                 }
-                ucs_status_ptr_t r = ucp_tag_recv_nbx(w, dst, 0, 7, ~0ull, &rrp);
                 if (UCS_PTR_IS_PTR(r)) {
                     while (ucp_request_check_status(r) == UCS_INPROGRESS)
                         ucp_worker_progress(w);
@@ -106,6 +127,7 @@ int main(int argc, char **argv)
         ucp_worker_flush(w);
     }
     printf("%.2f\n", best);
+    free(big);
     ucp_rkey_destroy(rkey);
     ucp_rkey_buffer_release(rk_buf);
     ucp_mem_unmap(ctx, mh);

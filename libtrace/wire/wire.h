@@ -57,6 +57,10 @@ extern HS__WHIDDEN __thread hs__wtls hs__wt __attribute__((tls_model("initial-ex
  * wrappers only forward). */
 extern HS__WHIDDEN const hs__wire_host *hs__wh;
 extern HS__WHIDDEN _Atomic int hs__wire_on;   /* 0 once the trace is closed or failed */
+/* HOPSCOPE_WIRE_PROTOCOL=1 (record --wire-protocol): ask UCP for each
+ * callback-completed send's protocol (ucp_request_query formats a string:
+ * about 0.56 us per send here, bench/wire_overhead.sh), so off by default */
+extern HS__WHIDDEN int hs__wire_proto;
 
 static inline uint64_t hs__wmono(void)
 {

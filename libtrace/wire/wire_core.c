@@ -28,6 +28,7 @@
 HS__WHIDDEN __thread hs__wtls hs__wt __attribute__((tls_model("initial-exec")));
 HS__WHIDDEN const hs__wire_host *hs__wh;
 HS__WHIDDEN _Atomic int hs__wire_on;
+HS__WHIDDEN int hs__wire_proto;
 
 /* A thread without an MPI-level writer index yet gets a provisional one
  * from here up (never an index of the rank file), replaced by the real one
@@ -678,6 +679,8 @@ __attribute__((constructor)) static void wire_ctor(void)
     reqs = calloc(REQ_SLOTS, sizeof *reqs);
     if (!reqs)
         return;
+    const char *proto = getenv("HOPSCOPE_WIRE_PROTOCOL");
+    hs__wire_proto = proto && *proto && strcmp(proto, "0") != 0;
     hs__wh = h;
     *h->end_hook = wire_end;
     atomic_store(&hs__wire_on, 1);

@@ -176,7 +176,8 @@ static uint32_t send_protocol(void *req)
     /* only while recording, and only for a successful completion: after an
      * error UCX may have cut the request from its endpoint (send.ep = NULL
      * when its memory is invalidated), which the query would follow */
-    if (!hs__wh || !atomic_load_explicit(&hs__wire_on, memory_order_relaxed))
+    if (!hs__wire_proto || !hs__wh ||
+        !atomic_load_explicit(&hs__wire_on, memory_order_relaxed))
         return 0;
     query_fn q = query_real();
     if (!q || !req)

@@ -97,6 +97,13 @@ t_grep "whatif keeps named phases" '"name":"fft"' "$T_TMP/pfw/map/analysis.json"
 t_grep "whatif keeps named tag ranges" '"name":"halo"' "$T_TMP/pfw/map/analysis.json"
 "$HOPSCOPE" whatif "$T_TMP/pf" --map linear -q -o "$T_TMP/pfw2" --phases /dev/null > /dev/null
 t_grep "whatif --phases overrides" '"name":"tag 100"' "$T_TMP/pfw2/map/analysis.json"
+# whatif re-simulates under the run's own --max-packets bound (app.json keeps it)
+t_grep "app.json keeps the default --max-packets" '"max_packets": 268435456' "$T_TMP/pf/app.json"
+"$HOPSCOPE" simulate --topo fattree:k=8,n=2,taper=4 -i "$T_TMP/pf.trace" \
+    --map "file:$T_TMP/scatter.map" --max-packets 3000000 -o "$T_TMP/pfm" --quiet
+"$HOPSCOPE" whatif "$T_TMP/pfm" --map linear -q -o "$T_TMP/pfmw" > /dev/null
+t_grep "app.json keeps --max-packets" '"max_packets": 3000000' "$T_TMP/pfm/app.json"
+t_grep "whatif re-uses the run's --max-packets" '"max_packets": 3000000' "$T_TMP/pfmw/map/app.json"
 "$HOPSCOPE" whatif "$T_TMP/inc" --map suggested > /dev/null 2> "$T_TMP/err"; rc=$?
 t_eq "whatif on a synthetic run exits 1" 1 "$rc"
 t_grep "whatif explains it needs a replay" 'simulate -i TRACE' "$T_TMP/err"
