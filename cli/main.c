@@ -454,6 +454,7 @@ static const char *closest(const char *name)
  * main, cli/par_mpi.c; NULL in hopscope). */
 const struct hs_fabric_transport *hs__par_transport;
 unsigned hs__par_np = 1, hs__par_rank;
+const hs__family *hs__par_family;
 
 int hs__cli_main(int argc, char **argv)
 {
