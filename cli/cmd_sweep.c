@@ -117,6 +117,18 @@ const char hs__help_sweep[] =
     "of the whole sweep run at once.  Fails naming the runs no directory has\n"
     "('hopscope sweep merge --help').\n"
     "\n"
+    "over MPI processes (several nodes; docs/fabric.md, \"Families of runs\"):\n"
+    "  mpirun -np N hopscope-par sweep ...  (the same options) spreads the runs:\n"
+    "                     each process asks rank 0 for its next run when one of its\n"
+    "                     -j slots frees (default -j: the node's cores over the\n"
+    "                     processes on it, at most the cores mpirun bound the\n"
+    "                     process to); rank 0 alone writes plan.csv, maps/,\n"
+    "                     sweep.csv and failed.csv, the same bytes as hopscope's.\n"
+    "                     DIR must be on a file system every process sees.  A run\n"
+    "                     that stops on any process fails the sweep, named with\n"
+    "                     its process, and no sweep.csv is written (run the same\n"
+    "                     command again to resume)\n"
+    "\n"
     "A run whose replay does not complete (deadlock, unmatched messages) has no row;\n"
     "DIR/failed.csv lists it with the reason, and the sweep says how many.  Exit\n"
     "status 1 when no run of the part succeeded.\n"
@@ -127,7 +139,9 @@ const char hs__help_sweep[] =
     "      --map linear,roundrobin,blocked:2,suggested --random 80 -o halo.sweep\n"
     "  hopscope sweep -i halo.trace --topo fattree:k=8,n=2 --random 40 \\\n"
     "      --background none --background mixed:frac=0.5 --part 2/4 -o part2\n"
-    "  hopscope sweep merge -o all.csv part1 part2 part3 part4\n";
+    "  hopscope sweep merge -o all.csv part1 part2 part3 part4\n"
+    "  mpirun -np 8 hopscope-par sweep -i halo.trace --topo fattree:k=8,n=2 \\\n"
+    "      --random 400 -o /shared/halo.sweep\n";
 
 static const char help_merge[] =
     "usage: hopscope sweep merge -o FILE DIR...\n"

@@ -49,6 +49,7 @@ typedef struct fam {
     size_t nq, head;
     uint64_t *handed, *fin, *fail, *crash;
     int *ended, *rcs, nended;
+    long nap;                   /* rank 0's sleep between polls, growing while idle */
     char (*whys)[WHY_MAX];
     char (*hosts)[MPI_MAX_PROCESSOR_NAME];
 } fam;
@@ -59,16 +60,28 @@ static hs__family fam_if;
 /* Waits for a request, sleeping between tests: a process waiting for rank
  * 0 (which may be replaying for minutes) must leave the cores to the runs,
  * where a blocking MPI call would spin on one. */
+#define NAP_MIN_NS 500000L       /* 0.5 ms */
+#define NAP_MAX_NS 16000000L     /* 16 ms: a run takes seconds */
+
+/* Sleeps *nap and doubles it, up to NAP_MAX_NS: a process with nothing to
+ * do wakes rarely, one that just had a message soon. */
+static void doze(long *nap)
+{
+    struct timespec ts = { 0, *nap };
+    nanosleep(&ts, NULL);
+    *nap = *nap * 2 > NAP_MAX_NS ? NAP_MAX_NS : *nap * 2;
+}
+
 static int wait_req(MPI_Request *r)
 {
+    long nap = NAP_MIN_NS;
     for (;;) {
         int done = 0;
         if (MPI_Test(r, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS)
             return HS_EIO;
         if (done)
             return 0;
-        struct timespec nap = { 0, 1000000 };     /* 1 ms */
-        nanosleep(&nap, NULL);
+        doze(&nap);
     }
 }
 
@@ -153,14 +166,14 @@ static void f_serve(void *ctx, unsigned ms)
                      MPI_STATUS_IGNORE);
             m.why[WHY_MAX - 1] = 0;
             handle(f, &m, st.MPI_SOURCE);
+            f->nap = NAP_MIN_NS;
             continue;
         }
         clock_gettime(CLOCK_MONOTONIC, &t);
         double el = (double)(t.tv_sec - t0.tv_sec) * 1e3 + (double)(t.tv_nsec - t0.tv_nsec) / 1e6;
         if (el >= ms)
             return;
-        struct timespec nap = { 0, 2000000 };     /* 2 ms */
-        nanosleep(&nap, NULL);
+        doze(&f->nap);
     }
 }
 
@@ -315,6 +328,7 @@ int hs__par_family_begin(void)
     if (MPI_Comm_dup(MPI_COMM_WORLD, &f->comm) != MPI_SUCCESS)
         return HS_EIO;
     f->have_comm = 1;
+    f->nap = NAP_MIN_NS;
     MPI_Comm_size(f->comm, &f->np);
     MPI_Comm_rank(f->comm, &f->me);
     MPI_Comm local;
