@@ -5,7 +5,8 @@
 # byte (sweep.csv, kept run directories, generated mappings; whatif's
 # comparison and run directories); the runs are spread over the processes;
 # a run that fails on process 1 fails the command with its error and no
-# sweep.csv; a sweep directory a process cannot see is named; what
+# sweep.csv, and so does killing process 1; a sweep directory a process
+# cannot see is named; what
 # hopscope-par refuses and what its help lists.
 . tests/integration/lib.sh
 H=$HOPSCOPE
@@ -92,6 +93,51 @@ for mpi in openmpi mpich; do
     t_grep "$mpi: ... naming process 1 and its scenario" \
         "^hopscope whatif: failed on process 1 of 2 \([^)]*\): linear mapping: .*none.trace" wf.err
     t_eq "$mpi: ... and its scenario directory is not there" "" "$(ls -d run.whatif/linear* 2>/dev/null)"
+done
+
+# The process of rank 1 of a job under launcher PID (hopscope-par without
+# --child: not one of its runs), by its environment.
+rank1_of() {
+    kids=$1
+    while [ -n "$kids" ]; do
+        next=""
+        for k in $kids; do
+            for c in $(cat /proc/"$k"/task/*/children 2>/dev/null); do
+                next="$next $c"
+                [ "$(cat /proc/"$c"/comm 2>/dev/null)" = hopscope-par ] || continue
+                tr '\0' '\n' < /proc/"$c"/cmdline 2>/dev/null | grep -q '^--child$' && continue
+                tr '\0' '\n' < /proc/"$c"/environ 2>/dev/null |
+                    grep -qE '^(OMPI_COMM_WORLD_RANK|PMI_RANK)=1$' && { echo "$c"; return; }
+            done
+        done
+        kids=$next
+    done
+}
+
+# Kill process 1 of a sweep once a run has finished: the sweep fails, and
+# neither sweep.csv nor a temporary of it is left; the rows done stay.
+"$H" gen halo3d --ranks 64 --iters 10 --size 16K -o k.trace >/dev/null 2>&1
+for mpi in openmpi mpich; do
+    P="$B/bin/$mpi/hopscope-par"
+    [ -x "$P" ] || continue
+    case $mpi in openmpi) RUN=$MPIRUN_OMPI ;; *) RUN=$MPIRUN_MPICH ;; esac
+    rm -rf K
+    timeout 300 $RUN -np 2 "$P" sweep -i k.trace --topo fattree:k=8,n=2 --ppn 2 --random 30 \
+        -j 1 -q -o K > k.out 2> k.err < /dev/null &
+    launcher=$!
+    v=""
+    for i in $(seq 1 300); do
+        [ -z "$v" ] && v=$(rank1_of $launcher)
+        [ -n "$v" ] && [ -n "$(ls K/rows 2>/dev/null)" ] && break
+        sleep 0.1
+    done
+    [ -n "$v" ] && kill -9 "$v"
+    wait $launcher
+    rc=$?
+    t_eq "$mpi: killing process 1 mid-sweep fails the sweep" "failed" \
+        "$([ -n "$v" ] && [ $rc -ne 0 ] && [ $rc -ne 124 ] && echo failed || echo "rc=$rc victim=$v")"
+    t_eq "$mpi: ... with no sweep.csv (nor a temporary of it), rows kept" "0 yes" \
+        "$(ls K/sweep.csv* 2>/dev/null | wc -l) $([ -n "$(ls K/rows 2>/dev/null)" ] && echo yes || echo no)"
 done
 
 P="$B/bin/openmpi/hopscope-par"
