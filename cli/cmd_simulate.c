@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <ftw.h>
 #include <getopt.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,7 +29,7 @@ enum {
     /* replay */
     O_INPUT, O_MAP, O_PPN, O_BACKGROUND, O_CI, O_BITS, O_SCALE, O_EAGER, O_CTRL, O_MEMBW,
     O_SHMLAT, O_OVERHEAD, O_REDBW, O_COLL, O_TAGPH, O_LATCAP, O_WATCHDOG, O_BGCREDITS,
-    O_MAXCOMP, O_WIRE, O_MAXPK,
+    O_MAXCOMP, O_WIRE, O_MAXPK, O_PARSTATS,
 };
 
 static const struct option opts[] = {
@@ -88,6 +89,7 @@ static const struct option opts[] = {
     { "watchdog", required_argument, NULL, O_WATCHDOG },
     { "bg-eager-credits", required_argument, NULL, O_BGCREDITS },
     { "wire", no_argument, NULL, O_WIRE },
+    { "par-stats", no_argument, NULL, O_PARSTATS },
     { NULL, 0, NULL, 0 },
 };
 
@@ -95,7 +97,7 @@ typedef struct sim_opts {
     const char *topo, *traffic, *out;
     hs_fabric_params prm;
     hs_traffic_cfg tc;
-    int tsv, quiet;
+    int tsv, quiet, par_stats;
     hs_replay_params rp;
     int traffic_opt;          /* a synthetic-traffic option was given */
     const char *traffic_name;
@@ -345,6 +347,7 @@ static int apply(sim_opts *o, int c, const char *v)
         break;
     case O_TSV: o->tsv = 1; break;
     case O_QUIET: o->quiet = 1; break;
+    case O_PARSTATS: o->par_stats = 1; break;
     default:
         return HS_EXIT_USAGE;
     }
@@ -618,6 +621,36 @@ static int write_rundir_whole(hs_fabric *F, const char *out, extra_ctx *x, hs_er
     return 0;
 }
 
+/* --par-stats: one line per process on stderr (bench/pdes.sh reads them). */
+static void print_par_stats(const hs_fabric *F, const hs_fabric_transport *tr)
+{
+    hs_fabric_par_stats ps;
+    uint64_t crit = 0;
+    if (hs_fabric_par_stats_get(F, &ps) || hs_fabric_par_critical(F, tr, &crit))
+        return;
+    if (hs_fabric_part(F) == 0)
+        fprintf(stderr, "par-stats critical path %.3f s (the sum over windows of the "
+                "largest CPU time of a process)\n", (double)crit * 1e-9);
+    struct rusage ru;
+    long rss = getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_maxrss : 0;
+    fprintf(stderr,
+            "par-stats part %u/%u: windows %llu events %llu ran %llu sent %llu received %llu "
+            "sent_bytes %llu run_cpu %.3f s sync_cpu %.3f s run_wall %.3f s sync_wall %.3f s "
+            "gather_cpu %.3f s gather_wall %.3f s cpu_total %.3f s lookahead %llu ps "
+            "released %llu KB peak_rss %ld KB\n",
+            hs_fabric_part(F), hs_fabric_nparts(F), (unsigned long long)ps.windows,
+            (unsigned long long)ps.events,
+            (unsigned long long)(ps.events + ps.uncounted - ps.skipped), (unsigned long long)ps.sent,
+            (unsigned long long)ps.received, (unsigned long long)ps.sent_bytes,
+            (double)ps.run_cpu_ns * 1e-9, (double)ps.sync_cpu_ns * 1e-9,
+            (double)ps.run_wall_ns * 1e-9, (double)ps.sync_wall_ns * 1e-9,
+            (double)ps.gather_cpu_ns * 1e-9, (double)ps.gather_wall_ns * 1e-9,
+            (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+                (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6,
+            (unsigned long long)hs_fabric_lookahead(F),
+            (unsigned long long)(ps.released_bytes / 1024), rss);
+}
+
 int hs__cmd_simulate(int argc, char **argv)
 {
     char *cmd = hs__cmd_line(argc, argv); /* before getopt permutes argv */
@@ -672,6 +705,8 @@ static int sim_main(const char *cmd, int argc, char **argv)
             return rc == HS_ENOMEM ? HS_EXIT_FAIL : HS_EXIT_USAGE;
         }
         rc = hs_traffic_run_parallel(F, &o.tc, &r, hs__par_transport, &err);
+        if (o.par_stats)
+            print_par_stats(F, hs__par_transport);
     } else {
         rc = hs_traffic_run(F, &o.tc, &r, &err);
     }

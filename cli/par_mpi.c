@@ -68,11 +68,26 @@ static int exchange(void *ctx, const void *const *out, const size_t *outlen, con
         m->sdsp[p] = bad ? 0 : (int)tot;
         tot += bad ? 0 : n;
     }
-    if (!bad && grow(&m->sbuf, &m->scap, tot ? tot : 1))
-        bad = 1;
-    for (int p = 0; p < m->np && !bad; p++)
-        if (m->scnt[p])
-            memcpy(m->sbuf + m->sdsp[p], out[p], (size_t)m->scnt[p]);
+    /* one destination (the gathering of results at part 0: the largest
+     * buffers of a run): sent from where it is, without a copy */
+    int ndst = 0, dst = 0;
+    for (int p = 0; p < m->np; p++)
+        if (m->scnt[p]) {
+            ndst++;
+            dst = p;
+        }
+    const void *sbuf = m->sbuf;
+    if (!bad && ndst == 1) {
+        sbuf = out[dst];
+        m->sdsp[dst] = 0;
+    } else {
+        if (!bad && grow(&m->sbuf, &m->scap, tot ? tot : 1))
+            bad = 1;
+        for (int p = 0; p < m->np && !bad; p++)
+            if (m->scnt[p])
+                memcpy(m->sbuf + m->sdsp[p], out[p], (size_t)m->scnt[p]);
+        sbuf = m->sbuf;
+    }
     if (bad)   /* nothing sent; the others see an empty part and this one fails */
         memset(m->scnt, 0, (size_t)m->np * sizeof *m->scnt);
     if (MPI_Alltoall(m->scnt, 1, MPI_INT, m->rcnt, 1, MPI_INT, m->comm) != MPI_SUCCESS)
@@ -86,7 +101,7 @@ static int exchange(void *ctx, const void *const *out, const size_t *outlen, con
     }
     if (grow(&m->rbuf, &m->rcap, rt ? rt : 1))
         return HS_ENOMEM;
-    if (MPI_Alltoallv(m->sbuf, m->scnt, m->sdsp, MPI_BYTE, m->rbuf, m->rcnt, m->rdsp, MPI_BYTE,
+    if (MPI_Alltoallv(sbuf, m->scnt, m->sdsp, MPI_BYTE, m->rbuf, m->rcnt, m->rdsp, MPI_BYTE,
                       m->comm) != MPI_SUCCESS)
         return HS_EIO;
     *in = m->rbuf;

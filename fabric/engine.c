@@ -465,7 +465,7 @@ int hs_fabric_run(hs_fabric *F, hs_time until)
             /* timers belong to the driver, which every process of a
              * parallel run runs alike: counted by part 0 only */
             if (F->pd && hs_fabric_part(F) != 0)
-                F->st.events--;
+                hs__pdes_uncount(F);
             on_timer(F, (uint32_t)arg);
             break;
         case EV_WAKE:

@@ -367,6 +367,19 @@ int  hs__pdes_remote(const hs_fabric *F, const hs__fev *e);
 /* Hands e (and its packet, which leaves this process) to the outbox. */
 int  hs__pdes_send(hs_fabric *F, const hs__fev *e);
 void hs__pdes_free(hs_fabric *F);
+/* A parallel run's driver skips a timer that only another part needs: its
+ * key is taken (so the next timer's is the sequential run's) and part 0
+ * counts it as an event. */
+void hs__timer_skip(hs_fabric *F);
+/* A timer run by a part other than 0: not counted in the run's events (part
+ * 0 counts it), counted in the process's own statistics. */
+void hs__pdes_uncount(hs_fabric *F);
+/* 1 if link l's state is this process's (an end of it is local; always
+ * outside a parallel run): the others' pages are given back. */
+int hs__pdes_link_local(const hs_fabric *F, uint32_t l);
+/* The process's statistics of a parallel run (NULL when not partitioned). */
+hs_fabric_par_stats *hs__pdes_stats(hs_fabric *F);
+uint64_t hs__pdes_clock(int cpu);   /* ns: process CPU time, or monotonic */
 int  hs__ev_init(hs_fabric *F);
 int  hs__ev_init_lanes(hs_fabric *F);
 size_t hs__ev_bytes(const hs_fabric *F);

@@ -45,6 +45,12 @@ typedef struct hs__part {
  * route_delay: the switches' routing delay (for lookahead_pkt).
  * HS_EINVAL (np out of range), HS_ENOMEM. */
 int  hs__partition(const hs_topo *t, unsigned np, hs_time route_delay, hs__part *out);
+/* The same with a weight per switch (the load expected there; NULL: as
+ * above): the same structure (whole dragonfly groups when g >= np, a
+ * fat-tree's levels cut separately, contiguous blocks), its blocks cut by
+ * cumulative weight instead of count, every part non-empty. */
+int  hs__partition_w(const hs_topo *t, unsigned np, hs_time route_delay, const double *w,
+                     hs__part *out);
 void hs__partition_free(hs__part *p);
 
 static inline uint32_t hs__part_of_node(const hs_topo *t, const hs__part *p, uint32_t n)

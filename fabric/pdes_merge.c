@@ -21,12 +21,17 @@ typedef struct pk {
     unsigned char *b;
     size_t n, cap;
     int err;
+    int dry;      /* only count the bytes (the first pass sizes the buffer) */
 } pk;
 
 static void put(pk *w, const void *x, size_t n)
 {
     if (w->err)
         return;
+    if (w->dry) {
+        w->n += n;
+        return;
+    }
     if (w->n + n > w->cap) {
         size_t nc = w->cap ? w->cap : 65536;
         while (nc < w->n + n)
@@ -130,10 +135,34 @@ static int add_counters(hs_fabric *F, rd *r, hs_counters *dst)
     return rc;
 }
 
+static void pack(hs_fabric *F, pk *w);
+
 int hs_fabric_results_pack(hs_fabric *F, void **buf, size_t *len)
 {
     hs__truth_flush(F);    /* the links' accumulated truth into the blocks */
+    /* sized first, so that the buffer (the largest thing a part holds at
+     * the end of a run) has no slack */
+    pk d = { 0 };
+    d.dry = 1;
+    pack(F, &d);
     pk w = { 0 };
+    w.b = malloc(d.n ? d.n : 1);
+    if (!w.b)
+        return HS_ENOMEM;
+    w.cap = d.n ? d.n : 1;
+    pack(F, &w);
+    if (w.err) {
+        free(w.b);
+        return w.err;
+    }
+    *buf = w.b;
+    *len = w.n;
+    return 0;
+}
+
+static void pack(hs_fabric *F, pk *wp)
+{
+    pk w = *wp;
     put64(&w, PACK_MAGIC);
     put64(&w, F->L);
     put64(&w, F->nphase);
@@ -159,13 +188,7 @@ int hs_fabric_results_pack(hs_fabric *F, void **buf, size_t *len)
     for (size_t i = 0; i < F->nctwin; i++)
         put_counters(&w, F->ct_win[i]);
     put(&w, F->rec, F->nrec * sizeof *F->rec);
-    if (w.err) {
-        free(w.b);
-        return w.err;
-    }
-    *buf = w.b;
-    *len = w.n;
-    return 0;
+    *wp = w;
 }
 
 static void truth_add(hs__truth *a, const hs__truth *b, uint32_t n)
@@ -195,6 +218,48 @@ static hs_counters *ctwin_at(hs_fabric *F, size_t w)
     if (!F->ct_win[w])
         F->ct_win[w] = calloc(1, sizeof **F->ct_win);
     return F->ct_win[w];
+}
+
+static int rec_cmp(const void *a, const void *b);
+
+static int rec_sorted(const hs__record *x, size_t n)
+{
+    for (size_t i = 1; i < n; i++)
+        if (rec_cmp(&x[i - 1], &x[i]) > 0)
+            return 0;
+    return 1;
+}
+
+/* Merges a part's records into F's: both are in (delivery time, key)
+ * order (a part appends them as its deliveries run), so one pass merges
+ * them, keeping the first --records-cap (the rest could never come back
+ * into the first cap); the rest are counted as dropped.  Out of order
+ * input (not produced by this program) is appended and sorted by
+ * hs_fabric_results_finish. */
+static int merge_records(hs_fabric *F, const hs__record *b, size_t nb)
+{
+    const hs__record *a = F->rec;
+    size_t na = F->nrec, cap = F->prm.records_cap;
+    size_t n = na + nb;
+    int sorted = rec_sorted(a, na) && rec_sorted(b, nb);
+    size_t keep = sorted && n > cap ? cap : n;
+    hs__record *m = malloc((keep ? keep : 1) * sizeof *m);
+    if (!m)
+        return HS_ENOMEM;
+    if (sorted) {
+        size_t i = 0, j = 0;
+        for (size_t k = 0; k < keep; k++)
+            m[k] = j >= nb || (i < na && rec_cmp(&a[i], &b[j]) <= 0) ? a[i++] : b[j++];
+        F->rec_dropped += n - keep;
+    } else {
+        memcpy(m, a, na * sizeof *m);
+        memcpy(m + na, b, nb * sizeof *m);
+    }
+    free(F->rec);
+    F->rec = m;
+    F->nrec = keep;
+    F->caprec = keep ? keep : 1;
+    return 0;
 }
 
 int hs_fabric_results_merge(hs_fabric *F, const void *buf, size_t len)
@@ -271,15 +336,8 @@ int hs_fabric_results_merge(hs_fabric *F, const void *buf, size_t len)
         const hs__record *recs = get(&r, nrec * sizeof *recs);
         if (!recs)
             return HS_EFORMAT;
-        if (F->nrec + nrec > F->caprec) {
-            hs__record *n = realloc(F->rec, (F->nrec + nrec) * sizeof *n);
-            if (!n)
-                return HS_ENOMEM;
-            F->rec = n;
-            F->caprec = F->nrec + nrec;
-        }
-        memcpy(F->rec + F->nrec, recs, nrec * sizeof *recs);
-        F->nrec += nrec;
+        if ((rc = merge_records(F, recs, nrec)))
+            return rc;
     }
     if (r.err || r.b != r.end)
         return HS_EFORMAT;
@@ -311,7 +369,8 @@ static int rec_cmp(const void *a, const void *b)
 
 int hs_fabric_results_finish(hs_fabric *F)
 {
-    qsort(F->rec, F->nrec, sizeof *F->rec, rec_cmp);
+    if (!rec_sorted(F->rec, F->nrec))
+        qsort(F->rec, F->nrec, sizeof *F->rec, rec_cmp);
     if (F->nrec > F->prm.records_cap) {
         F->rec_dropped += F->nrec - F->prm.records_cap;
         F->nrec = F->prm.records_cap;
@@ -319,53 +378,72 @@ int hs_fabric_results_finish(hs_fabric *F)
     return 0;
 }
 
+static int gather_results(hs_fabric *F, const hs_fabric_transport *tr);
+
 int hs_fabric_gather_results(hs_fabric *F, const hs_fabric_transport *tr)
 {
+    uint64_t c0 = hs__pdes_clock(1), w0 = hs__pdes_clock(0);
+    int rc = gather_results(F, tr);
+    hs_fabric_par_stats *ps = hs__pdes_stats(F);
+    if (ps) {
+        ps->gather_cpu_ns += hs__pdes_clock(1) - c0;
+        ps->gather_wall_ns += hs__pdes_clock(0) - w0;
+    }
+    return rc;
+}
+
+static int gather_results(hs_fabric *F, const hs_fabric_transport *tr)
+{
+    /* one part at a time, so that part 0 holds one other part's results at
+     * once besides its own; a part frees what it packed once it is sent.
+     * Every process goes through the np - 1 rounds, failed or not. */
     unsigned np = hs_fabric_nparts(F), me = hs_fabric_part(F);
-    void *mine = NULL;
-    size_t n = 0;
-    int rc = me != 0 ? hs_fabric_results_pack(F, &mine, &n) : 0;
     const void **out = calloc(np, sizeof *out);
     size_t *ol = calloc(np, sizeof *ol);
-    unsigned char *b = malloc(n + 8);
-    if (!rc && (!out || !ol || !b))
-        rc = HS_ENOMEM;
-    if (b) {
-        /* a failed part sends a length of all ones */
-        uint64_t len = rc ? UINT64_MAX : n;
-        memcpy(b, &len, 8);
-        if (!rc && n)
-            memcpy(b + 8, mine, n);
+    int rc = out && ol ? 0 : HS_ENOMEM, failed = 0;
+    for (unsigned p = 1; p < np; p++) {
+        void *mine = NULL;
+        size_t n = 0;
+        if (me == p) {
+            /* a failed part sends nothing (a pack is never empty) */
+            if (!rc)
+                rc = hs_fabric_results_pack(F, &mine, &n);
+            if (!rc) {
+                /* the records went into the pack: done with them here */
+                free(F->rec);
+                F->rec = NULL;
+                F->nrec = F->caprec = 0;
+            }
+        }
+        if (out && ol) {
+            memset(ol, 0, np * sizeof *ol);
+            if (me == p && !rc) {
+                out[0] = mine;
+                ol[0] = n;
+            }
+        }
+        const void *in = NULL;
+        size_t inlen = 0;
+        int trc = out && ol ? tr->exchange(tr->ctx, out, ol, &in, &inlen) : HS_ENOMEM;
+        free(mine);
+        if (trc) {
+            rc = rc ? rc : trc;
+            break;   /* the transport itself failed: no more rounds */
+        }
+        if (me != 0 || rc)
+            continue;
+        if (inlen == 0)
+            failed = 1;   /* part p failed */
+        else
+            rc = hs_fabric_results_merge(F, in, inlen);
     }
-    free(mine);
-    if (out && ol && b && me != 0) {
-        out[0] = b;
-        ol[0] = rc ? 8 : n + 8;
-    }
-    const void *in = NULL;
-    size_t inlen = 0;
-    int trc = tr->exchange(tr->ctx, out, ol, &in, &inlen);
     free(out);
     free(ol);
-    free(b);
-    if (rc || trc)
-        return rc ? rc : trc;
+    if (rc)
+        return rc;
     if (me != 0)
         return 0;
-    const unsigned char *p = in, *end = p + inlen;
-    while (p < end) {
-        uint64_t len;
-        if ((size_t)(end - p) < 8)
-            return HS_EFORMAT;
-        memcpy(&len, p, 8);
-        p += 8;
-        if (len == UINT64_MAX)
-            return HS_ECHILD;   /* another process failed */
-        if ((size_t)(end - p) < len)
-            return HS_EFORMAT;
-        if ((rc = hs_fabric_results_merge(F, p, len)))
-            return rc;
-        p += len;
-    }
+    if (failed)
+        return HS_ECHILD;
     return hs_fabric_results_finish(F);
 }

@@ -186,6 +186,8 @@ typedef struct driver {
      * measured deliveries are kept as (serial, time) and turned into
      * latencies by part 0 once the source's `sent` times are gathered */
     int      par;
+    int      par_next;     /* the next merged arrival's source is drawn: */
+    uint32_t par_src;
     uint64_t *dl;          /* serial, time pairs */
     size_t   ndl, capdl;
 } driver;
@@ -264,11 +266,12 @@ static uint32_t dest(driver *d, uint32_t src)
     return 0;
 }
 
-static void post(driver *d, uint32_t src)
+/* A message from src at `now` (the current time, or in a parallel run an
+ * arrival of another part's source drawn ahead of time). */
+static void post_at(driver *d, uint32_t src, hs_time now)
 {
     hs_fabric *F = d->F;
     uint32_t dst = dest(d, src);
-    hs_time now = hs_fabric_now(F);
     uint64_t cookie = src;
     int measured = now >= d->w0 && now < d->w1;
     if (measured) {
@@ -303,6 +306,11 @@ static void post(driver *d, uint32_t src)
     d->last_gen = now;
 }
 
+static void post(driver *d, uint32_t src)
+{
+    post_at(d, src, hs_fabric_now(d->F));
+}
+
 /* Next arrival of the merged Poisson process. */
 static hs_time merged_gap(driver *d)
 {
@@ -322,14 +330,36 @@ static void on_timer(void *ctx, hs_fabric *F, uint64_t node, hs_time t)
     if (node == TIMER_MERGED) {
         if (!d->generating)
             return;
-        post(d, merged_source(d));
-        if (d->limit && d->generated >= d->limit) {
-            d->generating = 0;
-            return;
+        post(d, d->par_next ? d->par_src : merged_source(d));
+        d->par_next = 0;
+        for (;;) {
+            if (d->limit && d->generated >= d->limit) {
+                d->generating = 0;
+                return;
+            }
+            hs_time tn = t + merged_gap(d);
+            if (!d->par) {
+                if (hs_fabric_timer(F, tn, TIMER_MERGED))
+                    d->error = HS_ENOMEM;
+                return;
+            }
+            /* a parallel run: the next arrival's source is drawn now (the
+             * same draws in the same order); another part's arrival is
+             * accounted for here without a timer event (its draws made,
+             * its timer's key taken, counted once by part 0), so that
+             * every process runs only its own sources' timers */
+            uint32_t src = merged_source(d);
+            if (hs_fabric_node_local(F, src)) {
+                d->par_next = 1;
+                d->par_src = src;
+                if (hs_fabric_timer(F, tn, TIMER_MERGED))
+                    d->error = HS_ENOMEM;
+                return;
+            }
+            hs__timer_skip(F);
+            post_at(d, src, tn);
+            t = tn;
         }
-        if (hs_fabric_timer(F, t + merged_gap(d), TIMER_MERGED))
-            d->error = HS_ENOMEM;
-        return;
     }
     if (node == TIMER_WINDOW_END) {
         if (d->outstanding == 0)
@@ -719,6 +749,31 @@ int hs_traffic_run_parallel(hs_fabric *F, const hs_traffic_cfg *cin, hs_traffic_
     return traffic_run(F, cin, r, tr, err);
 }
 
+/* A parallel run: the partition balanced by the load the pattern puts on
+ * each node: its own rate out, and in, the rates of the sources whose
+ * destinations it is, from 8 draws of dest() per source on a copy of the
+ * driver (its random state copied: the run's draws are untouched).  Every
+ * process computes the same loads. */
+static int balance(driver *d)
+{
+    uint32_t N = d->N;
+    double *load = calloc(N ? N : 1, sizeof *load);
+    if (!load)
+        return HS_ENOMEM;
+    driver c = *d;
+    for (uint32_t n = 0; n < N; n++) {
+        if (!(d->gap[n] > 0))
+            continue;
+        double r = 1.0 / d->gap[n];
+        load[n] += r;
+        for (int k = 0; k < 8; k++)
+            load[dest(&c, n)] += r / 8;
+    }
+    int rc = hs_fabric_partition_balance(d->F, load);
+    free(load);
+    return rc;
+}
+
 static int traffic_run(hs_fabric *F, const hs_traffic_cfg *cin, hs_traffic_result *r,
                        const hs_fabric_transport *tr, hs_error *err)
 {
@@ -757,6 +812,8 @@ static int traffic_run(hs_fabric *F, const hs_traffic_cfg *cin, hs_traffic_resul
     }
     rc = setup(&d, err);
     if (rc)
+        goto out;
+    if (tr && hs_fabric_nparts(F) > 1 && (rc = balance(&d)))
         goto out;
     uint32_t active = 0;
     for (uint32_t n = 0; n < d.N; n++)

@@ -225,7 +225,8 @@ static void acc_flush(hs_fabric *F, uint32_t o)
 void hs__truth_flush(hs_fabric *F)
 {
     for (uint32_t l = 1; l <= F->L; l++)
-        acc_flush(F, l);
+        if (!F->pd || hs__pdes_link_local(F, l))   /* others' pages are given back */
+            acc_flush(F, l);
 }
 
 void hs__truth_tx(hs_fabric *F, uint32_t o, uint16_t pidx, hs_time t0, hs_time ser,

@@ -325,6 +325,13 @@ uint64_t hs_fabric_pending(const hs_fabric *f);
  * than switches or after a message was posted. */
 int hs_fabric_partition(hs_fabric *f, unsigned nparts, unsigned me);
 int hs_fabric_node_local(const hs_fabric *f, uint32_t node);
+/* Re-cuts the partition by the load expected at each node (node_load[N],
+ * e.g. its messages' rates in and out; a share of the total is added to
+ * every switch for the traffic passing through): the same structure per
+ * family, the blocks balanced by weight (docs/fabric.md, "Partition").
+ * Before any message is posted and before the run; every process must
+ * pass the same loads.  HS_ESTATE otherwise. */
+int hs_fabric_partition_balance(hs_fabric *f, const double *node_load);
 /* The window bound (least latency of a cut link); HS_TIME_NEVER with one
  * part. */
 hs_time hs_fabric_lookahead(const hs_fabric *f);
@@ -346,6 +353,29 @@ typedef struct hs_fabric_transport {
  * remain anywhere (summed with min_time over -count), other negative
  * status on failure.  hs_fabric_stop is not supported (HS_ENOTSUP). */
 int hs_fabric_run_parallel(hs_fabric *f, const hs_fabric_transport *tr);
+/* What one process of a parallel run did (hs_fabric_run_parallel): windows,
+ * the events it ran, events it sent to other parts and received, bytes
+ * sent, and the CPU and wall time it spent running events (and taking in
+ * what arrived) against the time in the transport's calls (exchange and
+ * reduction, which include waiting for the slowest process). */
+typedef struct hs_fabric_par_stats {
+    uint64_t windows, events, sent, received, sent_bytes;
+    uint64_t run_cpu_ns, run_wall_ns, sync_cpu_ns, sync_wall_ns;
+    uint64_t gather_cpu_ns, gather_wall_ns;   /* hs_fabric_gather_results */
+    /* `events` are those this process counts in the run's total: part 0
+     * counts the driver's timers of every part, the others none.  The
+     * events it ran: events + uncounted - skipped. */
+    uint64_t uncounted, skipped;
+    /* bytes of other parts' per-device state given back to the system */
+    uint64_t released_bytes;
+} hs_fabric_par_stats;
+/* HS_ESTATE when f is not partitioned. */
+int hs_fabric_par_stats_get(const hs_fabric *f, hs_fabric_par_stats *out);
+/* The critical path of the run on idle cores, from CPU times: the sum over
+ * windows of the largest CPU time any process spent running that window
+ * (to part 0, in *ns; 0 elsewhere).  Collective: every process calls it
+ * after hs_fabric_run_parallel. */
+int hs_fabric_par_critical(const hs_fabric *f, const hs_fabric_transport *tr, uint64_t *ns);
 /* Steps: the local next-event time; run the events with t < end (0, or a
  * negative status; 2 if a callback stopped); the bytes queued for part p;
  * forget the outboxes; take in what other parts sent. */

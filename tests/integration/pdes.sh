@@ -134,5 +134,42 @@ if [ -x "$PAR" ]; then
     $MPIRUN_OMPI -np 2 "$PAR" topo torus:4x4 > "$T_TMP/r4" 2>&1
     t_eq "hopscope-par runs simulate only" 2 $?
 fi
+# --par-stats: the processes' counts add up to the run's (every event counted
+# once, every event one part sends another receives), the critical path
+# is printed by part 0, and a part gives back the pages of the other
+# parts' links; the run directory is still hopscope's.
+if [ -x "$PAR" ]; then
+    rm -rf "$T_TMP/ps"
+    timeout 300 $MPIRUN_OMPI -np 3 "$PAR" simulate --topo dragonfly:a=4,p=2,h=2,g=9,routing=ugal \
+        --load 0.8 --packets 3000 --par-stats --quiet -o "$T_TMP/ps" > "$T_TMP/ps.log" 2>&1 < /dev/null
+    "$HOPSCOPE" simulate --topo dragonfly:a=4,p=2,h=2,g=9,routing=ugal --load 0.8 --packets 3000 \
+        --quiet -o "$T_TMP/ps-seq" > /dev/null 2>&1
+    t_eq "par-stats: a line per process" 3 "$(grep -c '^par-stats part [0-2]/3: ' "$T_TMP/ps.log")"
+    ev=$(sed -n 's/.*"events": \([0-9]*\).*/\1/p' "$T_TMP/ps-seq/manifest.json")
+    t_eq "par-stats: the parts' events add up to the run's" "$ev" \
+        "$(sed -n 's/^par-stats part .* events \([0-9]*\) ran .*/\1/p' "$T_TMP/ps.log" | awk '{ s += $1 } END { print s }')"
+    t_eq "par-stats: events sent = events received, and some were" "same" \
+        "$(awk '/^par-stats part/ { for (i = 1; i < NF; i++) { if ($i == "sent") s += $(i+1); if ($i == "received") r += $(i+1) } }
+                END { print (s == r && s > 0) ? "same" : s " sent, " r " received" }' "$T_TMP/ps.log")"
+    t_grep "par-stats: part 0 prints the critical path" '^par-stats critical path [0-9.]* s' "$T_TMP/ps.log"
+    t_eq "par-stats: parts 1 and 2 gave back other parts' link state" 2 \
+        "$(grep '^par-stats part [12]/3' "$T_TMP/ps.log" | grep -vc 'released 0 KB')"
+    t_eq "par-stats: the run directory is still hopscope's" "$(hash_dir "$T_TMP/ps-seq")" \
+        "$(hash_dir "$T_TMP/ps")"
+fi
+# An incast balanced by expected load: the target's switch is a part of its
+# own, which posts nothing and first sees the run's phase in a packet from
+# another part (phase indices are each process's own).
+if [ -x "$PAR" ]; then
+    o="--traffic incast:target=0 --load 0.5 --packets 2000"
+    # shellcheck disable=SC2086
+    "$HOPSCOPE" simulate --topo torus:8x8 $o --quiet -o "$T_TMP/inc-seq" > /dev/null 2>&1
+    rm -rf "$T_TMP/inc"
+    # shellcheck disable=SC2086
+    timeout 300 $MPIRUN_OMPI -np 4 "$PAR" simulate --topo torus:8x8 $o --par-stats --quiet \
+        -o "$T_TMP/inc" > "$T_TMP/inc.log" 2>&1 < /dev/null
+    t_eq "balanced incast, 4 processes: run directory identical to hopscope's" \
+        "$(hash_dir "$T_TMP/inc-seq")" "$(hash_dir "$T_TMP/inc")"
+fi
 t_eq "hopscope links no MPI library" 0 "$(ldd "$HOPSCOPE" | grep -c 'libmpi')"
 exit $t_failed

@@ -127,6 +127,56 @@ static void test_torus(void **state)
     hs_topo_free(t);
 }
 
+/* Weighted partitions (hs__partition_w): the family's structure, blocks
+ * cut by cumulative weight, every part non-empty. */
+static void test_weighted(void **state)
+{
+    (void)state;
+    /* dragonfly g=3 groups of 2 routers: group 0 carries 10 of 14, so it
+     * is a part alone (by count it would share with group 1) */
+    hs_topo *t = make("dragonfly:a=2,p=1,h=1,g=3");
+    hs__part p;
+    const double w[6] = { 5, 5, 1, 1, 1, 1 };
+    assert_int_equal(hs__partition_w(t, 2, RD, w, &p), 0);
+    const uint32_t want[6] = { 0, 0, 1, 1, 1, 1 };
+    check_parts(&p, want, 6);
+    assert_int_equal(p.nodes[0], 2);
+    assert_int_equal(p.nodes[1], 4);
+    hs__partition_free(&p);
+    assert_int_equal(hs__partition(t, 2, RD, &p), 0);
+    const uint32_t by_count[6] = { 0, 0, 0, 0, 1, 1 };
+    check_parts(&p, by_count, 6);
+    hs__partition_free(&p);
+    /* more parts than groups: routers, by weight */
+    assert_int_equal(hs__partition_w(t, 4, RD, w, &p), 0);
+    const uint32_t four[6] = { 0, 1, 2, 2, 3, 3 };
+    check_parts(&p, four, 6);
+    hs__partition_free(&p);
+    hs_topo_free(t);
+
+    /* torus 4x2: all the weight on switch 0; three parts still get a
+     * switch each: {0}, {1}, {2..7} */
+    t = make("torus:4x2");
+    const double hot[8] = { 100, 0, 0, 0, 0, 0, 0, 0 };
+    assert_int_equal(hs__partition_w(t, 3, RD, hot, &p), 0);
+    const uint32_t want3[8] = { 0, 1, 2, 2, 2, 2, 2, 2 };
+    check_parts(&p, want3, 8);
+    assert_int_equal(p.switches[0], 1);
+    assert_int_equal(p.switches[1], 1);
+    assert_int_equal(p.switches[2], 6);
+    hs__partition_free(&p);
+    /* uniform weights: the unweighted slabs */
+    const double flat[8] = { 1, 1, 1, 1, 1, 1, 1, 1 };
+    hs__part q;
+    assert_int_equal(hs__partition_w(t, 2, RD, flat, &p), 0);
+    assert_int_equal(hs__partition(t, 2, RD, &q), 0);
+    check_parts(&p, q.sw_part, 8);
+    assert_int_equal(p.cut, q.cut);
+    hs__partition_free(&p);
+    hs__partition_free(&q);
+    hs_topo_free(t);
+}
+
 /* ---- a parallel run in one process ------------------------------------------
  * np fabrics, each simulating one part, stepped window by window with the
  * outboxes moved by hand (what hs_fabric_run_parallel does over a
@@ -413,6 +463,7 @@ int main(void)
         cmocka_unit_test(test_fattree),
         cmocka_unit_test(test_dragonfly),
         cmocka_unit_test(test_torus),
+        cmocka_unit_test(test_weighted),
         cmocka_unit_test(test_parallel_inprocess),
         cmocka_unit_test(test_parallel_refuses),
     };
