@@ -4,6 +4,7 @@
 #define HOPSCOPE_CLI_H
 
 #include <stdint.h>
+#include <stdio.h>
 #include "hopscope/common.h"
 
 /* The help of one action of a command (`hopscope trace stats --help`,
@@ -30,6 +31,53 @@ int hs__cli_main(int argc, char **argv);
 struct hs_fabric_transport;
 extern const struct hs_fabric_transport *hs__par_transport;
 extern unsigned hs__par_np, hs__par_rank;
+
+/* Families of runs over MPI processes (sweep, whatif under hopscope-par;
+ * cli/par_family.c, docs/fabric.md "Families of runs"): NULL in hopscope.
+ * Only cli/par_family.c sees MPI; the commands know it by these calls.
+ * Rank 0 is the one writer of every shared file. */
+typedef struct hs__family {
+    unsigned np, rank;
+    unsigned jobs;          /* default sweep -j of this process: the node's cores over
+                               the processes on it, at most the cores it may run on */
+    unsigned local_np;      /* processes on this node */
+    void *ctx;
+    /* Every process: n bytes from rank 0 (rank 0: sent).  0 or HS_EIO. */
+    int (*bcast)(void *ctx, void *buf, size_t n);
+    /* Every process: its n bytes to rank 0, which gets np x n in all (rank
+     * order; all is NULL elsewhere).  0 or HS_EIO. */
+    int (*gather)(void *ctx, const void *mine, size_t n, void *all);
+    /* The queue of runs served by rank 0 (a dynamic schedule): rank 0 sets
+     * it; next() gives this process its next run (1), or 0 when none is
+     * left (rank 0 locally; the others by asking rank 0). */
+    int (*queue_set)(void *ctx, const uint64_t *runs, size_t n);
+    int (*next)(void *ctx, uint64_t *k);
+    /* Rank 0: answers the others' requests for up to ms milliseconds. */
+    void (*serve)(void *ctx, unsigned ms);
+    /* The others: this process's runs finished, failed (no row) and
+     * crashed so far, for rank 0's progress. */
+    void (*report)(void *ctx, uint64_t finished, uint64_t failed, uint64_t crashed);
+    /* Rank 0: the others' runs handed out and not reported finished, and
+     * their finished, failed and crashed runs. */
+    void (*remote)(void *ctx, uint64_t *running, uint64_t *finished, uint64_t *failed,
+                   uint64_t *crashed);
+    /* End of the queue, every process with its exit code and what went
+     * wrong (NULL: nothing).  Rank 0 serves until every process has ended
+     * and returns the worst code, with "process R (HOST): WHY" of the first
+     * failed process in why_out; the others return their own code. */
+    int (*end)(void *ctx, int rc, const char *why, char *why_out, size_t n);
+    /* The name of process r's node (rank 0 only; "" when unknown). */
+    const char *(*host)(void *ctx, unsigned r);
+    /* Rank 0: the runs the queue gave process r. */
+    uint64_t (*runs_of)(void *ctx, unsigned r);
+} hs__family;
+extern const hs__family *hs__par_family;
+/* hopscope-par (cli/par_family.c): the commands that run as families,
+ * its usage text, and setting hs__par_family up / down. */
+int hs__par_family_command(const char *cmd);
+void hs__par_usage(FILE *f);
+int hs__par_family_begin(void);
+void hs__par_family_end(void);
 
 /* Exit codes of the hopscope command. */
 enum { HS_EXIT_OK = 0, HS_EXIT_FAIL = 1, HS_EXIT_USAGE = 2 };

@@ -117,6 +117,18 @@ const char hs__help_sweep[] =
     "of the whole sweep run at once.  Fails naming the runs no directory has\n"
     "('hopscope sweep merge --help').\n"
     "\n"
+    "over MPI processes (several nodes; docs/fabric.md, \"Families of runs\"):\n"
+    "  mpirun -np N hopscope-par sweep ...  (the same options) spreads the runs:\n"
+    "                     each process asks rank 0 for its next run when one of its\n"
+    "                     -j slots frees (default -j: the node's cores over the\n"
+    "                     processes on it, at most the cores mpirun bound the\n"
+    "                     process to); rank 0 alone writes plan.csv, maps/,\n"
+    "                     sweep.csv and failed.csv, the same bytes as hopscope's.\n"
+    "                     DIR must be on a file system every process sees.  A run\n"
+    "                     that stops on any process fails the sweep, named with\n"
+    "                     its process, and no sweep.csv is written (run the same\n"
+    "                     command again to resume)\n"
+    "\n"
     "A run whose replay does not complete (deadlock, unmatched messages) has no row;\n"
     "DIR/failed.csv lists it with the reason, and the sweep says how many.  Exit\n"
     "status 1 when no run of the part succeeded.\n"
@@ -127,7 +139,9 @@ const char hs__help_sweep[] =
     "      --map linear,roundrobin,blocked:2,suggested --random 80 -o halo.sweep\n"
     "  hopscope sweep -i halo.trace --topo fattree:k=8,n=2 --random 40 \\\n"
     "      --background none --background mixed:frac=0.5 --part 2/4 -o part2\n"
-    "  hopscope sweep merge -o all.csv part1 part2 part3 part4\n";
+    "  hopscope sweep merge -o all.csv part1 part2 part3 part4\n"
+    "  mpirun -np 8 hopscope-par sweep -i halo.trace --topo fattree:k=8,n=2 \\\n"
+    "      --random 400 -o /shared/halo.sweep\n";
 
 static const char help_merge[] =
     "usage: hopscope sweep merge -o FILE DIR...\n"
@@ -1328,19 +1342,27 @@ static int mkdirs(const char *dir)
     return 0;
 }
 
-/* Runs the children, at most jobs at once; progress on stderr. */
-static int schedule(opts *o, const char *exe, int argc, char **argv, uint64_t todo_n,
-                    uint64_t before, uint64_t total)
+/* Runs the children, at most jobs at once; progress on stderr.  Under
+ * hopscope-par (F), the runs come from rank 0's queue instead of the scan
+ * of the plan; rank 0 answers the other processes while its runs go, and
+ * shows the progress of all.  The first thing that went wrong goes to why. */
+static int schedule(opts *o, const hs__family *F, const char *exe, int argc, char **argv,
+                    uint64_t todo_n, uint64_t before, uint64_t total, char *why, size_t nwhy)
 {
     unsigned jobs = o->jobs;
     if (!jobs) {
         long c = sysconf(_SC_NPROCESSORS_ONLN);
-        jobs = c > 0 ? (unsigned)c : 1;
+        jobs = F ? F->jobs : c > 0 ? (unsigned)c : 1;
     }
+    int lead = !F || F->rank == 0;       /* shows the progress */
+    int serve = F && F->rank == 0;       /* answers the others */
+    int quiet = o->quiet || !lead;
     if (o->max_mem) {
         unsigned mj = mem_jobs(o->max_mem);
+        if (mj && F && F->local_np > 1)   /* the node's memory, shared */
+            mj = mj / F->local_np ? mj / F->local_np : 1;
         if (mj && mj < jobs) {
-            if (!o->quiet)
+            if (!quiet)
                 fprintf(stderr, "hopscope %s: -j %u: the available memory holds %u runs of "
                         "--max-mem\n", CMD, mj, mj);
             jobs = mj;
@@ -1351,70 +1373,113 @@ static int schedule(opts *o, const char *exe, int argc, char **argv, uint64_t to
     if (!pid || !run) {
         free(pid);
         free(run);
+        snprintf(why, nwhy, "out of memory");
         return hs__usage_error(CMD, "out of memory");
     }
     double t0 = now_s(), last = t0;
-    uint64_t next = 0, started = 0, finished = 0, failed = 0, crashed = 0;
+    uint64_t next = 0, finished = 0, failed = 0, crashed = 0;
+    uint64_t rrun = 0, rfin = 0, rfail = 0, rcrash = 0;   /* the other processes' */
     unsigned running = 0;
-    int ret = 0, report = 0;
-    while (!ret && (started < todo_n || running || report)) {
+    int ret = 0, report = 0, exhausted = 0;
+    while (!ret) {
         /* fill the slots */
-        while (running < jobs && started < todo_n) {
-            while (next < o->nruns && (!in_part(o, next) || done_state(o->out, next)))
-                next++;
-            if (next >= o->nruns) {
-                started = todo_n;
-                break;
+        while (running < jobs && !exhausted) {
+            uint64_t k;
+            if (F) {
+                int g = F->next(F->ctx, &k);
+                if (g < 0) {
+                    snprintf(why, nwhy, "lost contact with rank 0");
+                    fprintf(stderr, "hopscope %s: %s\n", CMD, why);
+                    ret = HS_EXIT_FAIL;
+                    break;
+                }
+                if (g == 0) {
+                    exhausted = 1;
+                    break;
+                }
+            } else {
+                while (next < o->nruns && (!in_part(o, next) || done_state(o->out, next)))
+                    next++;
+                if (next >= o->nruns) {
+                    exhausted = 1;
+                    break;
+                }
+                k = next++;
             }
             unsigned s = 0;
             while (pid[s])
                 s++;
-            pid[s] = spawn(o, exe, argc, argv, (long)next);
+            pid[s] = spawn(o, exe, argc, argv, (long)k);
             if (pid[s] < 0) {
                 pid[s] = 0;
-                fprintf(stderr, "hopscope %s: fork: %s\n", CMD, strerror(errno));
+                snprintf(why, nwhy, "fork: %s", strerror(errno));
+                fprintf(stderr, "hopscope %s: %s\n", CMD, why);
                 ret = HS_EXIT_FAIL;
                 break;
             }
-            run[s] = (long)next++;
+            run[s] = (long)k;
             running++;
-            started++;
         }
+        if (serve)
+            F->remote(F->ctx, &rrun, &rfin, &rfail, &rcrash);
         /* after refilling, so that "running" counts the new runs too */
         double t = now_s();
-        if (report && !o->quiet &&
-            (t - last >= PROGRESS_EVERY || finished == todo_n || finished <= 1 || isatty(2))) {
+        uint64_t fin = finished + rfin, bad = failed + crashed + rfail + rcrash;
+        if (report && !quiet &&
+            (t - last >= PROGRESS_EVERY || fin == todo_n || fin <= 1 || isatty(2))) {
             char a[32], b[32];
-            double eta = (t - t0) / (double)finished * (double)(todo_n - finished);
+            double eta = (t - t0) / (double)fin * (double)(todo_n - fin);
             if (isatty(2)) {
                 /* a terminal: one bar, redrawn in place; a newline once done */
                 char bar[BAR_WIDTH + 1];
-                uint64_t k = total ? (before + finished) * BAR_WIDTH / total : BAR_WIDTH;
+                uint64_t k = total ? (before + fin) * BAR_WIDTH / total : BAR_WIDTH;
                 memset(bar, '#', (size_t)k);
                 memset(bar + k, '.', (size_t)(BAR_WIDTH - k));
                 bar[BAR_WIDTH] = 0;
-                fprintf(stderr, "\rhopscope %s: [%s] %llu/%llu runs, %u running, %llu failed, "
+                fprintf(stderr, "\rhopscope %s: [%s] %llu/%llu runs, %llu running, %llu failed, "
                         "%s elapsed, ETA %s\033[K%s", CMD, bar,
-                        (unsigned long long)(before + finished), (unsigned long long)total,
-                        running, (unsigned long long)(failed + crashed),
+                        (unsigned long long)(before + fin), (unsigned long long)total,
+                        (unsigned long long)(running + rrun), (unsigned long long)bad,
                         dur(t - t0, a, sizeof a), dur(eta, b, sizeof b),
-                        finished == todo_n ? "\n" : "");
+                        fin == todo_n ? "\n" : "");
             } else {
-                fprintf(stderr, "hopscope %s: %llu/%llu runs done (%llu from before), %u "
+                fprintf(stderr, "hopscope %s: %llu/%llu runs done (%llu from before), %llu "
                         "running, %llu failed, %s elapsed, ETA %s\n", CMD,
-                        (unsigned long long)(before + finished), (unsigned long long)total,
-                        (unsigned long long)before, running,
-                        (unsigned long long)(failed + crashed), dur(t - t0, a, sizeof a),
+                        (unsigned long long)(before + fin), (unsigned long long)total,
+                        (unsigned long long)before, (unsigned long long)(running + rrun),
+                        (unsigned long long)bad, dur(t - t0, a, sizeof a),
                         dur(eta, b, sizeof b));
             }
             fflush(stderr);
             last = t;
         }
         report = 0;
-        if (!running)
+        if (ret)
             break;
+        if (!running) {
+            if (!serve || !rrun)
+                break;
+            /* rank 0, its own runs done: the others' last runs */
+            F->serve(F->ctx, 100);
+            uint64_t r2, f2, x2, c2;
+            F->remote(F->ctx, &r2, &f2, &x2, &c2);
+            report = f2 != rfin;
+            continue;
+        }
         int status;
-        pid_t w = waitpid(-1, &status, 0);
+        pid_t w;
+        if (serve) {
+            w = waitpid(-1, &status, WNOHANG);
+            if (w == 0) {
+                F->serve(F->ctx, 20);
+                uint64_t r2, f2, x2, c2;
+                F->remote(F->ctx, &r2, &f2, &x2, &c2);
+                report = f2 != rfin;
+                continue;
+            }
+        } else {
+            w = waitpid(-1, &status, 0);
+        }
         if (w < 0) {
             if (errno == EINTR)
                 continue;
@@ -1433,23 +1498,32 @@ static int schedule(opts *o, const char *exe, int argc, char **argv, uint64_t to
             failed++;
         if (st == 0) {
             crashed++;
-            char log[4300];
+            char log[4300], msg[4400];
             path_of(log, sizeof log, o->out, "logs", (uint64_t)run[s], ".log");
             if (WIFSIGNALED(status))
-                fprintf(stderr, "hopscope %s: run %ld killed by signal %d (see %s); it will "
-                        "run again when the sweep is resumed\n", CMD, run[s], WTERMSIG(status),
-                        log);
+                snprintf(msg, sizeof msg, "run %ld killed by signal %d (see %s)", run[s],
+                         WTERMSIG(status), log);
             else
-                fprintf(stderr, "hopscope %s: run %ld stopped with status %d (see %s)\n", CMD,
-                        run[s], WEXITSTATUS(status), log);
+                snprintf(msg, sizeof msg, "run %ld stopped with status %d (see %s)", run[s],
+                         WEXITSTATUS(status), log);
+            fprintf(stderr, "hopscope %s: %s%s\n", CMD, msg, WIFSIGNALED(status) ?
+                    "; it will run again when the sweep is resumed" : "");
+            if (!why[0] && nwhy) {
+                size_t l = strlen(msg) < nwhy ? strlen(msg) : nwhy - 1;
+                memcpy(why, msg, l);
+                why[l] = 0;
+            }
         }
+        if (F && !serve)
+            F->report(F->ctx, finished, failed, crashed);
         report = 1;
     }
     free(pid);
     free(run);
     if (!ret && crashed) {
-        fprintf(stderr, "hopscope %s: %llu run(s) did not finish; run the same command again "
-                "to retry them\n", CMD, (unsigned long long)crashed);
+        if (!F)
+            fprintf(stderr, "hopscope %s: %llu run(s) did not finish; run the same command "
+                    "again to retry them\n", CMD, (unsigned long long)crashed);
         ret = HS_EXIT_FAIL;
     }
     return ret;
@@ -1536,10 +1610,216 @@ static int merge_main(int argc, char **argv)
     return 0;
 }
 
+#define SETUP_DONE (-1)   /* setup did everything (--dry-run): exit 0 */
+
+/* The sweep before its runs (by rank 0 under hopscope-par): checks, the
+ * directory, plan.csv and options.txt, generated mappings, the suggested
+ * mapping; the runs of the part and those done before; the executable the
+ * runs re-execute into exe.  0, SETUP_DONE or an exit code. */
+static int setup(opts *o, const hs__family *F, int argc, char **orig, char *exe, size_t nexe,
+                 uint64_t *mine_out, uint64_t *before_out)
+{
+    /* check what every run will be given before running any */
+    {
+        const char *av[64 + 2 * 1024];
+        if (o->nextra > 2048) {
+            return hs__usage_error(CMD, "too many simulate options");
+        }
+        int n = 0;
+        av[n++] = "simulate";
+        for (int i = 0; i < o->nextra; i++)
+            av[n++] = o->extra[i];
+        av[n] = NULL;
+        int rc = hs__cmd_simulate_check(n, (char **)av);
+        if (rc)
+            return rc;
+    }
+    if (o->out && !o->dry && mkdirs(o->out))
+        return HS_EXIT_FAIL;
+    int rc = build_plan(o, !o->dry);
+    /* every background spec once, before any run */
+    for (size_t i = 0; !rc && i < o->bgs.n; i++) {
+        if (strcmp(o->bgs.v[i], "none") == 0)
+            continue;
+        uint32_t used = (o->ranks + o->ppn_used - 1) / o->ppn_used;
+        if (used >= o->nodes) {
+            rc = hs__usage_error(CMD, "--background %s: the job fills all %u nodes of the "
+                                 "machine, none is left for other jobs", o->bgs.v[i], o->nodes);
+            break;
+        }
+        hs_replay_params rp;
+        hs_replay_params_default(&rp);
+        rp.background = o->bgs.v[i];
+        hs_error e;
+        hs_error_clear(&e);
+        if (hs_replay_check(&rp, &e))
+            rc = hs__usage_error(CMD, "--background %s: %s", o->bgs.v[i],
+                                 hs_error_str(&e, HS_EINVAL));
+    }
+    if (rc) {
+        return rc;
+    }
+    uint64_t mine = 0, before = 0;
+    int need_suggest = 0;
+    for (uint64_t k = 0; k < o->nruns; k++) {
+        if (!in_part(o, k))
+            continue;
+        mine++;
+        size_t m, b, r, f;
+        run_parts(o, k, &m, &b, &r, &f);
+        if (done_state(o->out ? o->out : ".", k) && !o->dry)
+            before++;
+        else if (o->m[m].suggested)
+            need_suggest = 1;
+    }
+    if (o->dry) {
+        char *t = plan_text(o);
+        if (t) {
+            printf("%s", t);
+            free(t);
+        }
+        printf("# %llu runs, %llu in part %u/%u\n", (unsigned long long)o->nruns,
+               (unsigned long long)mine, o->part_i, o->part_n);
+        return SETUP_DONE;
+    }
+    char p[4300];
+    snprintf(p, sizeof p, "%s/plan.csv", o->out);
+    char *plan = plan_text(o);
+    char *old = read_all(p, 1u << 30);
+    if (old && plan && strcmp(old, plan) != 0) {
+        free(old);
+        free(plan);
+        fprintf(stderr, "hopscope %s: %s holds another sweep (its plan.csv differs): resume it "
+                "with its own options, or choose another -o\n", CMD, o->out);
+        return HS_EXIT_FAIL;
+    }
+    free(old);
+    char op[4300];
+    snprintf(op, sizeof op, "%s/options.txt", o->out);
+    char *opt = options_text(argc, orig);
+    old = read_all(op, 1u << 24);
+    if (old && opt && strcmp(old, opt) != 0) {
+        free(old);
+        free(opt);
+        free(plan);
+        fprintf(stderr, "hopscope %s: %s holds a sweep with other options (%s differs): "
+                "resume it with its own options, or choose another -o\n", CMD, o->out, op);
+        return HS_EXIT_FAIL;
+    }
+    free(old);
+    if (!opt || write_atomic(op, opt)) {
+        free(opt);
+        free(plan);
+        fprintf(stderr, "hopscope %s: %s: %s\n", CMD, op, strerror(errno));
+        return HS_EXIT_FAIL;
+    }
+    free(opt);
+    if (!plan || write_atomic(p, plan)) {
+        free(plan);
+        fprintf(stderr, "hopscope %s: %s: %s\n", CMD, p, strerror(errno));
+        return HS_EXIT_FAIL;
+    }
+    free(plan);
+    ssize_t el = readlink("/proc/self/exe", exe, nexe - 1);
+    if (el <= 0) {
+        fprintf(stderr, "hopscope %s: cannot find the hopscope executable (/proc/self/exe)\n",
+                CMD);
+        return HS_EXIT_FAIL;
+    }
+    exe[el] = 0;
+    char procs[96] = "";
+    if (F)
+        snprintf(procs, sizeof procs, ", over %u processes (-j %u on rank 0)", F->np,
+                 o->jobs ? o->jobs : F->jobs);
+    if (!o->quiet)
+        fprintf(stderr, "hopscope %s: %llu runs (%zu mappings x %zu backgrounds x %zu routings "
+                "x %zu widths)%s, %llu to do, into %s%s\n", CMD, (unsigned long long)o->nruns,
+                o->nm, nbg(o), o->nr, nbits(o), o->part_n > 1 ? ", this part" : "",
+                (unsigned long long)(mine - before), o->out, procs);
+    snprintf(p, sizeof p, "%s/maps/suggested.map", o->out);
+    if (need_suggest && access(p, F_OK) != 0) {
+        if (!o->quiet)
+            fprintf(stderr, "hopscope %s: the suggested mapping: replaying with the linear "
+                    "mapping and analysing\n", CMD);
+        pid_t pid = spawn(o, exe, argc, orig, -2);
+        int st = 0;
+        if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st) ||
+            access(p, F_OK) != 0) {
+            fprintf(stderr, "hopscope %s: no suggested mapping (see %s/logs/suggest.log)\n", CMD,
+                    o->out);
+            return HS_EXIT_FAIL;
+        }
+    }
+    *mine_out = mine;
+    *before_out = before;
+    return 0;
+}
+
+/* Under hopscope-par, a process other than rank 0: waits for rank 0's
+ * setup, checks that it sees the same sweep directory, then runs what the
+ * queue gives it; rank 0 joins the rows. */
+static int sweep_worker(const hs__family *F, int argc, char **argv)
+{
+    int32_t go = 0;
+    if (F->bcast(F->ctx, &go, sizeof go)) {
+        fprintf(stderr, "hopscope %s: lost contact with rank 0\n", CMD);
+        return HS_EXIT_FAIL;
+    }
+    if (go)      /* rank 0 said why */
+        return go == SETUP_DONE ? 0 : go;
+    char why[600] = "";
+    char **orig = malloc(((size_t)argc + 1) * sizeof *orig);
+    opts o;
+    memset(&o, 0, sizeof o);
+    int rc = orig ? 0 : HS_EXIT_FAIL;
+    if (!rc) {
+        memcpy(orig, argv, (size_t)argc * sizeof *orig);
+        orig[argc] = NULL;
+        rc = parse_opts(argc, argv, &o);
+    }
+    if (!rc)
+        rc = build_plan(&o, 0);
+    if (rc)
+        snprintf(why, sizeof why, "could not read the sweep's options or inputs (see its "
+                 "messages)");
+    char exe[4096];
+    if (!rc) {
+        /* the processes share the sweep directory: what rank 0 wrote is here */
+        char p[4300];
+        snprintf(p, sizeof p, "%s/plan.csv", o.out);
+        char *plan = plan_text(&o), *seen = read_all(p, 1u << 30);
+        if (!plan || !seen || strcmp(plan, seen) != 0) {
+            snprintf(why, sizeof why, "%s/plan.csv %s: the sweep directory must be one that "
+                     "every process sees (a shared file system)", o.out,
+                     seen ? "differs from this process's plan" : "is not there");
+            fprintf(stderr, "hopscope %s: %s\n", CMD, why);
+            rc = HS_EXIT_FAIL;
+        }
+        free(plan);
+        free(seen);
+    }
+    ssize_t el = rc ? -1 : readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (!rc && el <= 0) {
+        snprintf(why, sizeof why, "cannot find the hopscope executable (/proc/self/exe)");
+        rc = HS_EXIT_FAIL;
+    }
+    if (!rc) {
+        exe[el] = 0;
+        rc = schedule(&o, F, exe, argc, orig, 0, 0, 0, why, sizeof why);
+    }
+    rc = F->end(F->ctx, rc, why[0] ? why : NULL, NULL, 0);
+    free(orig);
+    opts_free(&o);
+    return rc;
+}
+
 int hs__cmd_sweep(int argc, char **argv)
 {
+    const hs__family *F = hs__par_family;
     if (argc >= 2 && strcmp(argv[1], "merge") == 0)
         return merge_main(argc - 1, argv + 1);
+    if (F && F->rank != 0)
+        return sweep_worker(F, argc, argv);
     /* the options as given, before getopt permutes them: the children get
      * the same */
     char **orig = malloc(((size_t)argc + 1) * sizeof *orig);
@@ -1549,12 +1829,7 @@ int hs__cmd_sweep(int argc, char **argv)
     orig[argc] = NULL;
     opts o;
     int rc = parse_opts(argc, argv, &o);
-    if (rc) {
-        free(orig);
-        opts_free(&o);
-        return rc;
-    }
-    if (o.child != -1) {
+    if (!rc && o.child != -1) {
         rc = build_plan(&o, 0);
         if (!rc && o.child >= 0 && (uint64_t)o.child >= o.nruns)
             rc = hs__usage_error(CMD, "--child %ld: the sweep has %llu runs", o.child,
@@ -1565,158 +1840,48 @@ int hs__cmd_sweep(int argc, char **argv)
         opts_free(&o);
         return rc;
     }
-    /* check what every run will be given before running any */
-    {
-        const char *av[64 + 2 * 1024];
-        if (o.nextra > 2048) {
-            free(orig);
-            opts_free(&o);
-            return hs__usage_error(CMD, "too many simulate options");
-        }
-        int n = 0;
-        av[n++] = "simulate";
-        for (int i = 0; i < o.nextra; i++)
-            av[n++] = o.extra[i];
-        av[n] = NULL;
-        if ((rc = hs__cmd_simulate_check(n, (char **)av))) {
-            free(orig);
-            opts_free(&o);
-            return rc;
-        }
-    }
-    if (o.out && !o.dry && (rc = mkdirs(o.out))) {
-        free(orig);
-        opts_free(&o);
-        return rc;
-    }
-    rc = build_plan(&o, !o.dry);
-    /* every background spec once, before any run */
-    for (size_t i = 0; !rc && i < o.bgs.n; i++) {
-        if (strcmp(o.bgs.v[i], "none") == 0)
-            continue;
-        uint32_t used = (o.ranks + o.ppn_used - 1) / o.ppn_used;
-        if (used >= o.nodes) {
-            rc = hs__usage_error(CMD, "--background %s: the job fills all %u nodes of the "
-                                 "machine, none is left for other jobs", o.bgs.v[i], o.nodes);
-            break;
-        }
-        hs_replay_params rp;
-        hs_replay_params_default(&rp);
-        rp.background = o.bgs.v[i];
-        hs_error e;
-        hs_error_clear(&e);
-        if (hs_replay_check(&rp, &e))
-            rc = hs__usage_error(CMD, "--background %s: %s", o.bgs.v[i],
-                                 hs_error_str(&e, HS_EINVAL));
+    char exe[4096];
+    uint64_t mine = 0, before = 0;
+    if (!rc)
+        rc = setup(&o, F, argc, orig, exe, sizeof exe, &mine, &before);
+    if (F) {
+        /* the queue: the runs of the part not done before, in index order */
+        uint64_t *todo = NULL;
+        size_t nt = 0;
+        if (!rc && !(todo = malloc((size_t)(mine - before + 1) * sizeof *todo)))
+            rc = hs__usage_error(CMD, "out of memory");
+        for (uint64_t k = 0; !rc && k < o.nruns; k++)
+            if (in_part(&o, k) && !done_state(o.out, k))
+                todo[nt++] = k;
+        if (!rc && F->queue_set(F->ctx, todo, nt))
+            rc = hs__usage_error(CMD, "out of memory");
+        free(todo);
+        int32_t go = rc;
+        if (F->bcast(F->ctx, &go, sizeof go) && !rc)
+            rc = HS_EXIT_FAIL;
     }
     if (rc) {
         free(orig);
         opts_free(&o);
-        return rc;
+        return rc == SETUP_DONE ? 0 : rc;
     }
-    uint64_t mine = 0, before = 0;
-    int need_suggest = 0;
-    for (uint64_t k = 0; k < o.nruns; k++) {
-        if (!in_part(&o, k))
-            continue;
-        mine++;
-        size_t m, b, r, f;
-        run_parts(&o, k, &m, &b, &r, &f);
-        if (done_state(o.out ? o.out : ".", k) && !o.dry)
-            before++;
-        else if (o.m[m].suggested)
-            need_suggest = 1;
-    }
-    if (o.dry) {
-        char *t = plan_text(&o);
-        if (t) {
-            printf("%s", t);
-            free(t);
+    char why[600] = "";
+    rc = schedule(&o, F, exe, argc, orig, mine - before, before, mine, why, sizeof why);
+    if (F) {
+        char all[800];
+        rc = F->end(F->ctx, rc, why[0] ? why : NULL, all, sizeof all);
+        if (!o.quiet) {
+            fprintf(stderr, "hopscope %s: runs by process:", CMD);
+            for (unsigned r = 0; r < F->np; r++)
+                fprintf(stderr, " %u:%llu", r, (unsigned long long)F->runs_of(F->ctx, r));
+            fprintf(stderr, "\n");
         }
-        printf("# %llu runs, %llu in part %u/%u\n", (unsigned long long)o.nruns,
-               (unsigned long long)mine, o.part_i, o.part_n);
-        free(orig);
-        opts_free(&o);
-        return 0;
-    }
-    char p[4300];
-    snprintf(p, sizeof p, "%s/plan.csv", o.out);
-    char *plan = plan_text(&o);
-    char *old = read_all(p, 1u << 30);
-    if (old && plan && strcmp(old, plan) != 0) {
-        free(old);
-        free(plan);
-        free(orig);
-        opts_free(&o);
-        fprintf(stderr, "hopscope %s: %s holds another sweep (its plan.csv differs): resume it "
-                "with its own options, or choose another -o\n", CMD, o.out);
-        return HS_EXIT_FAIL;
-    }
-    free(old);
-    char op[4300];
-    snprintf(op, sizeof op, "%s/options.txt", o.out);
-    char *opt = options_text(argc, orig);
-    old = read_all(op, 1u << 24);
-    if (old && opt && strcmp(old, opt) != 0) {
-        free(old);
-        free(opt);
-        free(plan);
-        free(orig);
-        opts_free(&o);
-        fprintf(stderr, "hopscope %s: %s holds a sweep with other options (%s differs): "
-                "resume it with its own options, or choose another -o\n", CMD, o.out, op);
-        return HS_EXIT_FAIL;
-    }
-    free(old);
-    if (!opt || write_atomic(op, opt)) {
-        free(opt);
-        free(plan);
-        free(orig);
-        opts_free(&o);
-        fprintf(stderr, "hopscope %s: %s: %s\n", CMD, op, strerror(errno));
-        return HS_EXIT_FAIL;
-    }
-    free(opt);
-    if (!plan || write_atomic(p, plan)) {
-        free(plan);
-        free(orig);
-        opts_free(&o);
-        fprintf(stderr, "hopscope %s: %s: %s\n", CMD, p, strerror(errno));
-        return HS_EXIT_FAIL;
-    }
-    free(plan);
-    char exe[4096];
-    ssize_t el = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (el <= 0) {
-        free(orig);
-        opts_free(&o);
-        fprintf(stderr, "hopscope %s: cannot find the hopscope executable (/proc/self/exe)\n",
-                CMD);
-        return HS_EXIT_FAIL;
-    }
-    exe[el] = 0;
-    if (!o.quiet)
-        fprintf(stderr, "hopscope %s: %llu runs (%zu mappings x %zu backgrounds x %zu routings "
-                "x %zu widths)%s, %llu to do, into %s\n", CMD, (unsigned long long)o.nruns,
-                o.nm, nbg(&o), o.nr, nbits(&o), o.part_n > 1 ? ", this part" : "",
-                (unsigned long long)(mine - before), o.out);
-    snprintf(p, sizeof p, "%s/maps/suggested.map", o.out);
-    if (need_suggest && access(p, F_OK) != 0) {
-        if (!o.quiet)
-            fprintf(stderr, "hopscope %s: the suggested mapping: replaying with the linear "
-                    "mapping and analysing\n", CMD);
-        pid_t pid = spawn(&o, exe, argc, orig, -2);
-        int st = 0;
-        if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st) ||
-            access(p, F_OK) != 0) {
-            fprintf(stderr, "hopscope %s: no suggested mapping (see %s/logs/suggest.log)\n", CMD,
-                    o.out);
-            free(orig);
-            opts_free(&o);
-            return HS_EXIT_FAIL;
+        if (rc) {
+            fprintf(stderr, "hopscope %s: failed on %s\n", CMD, all);
+            fprintf(stderr, "hopscope %s: %s/sweep.csv not written; run the same command again "
+                    "to retry the runs that did not finish\n", CMD, o.out);
         }
     }
-    rc = schedule(&o, exe, argc, orig, mine - before, before, mine);
     if (!rc) {
         char out[4300], fp[4300];
         uint64_t nrows, nfailed;

@@ -12,10 +12,13 @@
 #include "hopscope/fabric.h"
 #include "hopscope/replay.h"
 
+#include <errno.h>
+#include <ftw.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define CMD "whatif"
@@ -169,12 +172,34 @@ static const char *previous_phases(const char *run, char *buf, size_t n, int qui
     return ret;
 }
 
+static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    return remove(p);
+}
+
+static void rm_rf(const char *path)
+{
+    struct stat st;
+    if (lstat(path, &st) == 0)
+        nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* Replays one scenario into SCENARIO.part-PID, renamed to its directory
+ * once the replay has returned (a killed process leaves the previous
+ * directory, or none, and a .part-PID), then analyses it.  What went wrong
+ * goes to why too. */
 static int run_scenario(scenario *sc, const hs_replay_params *base, const char *phases,
-                        int quiet)
+                        int quiet, char *why, size_t nwhy)
 {
     hs_replay_params rp = *base;
+    char part[4300];
+    snprintf(part, sizeof part, "%s.part-%ld", sc->dir, (long)getpid());
+    rm_rf(part);
     rp.map = sc->map;
-    rp.out = sc->dir;
+    rp.out = part;
     if (!sc->background)
         rp.background = NULL;
     rp.congestion_impact = 0;
@@ -186,8 +211,17 @@ static int run_scenario(scenario *sc, const hs_replay_params *base, const char *
                 sc->name, sc->dir);
     int rc = hs_replay_run(&rp, &r, &e);
     hs_replay_result_free(&r);
+    /* a replay that stopped (deadlock, stall) wrote its directory too */
+    struct stat st;
+    if (stat(part, &st) == 0) {
+        rm_rf(sc->dir);
+        if (rename(part, sc->dir) && !rc)
+            rc = hs_error_set(&e, HS_EIO, "%s: %s", sc->dir, strerror(errno));
+    }
     if (rc) {
-        fprintf(stderr, "hopscope %s: %s: %s\n", CMD, sc->name, hs_error_str(&e, rc));
+        rm_rf(part);
+        snprintf(why, nwhy, "%s: %s", sc->name, hs_error_str(&e, rc));
+        fprintf(stderr, "hopscope %s: %s\n", CMD, why);
         return rc;
     }
     hs_analyze_params ap;
@@ -201,7 +235,8 @@ static int run_scenario(scenario *sc, const hs_replay_params *base, const char *
         rc = hs_an_write_json(sc->a, path, &e);
     }
     if (rc) {
-        fprintf(stderr, "hopscope %s: %s: %s\n", CMD, sc->name, hs_error_str(&e, rc));
+        snprintf(why, nwhy, "%s: %s", sc->name, hs_error_str(&e, rc));
+        fprintf(stderr, "hopscope %s: %s\n", CMD, why);
         return rc;
     }
     hs_an_get_summary(sc->a, &sc->s);
@@ -215,19 +250,13 @@ static char *us(uint64_t ps, char *b, size_t n)
     return b;
 }
 
-static int whatif(const char *cmd, int argc, char **argv);
+/* The options. */
+typedef struct wargs {
+    const char *mapspec, *trace, *out, *phases, *run;
+    int nobg, quiet;
+} wargs;
 
-int hs__cmd_whatif(int argc, char **argv)
-{
-    /* the command line, before getopt permutes argv: each new run's app.json
-     * records it as the command that replayed it */
-    char *cmd = hs__cmd_line(argc, argv);
-    int rc = whatif(cmd, argc, argv);
-    free(cmd);
-    return rc;
-}
-
-static int whatif(const char *cmd, int argc, char **argv)
+static int parse_args(int argc, char **argv, wargs *w)
 {
     static const struct option opts[] = {
         { "map", required_argument, NULL, 'm' },
@@ -238,28 +267,227 @@ static int whatif(const char *cmd, int argc, char **argv)
         { "phases", required_argument, NULL, 'p' },
         { NULL, 0, NULL, 0 },
     };
-    const char *mapspec = NULL, *trace = NULL, *out = NULL, *phases = NULL;
-    int nobg = 0, quiet = 0, c;
+    memset(w, 0, sizeof *w);
+    int c;
     opterr = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, "o:q", opts, NULL)) != -1) {
         switch (c) {
-        case 'm': mapspec = optarg; break;
-        case 'n': nobg = 1; break;
-        case 't': trace = optarg; break;
-        case 'o': out = optarg; break;
-        case 'q': quiet = 1; break;
-        case 'p': phases = optarg; break;
+        case 'm': w->mapspec = optarg; break;
+        case 'n': w->nobg = 1; break;
+        case 't': w->trace = optarg; break;
+        case 'o': w->out = optarg; break;
+        case 'q': w->quiet = 1; break;
+        case 'p': w->phases = optarg; break;
         default: return hs__usage_error(CMD, "unknown option '%s'", argv[optind - 1]);
         }
     }
     if (optind != argc - 1)
         return hs__usage_error(CMD, optind == argc ? "give a run directory"
                                                    : "one run directory at a time");
-    if (!mapspec && !nobg)
+    if (!w->mapspec && !w->nobg)
         return hs__usage_error(CMD, "say what to change: --map MAP|suggested and/or "
                                "--no-background");
-    const char *run = argv[optind];
+    w->run = argv[optind];
+    return 0;
+}
+
+/* ---- over MPI processes (hopscope-par; docs/fabric.md, "Families of runs") ---- */
+
+/* The scenarios as rank 0 set them up, for the others. */
+typedef struct wpack {
+    int32_t ns;
+    int32_t background[5];
+    char name[5][4400];
+    char map[5][4400];
+    char dir[5][4200];
+} wpack;
+
+/* What a process's scenarios gave, for rank 0's comparison. */
+typedef struct wres {
+    int32_t rc;          /* 0, or the code of its first failed scenario */
+    int32_t failed;      /* that scenario */
+    char why[600];
+    struct {
+        int32_t ok, have_time, have_latency, top;
+        uint32_t links_congested, roots;
+        uint64_t time_ps, p50, p99;
+    } s[5];
+} wres;
+
+/* Scenario i (1..) runs on process (i - 1) mod N. */
+static int mine(const hs__family *F, int i)
+{
+    return !F || (unsigned)(i - 1) % F->np == F->rank;
+}
+
+/* Runs this process's scenarios; under hopscope-par gathers everyone's
+ * results at rank 0 (sc[] filled in there) and names the first failure. */
+static int run_all(const hs__family *F, scenario *sc, int ns, const hs_replay_params *rp,
+                   const char *phases, int quiet)
+{
+    wres me;
+    memset(&me, 0, sizeof me);
+    for (int i = 1; i < ns && !me.rc; i++) {
+        if (!mine(F, i))
+            continue;
+        if (run_scenario(&sc[i], rp, phases, quiet, me.why, sizeof me.why)) {
+            me.rc = HS_EXIT_FAIL;
+            me.failed = i;
+        }
+    }
+    if (!F)
+        return me.rc;
+    for (int i = 1; i < ns; i++) {
+        const hs_an_summary *x = &sc[i].s;
+        me.s[i].ok = sc[i].ok;
+        me.s[i].have_time = x->have_time;
+        me.s[i].have_latency = x->have_latency;
+        me.s[i].top = (int32_t)x->top;
+        me.s[i].links_congested = x->links_congested;
+        me.s[i].roots = x->roots;
+        me.s[i].time_ps = x->time_ps;
+        me.s[i].p50 = x->lat_p50_ps;
+        me.s[i].p99 = x->lat_p99_ps;
+    }
+    wres *all = F->rank == 0 ? calloc(F->np, sizeof *all) : NULL;
+    int bad = F->rank == 0 && !all;
+    if (F->gather(F->ctx, &me, sizeof me, bad ? NULL : all) || bad) {
+        free(all);
+        fprintf(stderr, "hopscope %s: lost contact with the other processes\n", CMD);
+        return HS_EXIT_FAIL;
+    }
+    if (F->rank != 0)
+        return me.rc;
+    int rc = 0, first = 0;
+    unsigned who = 0;
+    for (int i = 1; i < ns; i++) {
+        unsigned r = (unsigned)(i - 1) % F->np;
+        const wres *w = &all[r];
+        if (w->rc && w->failed == i && !first) {
+            first = i;
+            who = r;
+            rc = w->rc;
+        }
+        if (r == 0 || !w->s[i].ok)
+            continue;
+        hs_an_summary *x = &sc[i].s;
+        memset(x, 0, sizeof *x);
+        sc[i].ok = 1;
+        x->have_time = w->s[i].have_time;
+        x->have_latency = w->s[i].have_latency;
+        x->top = (hs_an_kind)w->s[i].top;
+        x->links_congested = w->s[i].links_congested;
+        x->roots = w->s[i].roots;
+        x->time_ps = w->s[i].time_ps;
+        x->lat_p50_ps = w->s[i].p50;
+        x->lat_p99_ps = w->s[i].p99;
+    }
+    if (rc && who != 0)
+        fprintf(stderr, "hopscope %s: failed on process %u of %u (%s): %s\n", CMD, who, F->np,
+                F->host(F->ctx, who), all[who].why);
+    free(all);
+    return rc;
+}
+
+/* A process other than rank 0: waits for rank 0's scenarios, runs its
+ * share, sends rank 0 what they gave. */
+static int whatif_worker(const hs__family *F, const char *cmd, int argc, char **argv)
+{
+    int32_t go = 0;
+    if (F->bcast(F->ctx, &go, sizeof go)) {
+        fprintf(stderr, "hopscope %s: lost contact with rank 0\n", CMD);
+        return HS_EXIT_FAIL;
+    }
+    if (go)     /* rank 0 said why */
+        return go;
+    wpack *pk = calloc(1, sizeof *pk);
+    int bad = !pk || F->bcast(F->ctx, pk ? (void *)pk : (void *)&go, pk ? sizeof *pk : 0);
+    wargs w;
+    scenario sc[5];
+    memset(sc, 0, sizeof sc);
+    hs_replay_params rp;
+    hs_replay_params_default(&rp);
+    hs_jdoc *man = NULL, *app = NULL;
+    char coll[512], phbuf[4200];
+    int ns = 0;
+    if (!bad && !parse_args(argc, argv, &w) &&
+        !load_params(w.run, &rp, &man, &app, coll, sizeof coll)) {
+        if (w.trace)
+            rp.trace = w.trace;
+        rp.command = cmd;
+        if (!w.phases)
+            w.phases = previous_phases(w.run, phbuf, sizeof phbuf, 1);
+        ns = pk->ns < 1 ? 1 : pk->ns > 5 ? 5 : pk->ns;
+        for (int i = 1; i < ns; i++) {
+            pk->name[i][sizeof pk->name[i] - 1] = 0;
+            pk->map[i][sizeof pk->map[i] - 1] = 0;
+            pk->dir[i][sizeof pk->dir[i] - 1] = 0;
+            sc[i].name = pk->name[i];
+            sc[i].background = pk->background[i];
+            snprintf(sc[i].map, sizeof sc[i].map, "%s", pk->map[i]);
+            snprintf(sc[i].dir, sizeof sc[i].dir, "%s", pk->dir[i]);
+        }
+    } else {
+        /* a failure before the runs: rank 0 still waits for this one's
+         * results, which say so */
+        bad = 1;
+    }
+    int rc;
+    if (bad) {
+        wres me;
+        memset(&me, 0, sizeof me);
+        me.rc = HS_EXIT_FAIL;
+        me.failed = (int32_t)F->rank + 1;    /* its first scenario */
+        snprintf(me.why, sizeof me.why, "could not read the run's parameters (see its "
+                 "messages)");
+        if (pk && (int32_t)F->rank + 1 >= pk->ns)
+            me.rc = 0;      /* it had no scenario to run */
+        rc = F->gather(F->ctx, &me, sizeof me, NULL) ? HS_EXIT_FAIL : me.rc;
+    } else {
+        rc = run_all(F, sc, ns, &rp, w.phases, w.quiet);
+    }
+    for (int i = 0; i < 5; i++)
+        hs_an_free(sc[i].a);
+    hs_jdoc_free(man);
+    hs_jdoc_free(app);
+    free(pk);
+    return rc;
+}
+
+static int whatif(const char *cmd, int argc, char **argv, int *told);
+
+int hs__cmd_whatif(int argc, char **argv)
+{
+    const hs__family *F = hs__par_family;
+    /* the command line, before getopt permutes argv: each new run's app.json
+     * records it as the command that replayed it */
+    char *cmd = hs__cmd_line(argc, argv);
+    int rc, told = 0;
+    if (F && F->rank != 0) {
+        rc = whatif_worker(F, cmd, argc, argv);
+    } else {
+        rc = whatif(cmd, argc, argv, &told);
+        if (F && !told) {
+            /* stopped before the runs: the others stop with the same code */
+            int32_t go = rc ? rc : HS_EXIT_FAIL;
+            F->bcast(F->ctx, &go, sizeof go);
+        }
+    }
+    free(cmd);
+    return rc;
+}
+
+static int whatif(const char *cmd, int argc, char **argv, int *told)
+{
+    const hs__family *F = hs__par_family;
+    wargs w;
+    int rc0 = parse_args(argc, argv, &w);
+    if (rc0)
+        return rc0;
+    const char *mapspec = w.mapspec, *trace = w.trace, *out = w.out, *phases = w.phases;
+    const char *run = w.run;
+    int nobg = w.nobg, quiet = w.quiet;
     int suggested = mapspec && strcmp(mapspec, "suggested") == 0;
     if (mapspec && !suggested) {
         hs_mapping_cfg mc;
@@ -380,9 +608,32 @@ static int whatif(const char *cmd, int argc, char **argv)
             path_join(s->dir, sizeof s->dir, outdir, "map-nobg");
         }
     }
-    for (int i = 1; i < ns && !ret; i++)
-        if (run_scenario(&sc[i], &rp, phases, quiet))
+    if (F) {
+        /* the scenarios to the other processes, each runs its share */
+        int32_t go = ret;
+        wpack *pk = ret ? NULL : calloc(1, sizeof *pk);
+        if (!ret && !pk) {
+            fprintf(stderr, "hopscope %s: out of memory\n", CMD);
+            ret = go = HS_EXIT_FAIL;
+        }
+        *told = 1;
+        if (F->bcast(F->ctx, &go, sizeof go) && !ret)
             ret = HS_EXIT_FAIL;
+        if (pk) {
+            pk->ns = ns;
+            for (int i = 1; i < ns; i++) {
+                pk->background[i] = sc[i].background;
+                snprintf(pk->name[i], sizeof pk->name[i], "%s", sc[i].name);
+                snprintf(pk->map[i], sizeof pk->map[i], "%s", sc[i].map);
+                snprintf(pk->dir[i], sizeof pk->dir[i], "%s", sc[i].dir);
+            }
+            if (F->bcast(F->ctx, pk, sizeof *pk))
+                ret = HS_EXIT_FAIL;
+            free(pk);
+        }
+    }
+    if (!ret)
+        ret = run_all(F, sc, ns, &rp, phases, quiet);
     if (!ret) {
         const hs_an_summary *b = &sc[0].s;
         printf("what if: %s\n", run);

@@ -273,6 +273,12 @@ static const hs__cmd commands[] = {
       "                     DIR/nobg, DIR/map-nobg, and the mapping files\n"
       "  -q, --quiet        no progress lines\n"
       "\n"
+      "Each new run is replayed into DIR/NAME.part-PID and renamed when done.  Over\n"
+      "MPI processes, 'mpirun -np N hopscope-par whatif ...' replays new run i\n"
+      "(1..4, in the table's order) on process (i-1) mod N; rank 0 prints the same\n"
+      "table, and the directories are the same (docs/fabric.md, \"Families of\n"
+      "runs\").\n"
+      "\n"
       "example:\n"
       "  hopscope gen pf3d --ranks 256 -o T && hopscope simulate \\\n"
       "      --topo fattree:k=16,n=2,taper=4 -i T --map roundrobin -o RUN\n"
@@ -457,6 +463,7 @@ static const char *closest(const char *name)
  * main, cli/par_mpi.c; NULL in hopscope). */
 const struct hs_fabric_transport *hs__par_transport;
 unsigned hs__par_np = 1, hs__par_rank;
+const hs__family *hs__par_family;
 
 int hs__cli_main(int argc, char **argv)
 {

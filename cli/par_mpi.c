@@ -5,9 +5,10 @@
  *
  * Every process parses the same command line and builds the same network;
  * the fabric splits it (hs_fabric_partition) and exchanges events through
- * the transport below; rank 0 prints and writes the run directory.  The
- * only file that includes mpi.h: fabric/ and the rest of the command know
- * the transport as two callbacks. */
+ * the transport below; rank 0 prints and writes the run directory.  With
+ * cli/par_family.c (sweep and whatif as families of runs), the only files
+ * that include mpi.h: fabric/ and the rest of the command know the
+ * transport as two callbacks. */
 #include <limits.h>
 #include <mpi.h>
 #include <stdio.h>
@@ -110,6 +111,10 @@ static int exchange(void *ctx, const void *const *out, const size_t *outlen, con
 
 int main(int argc, char **argv)
 {
+    /* a run of a sweep: a child process re-executing this program, alone,
+     * without MPI (cmd_sweep.c; docs/fabric.md, "Families of runs") */
+    if (argc > 2 && strcmp(argv[1], "sweep") == 0 && strcmp(argv[2], "--child") == 0)
+        return hs__cli_main(argc, argv);
     MPI_Init(&argc, &argv);
     mpi_tr m;
     memset(&m, 0, sizeof m);
@@ -124,15 +129,48 @@ int main(int argc, char **argv)
         fprintf(stderr, "hopscope-par: out of memory\n");
         MPI_Abort(m.comm, HS_EXIT_FAIL);
     }
-    /* only simulate runs in parallel; every other command would run once
-     * per process, each writing the same files */
+    /* simulate, and the families of runs (sweep, whatif: cli/par_family.c),
+     * run in parallel; every other command would run once per process,
+     * each writing the same files */
     const char *cmd = argc > 1 ? argv[1] : "";
-    if (strcmp(cmd, "simulate") && strcmp(cmd, "help") && strcmp(cmd, "--help") &&
-        strcmp(cmd, "-h") && strcmp(cmd, "--version")) {
+    int help = !strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h") ||
+               !strcmp(cmd, "--version") || (argc > 1 && hs__wants_help(argc - 1, argv + 1));
+    int family = !help && hs__par_family_command(cmd);
+    if (help || family || (argc > 2 && !strcmp(cmd, "sweep") && !strcmp(argv[2], "merge"))) {
+        int rc = 0;
+        if (!help && !strcmp(cmd, "sweep") && argc > 2 && !strcmp(argv[2], "merge")) {
+            if (m.me == 0)
+                fprintf(stderr, "hopscope-par: 'sweep merge' joins files on one machine: run "
+                        "it with hopscope\n");
+            rc = HS_EXIT_USAGE;
+        } else if (help && m.me == 0) {
+            /* one copy of the help, from rank 0 */
+            if (argc < 3 && strcmp(cmd, "--version"))
+                hs__par_usage(stdout);
+            else
+                rc = hs__cli_main(argc, argv);
+        } else if (family) {
+            if (hs__par_family_begin()) {
+                fprintf(stderr, "hopscope-par: cannot set up the processes\n");
+                MPI_Abort(MPI_COMM_WORLD, HS_EXIT_FAIL);
+            }
+            rc = hs__cli_main(argc, argv);
+            hs__par_family_end();
+        }
+        int worst = rc;
+        MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MAX, m.comm);
+        free(m.scnt);
+        free(m.sdsp);
+        free(m.rcnt);
+        free(m.rdsp);
+        MPI_Finalize();
+        return worst;
+    }
+    if (strcmp(cmd, "simulate")) {
         if (m.me == 0)
-            fprintf(stderr, "hopscope-par: runs 'simulate' over MPI processes "
-                    "(docs/fabric.md, \"Parallel runs\"); run '%s' with hopscope\n",
-                    cmd[0] ? cmd : "a command");
+            fprintf(stderr, "hopscope-par: runs 'simulate', 'sweep' and 'whatif' over MPI "
+                    "processes (docs/fabric.md, \"Parallel runs\"; 'hopscope-par --help'); "
+                    "run '%s' with hopscope\n", cmd[0] ? cmd : "a command");
         free(m.scnt);
         free(m.sdsp);
         free(m.rcnt);
