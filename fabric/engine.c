@@ -405,8 +405,20 @@ int hs_fabric_run(hs_fabric *F, hs_time until)
     for (;;) {
         const hs__fev *x;
         int src = ev_next(F, &x);
-        if (src < 0)
+        if (src < 0) {
+            /* keyed credits still to come (link.c) are events of the
+             * model: the run ends at the last of them */
+            if (F->cr_last > F->now) {
+                if (F->cr_last > until) {
+                    if (!F->pd)
+                        F->now = until;
+                    rc = 0;
+                } else {
+                    F->now = F->cr_last;
+                }
+            }
             break;
+        }
         if (x->t > until) {
             if (!F->pd)   /* a parallel run keeps the last event's time */
                 F->now = until;
@@ -475,6 +487,10 @@ int hs_fabric_run(hs_fabric *F, hs_time until)
         case EV_BS_TICK:
             hs__bs_tick(F);
             break;
+        case EV_CREDIT_RING:
+            F->cur_dev = F->op[arg].sw;
+            hs__on_credit_ring(F, (uint32_t)arg);
+            break;
         }
         if (F->error)
             break;
@@ -485,6 +501,8 @@ int hs_fabric_run(hs_fabric *F, hs_time until)
     }
     F->in_run = 0;
     F->stop = 0;
+    /* what has run at time now, for keyed credits read outside a run */
+    F->cr_bkey = rc == 2 || F->error ? F->cur_key : UINT64_MAX;
     if (F->error)
         return F->error;
     if (F->pd)

@@ -59,6 +59,7 @@ enum {
     EV_WAKE = 6,     /* arg: link; a credit-stalled transmitter's credit is in */
     EV_NIC_TX_END = 7, /* arg: injection link; the NIC's transmission ended */
     EV_BS_TICK = 8,  /* router=booksim: one cycle of the network (router_booksim.c) */
+    EV_CREDIT_RING = 9, /* arg: link; a keyed credit of its ring (link.c) is due */
 };
 #define EV_SHIFT 60
 #define EV_ARG_MASK ((1ull << EV_SHIFT) - 1)
@@ -146,8 +147,17 @@ typedef struct hs__msg {
 /* Credits on their way back to a transmitter, in arrival order.  They are
  * absorbed lazily when the transmitter looks at its credits; only a
  * transmitter that waits for credit gets an event (EV_WAKE) at the first
- * arrival.  A full ring falls back to an EV_CREDIT event. */
+ * arrival.  A full ring falls back to an EV_CREDIT event.
+ * Switch-to-switch links' credits are events of the model (EV_CREDIT, with
+ * their keys): in a sequential run such a credit waits in the ring with its
+ * event's key (CR_KEYED, key in F->crk) instead, and becomes an event
+ * (CR_ARMED, EV_CREDIT_RING) only when its transmitter is idle with a
+ * request, the one state in which the event's arbitration can do
+ * anything (link.c, "Keyed credits"). */
 #define CR_RING 4
+#define CR_KEYED (1u << 31)
+#define CR_ARMED (1u << 30)
+#define CR_VC_MASK 7u
 typedef struct hs__cring {
     hs_time  t[CR_RING];
     uint32_t v[CR_RING];   /* bytes | vc << CR_VC_SHIFT */
@@ -268,6 +278,9 @@ struct hs_fabric {
     hs__iport *ip;          /* [global port] */
     hs__req   *rq;          /* input FIFOs [global port * nvc + vc] */
     int64_t  *credits;      /* [l * nvc + v], absorbed so far, when nvc > HS_CR_INLINE */
+    uint64_t *crk;          /* [l * CR_RING + slot]: keys of keyed ring credits */
+    hs_time   cr_last;      /* latest time of a keyed credit */
+    uint64_t  cr_bkey;      /* outside a run: keys at time now that have run */
     int64_t   cap_vc;       /* initial credits of a switch VC buffer */
     uint64_t *req;          /* request bitsets: per output, one per output VC */
     uint64_t *ibusy;        /* per switch: requesters whose input port is busy */
@@ -410,17 +423,40 @@ static inline int64_t *hs__cr(const hs_fabric *F, uint32_t o)
 {
     return F->nvc <= HS_CR_INLINE ? F->op[o].cr : F->credits + (size_t)o * F->nvc;
 }
-/* Takes in the credits of link o that have arrived by now. */
+/* Whether the event (t, key) has run by now: before the event being run
+ * (or itself), or, outside a run, before where the last run stopped. */
+static inline int hs__ev_passed(const hs_fabric *F, hs_time t, uint64_t key)
+{
+    if (t != F->now)
+        return t < F->now;
+    return key <= (F->in_run ? F->cur_key : F->cr_bkey);
+}
+/* Takes in the credits of link o that have arrived by now: a keyed credit
+ * once its event would have run (which it counts, unless it is armed and
+ * so an event itself). */
 static inline void hs__credit_absorb(hs_fabric *F, uint32_t o)
 {
     hs__cring *r = &F->op[o].ring;
     while (r->n && r->t[r->head] <= F->now) {
         uint32_t v = r->v[r->head];
-        hs__cr(F, o)[v >> CR_VC_SHIFT] += v & ((1u << CR_VC_SHIFT) - 1);
+        if (v & CR_KEYED) {
+            if (r->t[r->head] == F->now &&
+                !hs__ev_passed(F, F->now, F->crk[(size_t)o * CR_RING + r->head]))
+                break;
+            if (!(v & CR_ARMED))
+                F->st.events++;
+        }
+        hs__cr(F, o)[(v >> CR_VC_SHIFT) & CR_VC_MASK] += v & ((1u << CR_VC_SHIFT) - 1);
         r->head = (uint8_t)((r->head + 1) % CR_RING);
         r->n--;
     }
 }
+/* Keyed credits: link o's transmitter is idle with a request, so each of
+ * its keyed credits to come must run as the event it stands for. */
+void hs__credit_arm(hs_fabric *F, uint32_t o);
+void hs__on_credit_ring(hs_fabric *F, uint32_t o);
+/* Keyed credits that have run but not been absorbed: events to count. */
+uint64_t hs__credit_uncounted(const hs_fabric *F);
 /* The transmitter of o is blocked on credit: make sure it is woken when
  * the next credit arrives. */
 void hs__credit_wait(hs_fabric *F, uint32_t o);

@@ -66,6 +66,8 @@ static void request(hs_fabric *F, const hs__pkt *p)
     hs__oport *op = &F->op[p->out];
     F->req[op->req_off + (size_t)p->out_vc * sw_words(F, li->to) + (r >> 6)] |= 1ull << (r & 63);
     op->queued += p->bytes;
+    if (!op->busy)
+        hs__credit_arm(F, p->out);   /* idle with a request */
 }
 
 static void start_tx(hs_fabric *F, uint32_t o, uint32_t pi, uint32_t r, uint32_t gp,
@@ -234,6 +236,8 @@ void hs__switch_tx_end(hs_fabric *F, uint32_t o)
      * the transmitter of link i, one link latency away */
     hs__credit_return(F, i, op->cur_vc, op->cur_bytes);
     hs__switch_arbitrate(F, o);
+    if (!op->busy && op->queued)
+        hs__credit_arm(F, o);        /* idle with a request */
     hs__iport *ip = &F->ip[gp];
     unsigned nvc = F->nvc;
     const hs__req *rq = &F->rq[(size_t)gp * nvc];
