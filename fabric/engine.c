@@ -336,7 +336,6 @@ static inline void prefetch_mid(const hs_fabric *F, uint64_t d)
     case EV_ARRIVE: {
         const hs__pkt *p = &F->pk[arg];
         __builtin_prefetch(&F->op[p->in], 0);
-        __builtin_prefetch(&F->lk[p->in], 0);
         break;
     }
     case EV_TX_END: {
@@ -380,8 +379,7 @@ static inline void prefetch_near(const hs_fabric *F, uint64_t d)
 /* The device a link leaves (its transmitter), as an origin index. */
 static inline uint32_t link_from_dev(const hs_fabric *F, uint32_t l)
 {
-    const hs_link_info *li = &F->lk[l];
-    return li->from_kind == HS_DEV_NODE ? F->S + li->from : li->from;
+    return F->op[l].sw;
 }
 
 static void on_timer(hs_fabric *F, uint32_t slot)
@@ -453,7 +451,7 @@ int hs_fabric_run(hs_fabric *F, hs_time until)
             hs__switch_tx_end(F, (uint32_t)arg);
             break;
         case EV_NIC_TX_END:
-            F->cur_dev = F->S + F->lk[arg].from;
+            F->cur_dev = F->op[arg].sw;
             hs__nic_tx_end(F, (uint32_t)arg);
             break;
         case EV_CREDIT:
@@ -461,7 +459,7 @@ int hs_fabric_run(hs_fabric *F, hs_time until)
             hs__on_credit(F, arg);
             break;
         case EV_ARRIVE:
-            F->cur_dev = F->lk[F->pk[arg].in].to;
+            F->cur_dev = F->op[F->pk[arg].in].to_sw;
             hs__switch_arrive(F, (uint32_t)arg);
             break;
         case EV_DELIVER:

@@ -178,13 +178,18 @@ typedef struct hs__oport {
     hs_time  stall_since;  /* HS_TIME_NEVER unless idle with a credit-starved request */
     uint64_t queued;       /* bytes of head packets requesting this output */
     hs_time  ser_full;     /* serialisation of a full packet */
-    hs_time  tau;          /* congestion threshold (DESIGN.md) */
+    hs_time  lat;          /* the link's latency (copy of hs_link_info's) */
     uint32_t cur_in;       /* input link being read (switch outputs) */
-    uint32_t cur_bytes;
-    uint32_t cur_msg;      /* NIC: message whose last packet is on the wire */
+    union {
+        uint32_t cur_bytes; /* switch outputs: bytes of that packet */
+        uint32_t cur_msg;   /* NIC: message whose last packet is on the wire */
+    };
+    uint32_t to_sw;        /* switch it arrives at, HS_NIL at a NIC */
     uint32_t gp_in;        /* global port where this link arrives (switches) */
-    uint32_t sw;           /* switch it leaves (switch outputs) */
+    uint32_t sw;           /* device it leaves as an origin index: the
+                              switch, or S + node for a NIC */
     uint8_t  rrvc;         /* VC to serve first */
+    uint8_t  lf;           /* LF_* flags: the link's kind, for the hot path */
     uint16_t stall_pidx;   /* phase the stall is charged to */
     uint8_t  busy;
     uint8_t  cur_vc;
@@ -205,9 +210,17 @@ typedef struct hs__oport {
     uint32_t acc_packets, acc_congested;
     uint32_t acc_win;      /* window index */
     uint16_t acc_pidx;     /* phase index (0xffff: none) */
-    /* line 2: credits absorbed so far, per VC (nvc <= HS_CR_INLINE) */
+    /* line 2: credits absorbed so far, per VC (nvc <= HS_CR_INLINE), and
+     * the congestion threshold, read at a hop with the truth above */
     int64_t  cr[HS_CR_INLINE];
+    hs_time  tau;          /* congestion threshold (DESIGN.md) */
 } __attribute__((aligned(64))) hs__oport;
+/* hs__oport.lf: what a hop needs of hs_link_info, kept in the transmitter's
+ * lines so that a hop does not read the link table (one more miss). */
+#define LF_INJECTION 1u    /* NIC -> switch */
+#define LF_SWITCH 2u       /* switch -> switch */
+#define LF_GLOBAL 4u       /* dragonfly global link */
+#define LF_TO_SWITCH 8u    /* arrives at a switch */
 _Static_assert(sizeof(hs__oport) == 192, "a link's transmitter is three cache lines");
 
 /* Switch input ports are numbered globally, gp = port_off[switch] + port,
@@ -281,6 +294,7 @@ struct hs_fabric {
     uint64_t *crk;          /* [l * CR_RING + slot]: keys of keyed ring credits */
     hs_time   cr_last;      /* latest time of a keyed credit */
     uint64_t  cr_bkey;      /* outside a run: keys at time now that have run */
+    int       cr_events;    /* tests: switch-to-switch credits always as events */
     int64_t   cap_vc;       /* initial credits of a switch VC buffer */
     uint64_t *req;          /* request bitsets: per output, one per output VC */
     uint64_t *ibusy;        /* per switch: requesters whose input port is busy */

@@ -204,7 +204,13 @@ int hs_fabric_create_topo(hs_fabric **out, hs_topo *t, const hs_fabric_params *p
             op->tau = 1;
         if (li->to_kind == HS_DEV_SWITCH)
             op->gp_in = t->port_off[li->to] + li->to_port;
-        op->sw = li->from_kind == HS_DEV_SWITCH ? li->from : HS_NIL;
+        op->sw = li->from_kind == HS_DEV_SWITCH ? li->from : F->S + li->from;
+        op->to_sw = li->to_kind == HS_DEV_SWITCH ? li->to : HS_NIL;
+        op->lat = li->lat;
+        op->lf = (uint8_t)((li->kind == HS_LINK_INJECTION ? LF_INJECTION : 0) |
+                           (li->kind == HS_LINK_SWITCH ? LF_SWITCH : 0) |
+                           (li->sub == HS_SUB_GLOBAL ? LF_GLOBAL : 0) |
+                           (li->to_kind == HS_DEV_SWITCH ? LF_TO_SWITCH : 0));
         F->op[l].stall_since = HS_TIME_NEVER;
         F->op[l].cur_msg = HS_NIL;
         F->op[l].cur_in = HS_NIL;

@@ -14,21 +14,22 @@
 void hs__link_transmit(hs_fabric *F, uint32_t o, uint32_t pi, hs_time t0)
 {
     hs__pkt *p = &F->pk[pi];
-    const hs_link_info *l = &F->lk[o];
+    hs__oport *op = &F->op[o];
+    unsigned lf = op->lf;
     hs_time ser = hs__ser(F, o, p->bytes);
-    int congested = t0 - p->ready >= F->op[o].tau;
+    int congested = t0 - p->ready >= op->tau;
     if (p->monitored)
         hs_mark(&F->scheme, &p->field, p->key, o, congested);
     hs__truth_tx(F, o, p->pidx, t0, ser, p->bytes, congested);
     F->st.hops++;
-    hs__ev_push(F, t0 + ser, l->kind == HS_LINK_INJECTION ? EV_NIC_TX_END : EV_TX_END, o);
-    hs_time head = t0 + l->lat;
-    if (l->kind == HS_LINK_SWITCH) {
+    hs__ev_push(F, t0 + ser, lf & LF_INJECTION ? EV_NIC_TX_END : EV_TX_END, o);
+    hs_time head = t0 + op->lat;
+    if (lf & LF_SWITCH) {
         p->nsw++;
-        if (l->sub == HS_SUB_GLOBAL)
+        if (lf & LF_GLOBAL)
             p->ng++;
     }
-    if (l->to_kind == HS_DEV_SWITCH) {
+    if (lf & LF_TO_SWITCH) {
         p->in = o;
         p->vc = p->out_vc;
         p->tail = head + ser;
@@ -39,8 +40,9 @@ void hs__link_transmit(hs_fabric *F, uint32_t o, uint32_t pi, hs_time t0)
          * starts with the header (or when the NIC is free) and cannot end
          * before the tail is in.  A packet holds its buffer space (and the
          * switch's credit) until processed. */
-        hs__nic *n = &F->nic[l->to];
-        uint64_t rate = F->rx_rate[l->to];
+        uint32_t node = p->dst;   /* the link's far end */
+        hs__nic *n = &F->nic[node];
+        uint64_t rate = F->rx_rate[node];
         hs_time start = head > n->rx_free ? head : n->rx_free;
         hs_time proc = (p->bytes * HS_PS_PER_S + rate - 1) / rate;
         hs_time done = start + proc;
@@ -108,13 +110,13 @@ void hs__stall_end(hs_fabric *F, uint32_t o)
  * the same order, 21% fewer in the queue on a saturated dragonfly. */
 void hs__credit_return(hs_fabric *F, uint32_t l, unsigned vc, uint32_t bytes)
 {
-    hs_time t = F->now + F->lk[l].lat;
     hs__oport *op = &F->op[l];
+    hs_time t = F->now + op->lat;
     hs__cring *r = &op->ring;
-    int sw = F->lk[l].kind == HS_LINK_SWITCH;
+    int sw = op->lf & LF_SWITCH;
     if (sw && r->n == CR_RING)
         hs__credit_absorb(F, l);   /* room from credits that have run */
-    if (r->n == CR_RING || (sw && (F->pd || (!op->busy && op->queued)))) {
+    if (r->n == CR_RING || (sw && (F->pd || F->cr_events || (!op->busy && op->queued)))) {
         hs__ev_push(F, t, EV_CREDIT,
                     (uint64_t)l << CR_LINK_SHIFT | (uint64_t)vc << CR_VC_SHIFT | bytes);
         return;
@@ -197,8 +199,8 @@ void hs__on_wake(hs_fabric *F, uint32_t o)
 {
     F->op[o].wake = 0;
     hs__credit_absorb(F, o);
-    if (F->lk[o].from_kind == HS_DEV_NODE)
-        hs__nic_kick(F, F->lk[o].from);
+    if (F->op[o].sw >= F->S)
+        hs__nic_kick(F, F->op[o].sw - F->S);
     else if (!F->op[o].busy)
         hs__switch_arbitrate(F, o);
 }
@@ -210,8 +212,8 @@ void hs__on_credit(hs_fabric *F, uint64_t arg)
     uint32_t bytes = (uint32_t)(arg & ((1u << CR_BYTES_BITS) - 1));
     hs__cr(F, o)[vc] += bytes;
     hs__credit_absorb(F, o);
-    if (F->lk[o].from_kind == HS_DEV_NODE)
-        hs__nic_kick(F, F->lk[o].from);
+    if (F->op[o].sw >= F->S)
+        hs__nic_kick(F, F->op[o].sw - F->S);
     else if (!F->op[o].busy)
         hs__switch_arbitrate(F, o);
 }

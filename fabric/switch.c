@@ -56,15 +56,15 @@ static void set_ibusy(hs_fabric *F, uint32_t s, uint32_t gp, uint32_t port, int 
  * record what it asks and raise its request at its output VC. */
 static void request(hs_fabric *F, const hs__pkt *p)
 {
-    uint32_t gp = F->op[p->in].gp_in;
+    const hs__oport *in = &F->op[p->in];
+    uint32_t gp = in->gp_in, s = in->to_sw;
     unsigned nvc = F->nvc;
     hs__req *q = &F->rq[(size_t)gp * nvc + p->vc];
     q->need = p->bytes;
     q->out = p->out;
-    const hs_link_info *li = &F->lk[p->in];
-    uint32_t r = li->to_port * nvc + p->vc;
+    uint32_t r = (gp - F->topo->port_off[s]) * nvc + p->vc;
     hs__oport *op = &F->op[p->out];
-    F->req[op->req_off + (size_t)p->out_vc * sw_words(F, li->to) + (r >> 6)] |= 1ull << (r & 63);
+    F->req[op->req_off + (size_t)p->out_vc * sw_words(F, s) + (r >> 6)] |= 1ull << (r & 63);
     op->queued += p->bytes;
     if (!op->busy)
         hs__credit_arm(F, p->out);   /* idle with a request */
@@ -211,7 +211,7 @@ void hs__switch_arrive(hs_fabric *F, uint32_t pi)
     }
     /* head of its FIFO at once: route and request */
     q->head = q->tail = pi;
-    hs__route(F, F->lk[p->in].to, p);
+    hs__route(F, F->op[p->in].to_sw, p);
     request(F, p);
     uint32_t o = p->out;
     if (F->op[o].busy)
