@@ -308,7 +308,9 @@ void hs__pkt_free(hs_fabric *F, uint32_t p)
  * next step.  Prefetches change no result, only when memory is read. */
 #define PF_FAR 15
 #define PF_MID 10
+#define PF_TURN 7
 #define PF_NEAR 5
+#define PF_HEAD 3
 
 static inline void prefetch_far(const hs_fabric *F, uint64_t d)
 {
@@ -376,6 +378,46 @@ static inline void prefetch_near(const hs_fabric *F, uint64_t d)
     }
 }
 
+/* The requester likely to be granted when switch output o frees: the one
+ * at the turn of its first VC to serve (the arbiter may pick another VC
+ * or requester; a prefetch only guesses), UINT32_MAX if none.  Its FIFO
+ * record and then its head packet are what the arbitration's grant reads
+ * after the bitsets, one miss after the other. */
+static inline uint32_t pf_turn(const hs_fabric *F, const hs__oport *op)
+{
+    uint32_t s = op->sw, n = F->sw_nreq[s], w = (n + 63) >> 6;
+    unsigned v = op->rrvc;
+    const uint64_t *bv = F->req + op->req_off + (size_t)v * w;
+    uint32_t from = ((const uint32_t *)(F->req + op->req_off + (size_t)F->nvc * w))[v];
+    if (from >= n)
+        from = 0;
+    uint32_t wf = from >> 6;
+    uint64_t bits = bv[wf] & (~0ull << (from & 63));
+    for (uint32_t k = 0; k <= w; k++) {
+        if (bits)
+            return (wf << 6 | (uint32_t)__builtin_ctzll(bits)) < n ?
+                   (wf << 6 | (uint32_t)__builtin_ctzll(bits)) : UINT32_MAX;
+        wf = wf + 1 < w ? wf + 1 : 0;
+        bits = bv[wf];
+    }
+    return UINT32_MAX;
+}
+
+static inline void prefetch_turn(const hs_fabric *F, uint64_t d, int head)
+{
+    if (d >> EV_SHIFT != EV_TX_END)
+        return;
+    const hs__oport *op = &F->op[d & EV_ARG_MASK];
+    uint32_t r = pf_turn(F, op);
+    if (r == UINT32_MAX)
+        return;
+    const hs__req *q = &F->rq[(size_t)F->topo->port_off[op->sw] * F->nvc + r];
+    if (!head)
+        __builtin_prefetch(q, 0);
+    else if (q->head != HS_NIL)
+        __builtin_prefetch(&F->pk[q->head], 1);
+}
+
 /* The device a link leaves (its transmitter), as an origin index. */
 static inline uint32_t link_from_dev(const hs_fabric *F, uint32_t l)
 {
@@ -435,8 +477,12 @@ int hs_fabric_run(hs_fabric *F, hs_time until)
                 prefetch_far(F, L->e[(L->head + PF_FAR) & m].d);
             if (L->n > PF_MID)
                 prefetch_mid(F, L->e[(L->head + PF_MID) & m].d);
+            if (L->n > PF_TURN)
+                prefetch_turn(F, L->e[(L->head + PF_TURN) & m].d, 0);
             if (L->n > PF_NEAR)
                 prefetch_near(F, L->e[(L->head + PF_NEAR) & m].d);
+            if (L->n > PF_HEAD)
+                prefetch_turn(F, L->e[(L->head + PF_HEAD) & m].d, 1);
         }
         F->nev--;
         F->now = e.t;
