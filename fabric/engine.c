@@ -119,7 +119,12 @@ static int lane_append(hs_fabric *F, hs__lane *L, hs__fev e)
         L->cap = nc;
     }
     L->e[(L->head + L->n) & (L->cap - 1)] = e;
-    L->n++;
+    if (!L->n++) {
+        F->lhead[L - F->lanes].t = e.t;
+        F->lhead[L - F->lanes].seq = e.seq;
+    }
+    L->last_t = e.t;
+    L->last_seq = e.seq;
     return 0;
 }
 
@@ -137,16 +142,18 @@ int hs__ev_insert(hs_fabric *F, hs__fev e)
 {
     hs_time t = e.t, delay = t - F->now;
     int rc;
-    for (unsigned i = 0; i < F->nlanes; i++) {
-        hs__lane *L = &F->lanes[i];
-        if (L->delay != delay)
-            continue;
-        if (L->n && fev_less(&e, &L->e[(L->head + L->n - 1) & (L->cap - 1)]))
-            break;  /* would break the lane's order: the heap takes it */
-        if ((rc = lane_append(F, L, e)))
-            return rc;
-        F->nev++;
-        return 0;
+    unsigned h = LANE_HASH(delay), i;
+    while ((i = F->lane_of[h]) && F->lanes[i - 1].delay != delay)
+        h = (h + 1) & ((1u << LANE_HBITS) - 1);
+    if (i) {
+        hs__lane *L = &F->lanes[i - 1];
+        /* (an event that would break the lane's order goes to the heap) */
+        if (!L->n || L->last_t < t || (L->last_t == t && L->last_seq < e.seq)) {
+            if ((rc = lane_append(F, L, e)))
+                return rc;
+            F->nev++;
+            return 0;
+        }
     }
     if ((rc = heap_push(F, e)))
         return rc;
@@ -157,19 +164,28 @@ int hs__ev_insert(hs_fabric *F, hs__fev e)
 /* The next event: its lane (0..nlanes-1), MAX_LANES for the heap, or -1. */
 static inline int ev_next(const hs_fabric *F, const hs__fev **out)
 {
-    const hs__fev *best = F->ev_n ? &F->ev[0] : NULL;
-    int src = best ? MAX_LANES : -1;
+    hs_time bt = HS_TIME_NEVER;
+    uint64_t bs = UINT64_MAX;
+    int src = -1;
+    if (F->ev_n) {
+        bt = F->ev[0].t;
+        bs = F->ev[0].seq;
+        src = MAX_LANES;
+    }
     for (unsigned i = 0; i < F->nlanes; i++) {
-        const hs__lane *L = &F->lanes[i];
-        if (!L->n)
-            continue;
-        const hs__fev *h = &L->e[L->head];
-        if (!best || fev_less(h, best)) {
-            best = h;
+        const hs__lhead *h = &F->lhead[i];
+        if (h->t < bt || (h->t == bt && h->seq < bs)) {
+            bt = h->t;
+            bs = h->seq;
             src = (int)i;
         }
     }
-    *out = best;
+    if (src >= 0 && src < MAX_LANES) {
+        const hs__lane *L = &F->lanes[src];
+        *out = &L->e[L->head];
+    } else {
+        *out = src < 0 ? NULL : &F->ev[0];
+    }
     return src;
 }
 
@@ -217,6 +233,16 @@ int hs__ev_init_lanes(hs_fabric *F)
         F->lanes[F->nlanes++].delay = c[i].d;
     }
     free(c);
+    /* delay -> lane: open addressing, linear probing (8 lanes in 64 slots) */
+    memset(F->lane_of, 0, sizeof F->lane_of);
+    for (unsigned i = 0; i < F->nlanes; i++) {
+        F->lhead[i].t = HS_TIME_NEVER;
+        F->lhead[i].seq = UINT64_MAX;
+        unsigned h = LANE_HASH(F->lanes[i].delay);
+        while (F->lane_of[h])
+            h = (h + 1) & ((1u << LANE_HBITS) - 1);
+        F->lane_of[h] = (uint8_t)(i + 1);
+    }
     return 0;
 }
 
@@ -471,8 +497,14 @@ int hs_fabric_run(hs_fabric *F, hs_time until)
         } else {
             hs__lane *L = &F->lanes[src];
             L->head = (L->head + 1) & (L->cap - 1);
-            L->n--;
             uint32_t m = L->cap - 1;
+            if (--L->n) {
+                F->lhead[src].t = L->e[L->head].t;
+                F->lhead[src].seq = L->e[L->head].seq;
+            } else {
+                F->lhead[src].t = HS_TIME_NEVER;
+                F->lhead[src].seq = UINT64_MAX;
+            }
             if (L->n > PF_FAR)
                 prefetch_far(F, L->e[(L->head + PF_FAR) & m].d);
             if (L->n > PF_MID)

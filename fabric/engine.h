@@ -90,7 +90,19 @@ typedef struct hs__lane {
     hs_time  delay;
     hs__fev *e;          /* ring of cap (a power of two) entries */
     uint32_t head, n, cap;
+    hs_time  last_t;     /* (t, seq) of its last event (when n > 0) */
+    uint64_t last_seq;
 } hs__lane;
+/* The lanes' heads, (t, seq), in one block for the run loop's choice of
+ * the next event; an empty lane's is (HS_TIME_NEVER, UINT64_MAX), after
+ * every possible event. */
+typedef struct hs__lhead {
+    hs_time  t;
+    uint64_t seq;
+} hs__lhead;
+/* delay -> lane + 1 (0: none): open addressing from LANE_HASH(delay) */
+#define LANE_HBITS 6
+#define LANE_HASH(d) ((unsigned)(((uint64_t)(d) * 0x9e3779b97f4a7c15ull) >> (64 - LANE_HBITS)))
 
 /* ---- packets and messages ---------------------------------------------- */
 
@@ -327,6 +339,8 @@ struct hs_fabric {
     /* event queue: delay lanes + heap */
     hs__lane    lanes[MAX_LANES];
     unsigned    nlanes;
+    hs__lhead   lhead[MAX_LANES];
+    uint8_t     lane_of[1u << LANE_HBITS];
     hs__fev    *ev;         /* heap */
     size_t      ev_n, ev_cap;
     uint64_t   *dev_seq;    /* [S + N + 1] events scheduled per origin device */
