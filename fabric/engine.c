@@ -596,7 +596,20 @@ int hs_fabric_run(hs_fabric *F, hs_time until)
 hs_time hs__ev_next_time(const hs_fabric *F)
 {
     const hs__fev *x;
-    return ev_next(F, &x) < 0 ? HS_TIME_NEVER : x->t;
+    hs_time t = ev_next(F, &x) < 0 ? HS_TIME_NEVER : x->t;
+    if (F->cr_last > F->now) {
+        /* keyed credits still to come are events too (link.c) */
+        for (uint32_t l = 1; l <= F->L; l++) {
+            const hs__cring *r = &F->op[l].ring;
+            for (unsigned i = 0; i < r->n; i++) {
+                unsigned k = (r->head + i) % CR_RING;
+                if ((r->v[k] & (CR_KEYED | CR_ARMED)) == CR_KEYED && r->t[k] < t &&
+                    !hs__ev_passed(F, r->t[k], F->crk[(size_t)l * CR_RING + k]))
+                    t = r->t[k];
+            }
+        }
+    }
+    return t;
 }
 
 void hs_fabric_stop(hs_fabric *F)

@@ -534,6 +534,7 @@ static void test_keyed_credits(void **state)
         assert_int_equal(sa.hops, sb.hops);
         assert_int_equal(sa.packets_delivered, sb.packets_delivered);
         assert_int_equal(a->now, b->now);
+        assert_int_equal(hs_fabric_next_time(a), hs_fabric_next_time(b));
         assert_memory_equal(hs__truth_sum(a), hs__truth_sum(b), (a->L + 1) * sizeof *a->truth);
         assert_int_equal(a->nrec, b->nrec);
         for (size_t i = 0; i < a->nrec; i++) {
