@@ -182,7 +182,10 @@ void hs__switch_arbitrate(hs_fabric *F, uint32_t o)
                 stall_r = turn;
             continue;   /* the VC waits for credit for the head at its turn */
         }
-        uint32_t r = next_set(bv, busy, n, turn, rq, nvc, cr[v], full);
+        /* the head at the turn has credit: it is granted unless its input
+         * port is busy (what next_set from the turn would find first) */
+        uint32_t r = busy[turn >> 6] >> (turn & 63) & 1
+                     ? next_set(bv, busy, n, turn, rq, nvc, cr[v], full) : turn;
         if (r == UINT32_MAX)
             continue;
         uint32_t port = nvc == 1 ? r : r / nvc;
