@@ -35,7 +35,7 @@ static void pending_credit(hs_fabric *F, int64_t *pend, int with_events)
         const hs__cring *r = &F->op[l].ring;
         for (unsigned k = 0; k < r->n; k++) {
             uint32_t v = r->v[(r->head + k) % CR_RING];
-            pend[(size_t)l * nvc + (v >> CR_VC_SHIFT)] += v & ((1u << CR_VC_SHIFT) - 1);
+            pend[(size_t)l * nvc + ((v >> CR_VC_SHIFT) & CR_VC_MASK)] += v & ((1u << CR_VC_SHIFT) - 1);
         }
         const hs__oport *op = &F->op[l];
         if (op->busy && F->lk[l].from_kind == HS_DEV_SWITCH && op->cur_in != HS_NIL)

@@ -119,7 +119,12 @@ static int lane_append(hs_fabric *F, hs__lane *L, hs__fev e)
         L->cap = nc;
     }
     L->e[(L->head + L->n) & (L->cap - 1)] = e;
-    L->n++;
+    if (!L->n++) {
+        F->lhead[L - F->lanes].t = e.t;
+        F->lhead[L - F->lanes].seq = e.seq;
+    }
+    L->last_t = e.t;
+    L->last_seq = e.seq;
     return 0;
 }
 
@@ -137,16 +142,18 @@ int hs__ev_insert(hs_fabric *F, hs__fev e)
 {
     hs_time t = e.t, delay = t - F->now;
     int rc;
-    for (unsigned i = 0; i < F->nlanes; i++) {
-        hs__lane *L = &F->lanes[i];
-        if (L->delay != delay)
-            continue;
-        if (L->n && fev_less(&e, &L->e[(L->head + L->n - 1) & (L->cap - 1)]))
-            break;  /* would break the lane's order: the heap takes it */
-        if ((rc = lane_append(F, L, e)))
-            return rc;
-        F->nev++;
-        return 0;
+    unsigned h = LANE_HASH(delay), i;
+    while ((i = F->lane_of[h]) && F->lanes[i - 1].delay != delay)
+        h = (h + 1) & ((1u << LANE_HBITS) - 1);
+    if (i) {
+        hs__lane *L = &F->lanes[i - 1];
+        /* (an event that would break the lane's order goes to the heap) */
+        if (!L->n || L->last_t < t || (L->last_t == t && L->last_seq < e.seq)) {
+            if ((rc = lane_append(F, L, e)))
+                return rc;
+            F->nev++;
+            return 0;
+        }
     }
     if ((rc = heap_push(F, e)))
         return rc;
@@ -157,19 +164,28 @@ int hs__ev_insert(hs_fabric *F, hs__fev e)
 /* The next event: its lane (0..nlanes-1), MAX_LANES for the heap, or -1. */
 static inline int ev_next(const hs_fabric *F, const hs__fev **out)
 {
-    const hs__fev *best = F->ev_n ? &F->ev[0] : NULL;
-    int src = best ? MAX_LANES : -1;
+    hs_time bt = HS_TIME_NEVER;
+    uint64_t bs = UINT64_MAX;
+    int src = -1;
+    if (F->ev_n) {
+        bt = F->ev[0].t;
+        bs = F->ev[0].seq;
+        src = MAX_LANES;
+    }
     for (unsigned i = 0; i < F->nlanes; i++) {
-        const hs__lane *L = &F->lanes[i];
-        if (!L->n)
-            continue;
-        const hs__fev *h = &L->e[L->head];
-        if (!best || fev_less(h, best)) {
-            best = h;
+        const hs__lhead *h = &F->lhead[i];
+        if (h->t < bt || (h->t == bt && h->seq < bs)) {
+            bt = h->t;
+            bs = h->seq;
             src = (int)i;
         }
     }
-    *out = best;
+    if (src >= 0 && src < MAX_LANES) {
+        const hs__lane *L = &F->lanes[src];
+        *out = &L->e[L->head];
+    } else {
+        *out = src < 0 ? NULL : &F->ev[0];
+    }
     return src;
 }
 
@@ -217,6 +233,16 @@ int hs__ev_init_lanes(hs_fabric *F)
         F->lanes[F->nlanes++].delay = c[i].d;
     }
     free(c);
+    /* delay -> lane: open addressing, linear probing (8 lanes in 64 slots) */
+    memset(F->lane_of, 0, sizeof F->lane_of);
+    for (unsigned i = 0; i < F->nlanes; i++) {
+        F->lhead[i].t = HS_TIME_NEVER;
+        F->lhead[i].seq = UINT64_MAX;
+        unsigned h = LANE_HASH(F->lanes[i].delay);
+        while (F->lane_of[h])
+            h = (h + 1) & ((1u << LANE_HBITS) - 1);
+        F->lane_of[h] = (uint8_t)(i + 1);
+    }
     return 0;
 }
 
@@ -308,7 +334,9 @@ void hs__pkt_free(hs_fabric *F, uint32_t p)
  * next step.  Prefetches change no result, only when memory is read. */
 #define PF_FAR 15
 #define PF_MID 10
+#define PF_TURN 7
 #define PF_NEAR 5
+#define PF_HEAD 3
 
 static inline void prefetch_far(const hs_fabric *F, uint64_t d)
 {
@@ -336,7 +364,6 @@ static inline void prefetch_mid(const hs_fabric *F, uint64_t d)
     case EV_ARRIVE: {
         const hs__pkt *p = &F->pk[arg];
         __builtin_prefetch(&F->op[p->in], 0);
-        __builtin_prefetch(&F->lk[p->in], 0);
         break;
     }
     case EV_TX_END: {
@@ -377,11 +404,50 @@ static inline void prefetch_near(const hs_fabric *F, uint64_t d)
     }
 }
 
+/* The requester likely to be granted when switch output o frees: the one
+ * at the turn of its first VC to serve (the arbiter may pick another VC
+ * or requester; a prefetch only guesses), UINT32_MAX if none.  Its FIFO
+ * record and then its head packet are what the arbitration's grant reads
+ * after the bitsets, one miss after the other. */
+static inline uint32_t pf_turn(const hs_fabric *F, const hs__oport *op)
+{
+    uint32_t s = op->sw, n = F->sw_nreq[s], w = (n + 63) >> 6;
+    unsigned v = op->rrvc;
+    const uint64_t *bv = F->req + op->req_off + (size_t)v * w;
+    uint32_t from = ((const uint32_t *)(F->req + op->req_off + (size_t)F->nvc * w))[v];
+    if (from >= n)
+        from = 0;
+    uint32_t wf = from >> 6;
+    uint64_t bits = bv[wf] & (~0ull << (from & 63));
+    for (uint32_t k = 0; k <= w; k++) {
+        if (bits)
+            return (wf << 6 | (uint32_t)__builtin_ctzll(bits)) < n ?
+                   (wf << 6 | (uint32_t)__builtin_ctzll(bits)) : UINT32_MAX;
+        wf = wf + 1 < w ? wf + 1 : 0;
+        bits = bv[wf];
+    }
+    return UINT32_MAX;
+}
+
+static inline void prefetch_turn(const hs_fabric *F, uint64_t d, int head)
+{
+    if (d >> EV_SHIFT != EV_TX_END)
+        return;
+    const hs__oport *op = &F->op[d & EV_ARG_MASK];
+    uint32_t r = pf_turn(F, op);
+    if (r == UINT32_MAX)
+        return;
+    const hs__req *q = &F->rq[(size_t)F->topo->port_off[op->sw] * F->nvc + r];
+    if (!head)
+        __builtin_prefetch(q, 0);
+    else if (q->head != HS_NIL)
+        __builtin_prefetch(&F->pk[q->head], 1);
+}
+
 /* The device a link leaves (its transmitter), as an origin index. */
 static inline uint32_t link_from_dev(const hs_fabric *F, uint32_t l)
 {
-    const hs_link_info *li = &F->lk[l];
-    return li->from_kind == HS_DEV_NODE ? F->S + li->from : li->from;
+    return F->op[l].sw;
 }
 
 static void on_timer(hs_fabric *F, uint32_t slot)
@@ -405,8 +471,20 @@ int hs_fabric_run(hs_fabric *F, hs_time until)
     for (;;) {
         const hs__fev *x;
         int src = ev_next(F, &x);
-        if (src < 0)
+        if (src < 0) {
+            /* keyed credits still to come (link.c) are events of the
+             * model: the run ends at the last of them */
+            if (F->cr_last > F->now) {
+                if (F->cr_last > until) {
+                    if (!F->pd)
+                        F->now = until;
+                    rc = 0;
+                } else {
+                    F->now = F->cr_last;
+                }
+            }
             break;
+        }
         if (x->t > until) {
             if (!F->pd)   /* a parallel run keeps the last event's time */
                 F->now = until;
@@ -419,14 +497,24 @@ int hs_fabric_run(hs_fabric *F, hs_time until)
         } else {
             hs__lane *L = &F->lanes[src];
             L->head = (L->head + 1) & (L->cap - 1);
-            L->n--;
             uint32_t m = L->cap - 1;
+            if (--L->n) {
+                F->lhead[src].t = L->e[L->head].t;
+                F->lhead[src].seq = L->e[L->head].seq;
+            } else {
+                F->lhead[src].t = HS_TIME_NEVER;
+                F->lhead[src].seq = UINT64_MAX;
+            }
             if (L->n > PF_FAR)
                 prefetch_far(F, L->e[(L->head + PF_FAR) & m].d);
             if (L->n > PF_MID)
                 prefetch_mid(F, L->e[(L->head + PF_MID) & m].d);
+            if (L->n > PF_TURN)
+                prefetch_turn(F, L->e[(L->head + PF_TURN) & m].d, 0);
             if (L->n > PF_NEAR)
                 prefetch_near(F, L->e[(L->head + PF_NEAR) & m].d);
+            if (L->n > PF_HEAD)
+                prefetch_turn(F, L->e[(L->head + PF_HEAD) & m].d, 1);
         }
         F->nev--;
         F->now = e.t;
@@ -441,7 +529,7 @@ int hs_fabric_run(hs_fabric *F, hs_time until)
             hs__switch_tx_end(F, (uint32_t)arg);
             break;
         case EV_NIC_TX_END:
-            F->cur_dev = F->S + F->lk[arg].from;
+            F->cur_dev = F->op[arg].sw;
             hs__nic_tx_end(F, (uint32_t)arg);
             break;
         case EV_CREDIT:
@@ -449,7 +537,7 @@ int hs_fabric_run(hs_fabric *F, hs_time until)
             hs__on_credit(F, arg);
             break;
         case EV_ARRIVE:
-            F->cur_dev = F->lk[F->pk[arg].in].to;
+            F->cur_dev = F->op[F->pk[arg].in].to_sw;
             hs__switch_arrive(F, (uint32_t)arg);
             break;
         case EV_DELIVER:
@@ -476,6 +564,10 @@ int hs_fabric_run(hs_fabric *F, hs_time until)
         case EV_BS_TICK:
             hs__bs_tick(F);
             break;
+        case EV_CREDIT_RING:
+            F->cur_dev = F->op[arg].sw;
+            hs__on_credit_ring(F, (uint32_t)arg);
+            break;
         }
         if (F->error)
             break;
@@ -486,6 +578,8 @@ int hs_fabric_run(hs_fabric *F, hs_time until)
     }
     F->in_run = 0;
     F->stop = 0;
+    /* what has run at time now, for keyed credits read outside a run */
+    F->cr_bkey = rc == 2 || F->error ? F->cur_key : UINT64_MAX;
     if (F->error)
         return F->error;
     if (F->pd)
@@ -503,7 +597,20 @@ int hs_fabric_run(hs_fabric *F, hs_time until)
 hs_time hs__ev_next_time(const hs_fabric *F)
 {
     const hs__fev *x;
-    return ev_next(F, &x) < 0 ? HS_TIME_NEVER : x->t;
+    hs_time t = ev_next(F, &x) < 0 ? HS_TIME_NEVER : x->t;
+    if (F->cr_last > F->now) {
+        /* keyed credits still to come are events too (link.c) */
+        for (uint32_t l = 1; l <= F->L; l++) {
+            const hs__cring *r = &F->op[l].ring;
+            for (unsigned i = 0; i < r->n; i++) {
+                unsigned k = (r->head + i) % CR_RING;
+                if ((r->v[k] & (CR_KEYED | CR_ARMED)) == CR_KEYED && r->t[k] < t &&
+                    !hs__ev_passed(F, r->t[k], F->crk[(size_t)l * CR_RING + k]))
+                    t = r->t[k];
+            }
+        }
+    }
+    return t;
 }
 
 void hs_fabric_stop(hs_fabric *F)

@@ -59,6 +59,7 @@ enum {
     EV_WAKE = 6,     /* arg: link; a credit-stalled transmitter's credit is in */
     EV_NIC_TX_END = 7, /* arg: injection link; the NIC's transmission ended */
     EV_BS_TICK = 8,  /* router=booksim: one cycle of the network (router_booksim.c) */
+    EV_CREDIT_RING = 9, /* arg: link; a keyed credit of its ring (link.c) is due */
 };
 #define EV_SHIFT 60
 #define EV_ARG_MASK ((1ull << EV_SHIFT) - 1)
@@ -89,7 +90,19 @@ typedef struct hs__lane {
     hs_time  delay;
     hs__fev *e;          /* ring of cap (a power of two) entries */
     uint32_t head, n, cap;
+    hs_time  last_t;     /* (t, seq) of its last event (when n > 0) */
+    uint64_t last_seq;
 } hs__lane;
+/* The lanes' heads, (t, seq), in one block for the run loop's choice of
+ * the next event; an empty lane's is (HS_TIME_NEVER, UINT64_MAX), after
+ * every possible event. */
+typedef struct hs__lhead {
+    hs_time  t;
+    uint64_t seq;
+} hs__lhead;
+/* delay -> lane + 1 (0: none): open addressing from LANE_HASH(delay) */
+#define LANE_HBITS 6
+#define LANE_HASH(d) ((unsigned)(((uint64_t)(d) * 0x9e3779b97f4a7c15ull) >> (64 - LANE_HBITS)))
 
 /* ---- packets and messages ---------------------------------------------- */
 
@@ -146,8 +159,17 @@ typedef struct hs__msg {
 /* Credits on their way back to a transmitter, in arrival order.  They are
  * absorbed lazily when the transmitter looks at its credits; only a
  * transmitter that waits for credit gets an event (EV_WAKE) at the first
- * arrival.  A full ring falls back to an EV_CREDIT event. */
+ * arrival.  A full ring falls back to an EV_CREDIT event.
+ * Switch-to-switch links' credits are events of the model (EV_CREDIT, with
+ * their keys): in a sequential run such a credit waits in the ring with its
+ * event's key (CR_KEYED, key in F->crk) instead, and becomes an event
+ * (CR_ARMED, EV_CREDIT_RING) only when its transmitter is idle with a
+ * request, the one state in which the event's arbitration can do
+ * anything (link.c, "Keyed credits"). */
 #define CR_RING 4
+#define CR_KEYED (1u << 31)
+#define CR_ARMED (1u << 30)
+#define CR_VC_MASK 7u
 typedef struct hs__cring {
     hs_time  t[CR_RING];
     uint32_t v[CR_RING];   /* bytes | vc << CR_VC_SHIFT */
@@ -168,13 +190,18 @@ typedef struct hs__oport {
     hs_time  stall_since;  /* HS_TIME_NEVER unless idle with a credit-starved request */
     uint64_t queued;       /* bytes of head packets requesting this output */
     hs_time  ser_full;     /* serialisation of a full packet */
-    hs_time  tau;          /* congestion threshold (DESIGN.md) */
+    hs_time  lat;          /* the link's latency (copy of hs_link_info's) */
     uint32_t cur_in;       /* input link being read (switch outputs) */
-    uint32_t cur_bytes;
-    uint32_t cur_msg;      /* NIC: message whose last packet is on the wire */
+    union {
+        uint32_t cur_bytes; /* switch outputs: bytes of that packet */
+        uint32_t cur_msg;   /* NIC: message whose last packet is on the wire */
+    };
+    uint32_t to_sw;        /* switch it arrives at, HS_NIL at a NIC */
     uint32_t gp_in;        /* global port where this link arrives (switches) */
-    uint32_t sw;           /* switch it leaves (switch outputs) */
+    uint32_t sw;           /* device it leaves as an origin index: the
+                              switch, or S + node for a NIC */
     uint8_t  rrvc;         /* VC to serve first */
+    uint8_t  lf;           /* LF_* flags: the link's kind, for the hot path */
     uint16_t stall_pidx;   /* phase the stall is charged to */
     uint8_t  busy;
     uint8_t  cur_vc;
@@ -195,9 +222,17 @@ typedef struct hs__oport {
     uint32_t acc_packets, acc_congested;
     uint32_t acc_win;      /* window index */
     uint16_t acc_pidx;     /* phase index (0xffff: none) */
-    /* line 2: credits absorbed so far, per VC (nvc <= HS_CR_INLINE) */
+    /* line 2: credits absorbed so far, per VC (nvc <= HS_CR_INLINE), and
+     * the congestion threshold, read at a hop with the truth above */
     int64_t  cr[HS_CR_INLINE];
+    hs_time  tau;          /* congestion threshold (DESIGN.md) */
 } __attribute__((aligned(64))) hs__oport;
+/* hs__oport.lf: what a hop needs of hs_link_info, kept in the transmitter's
+ * lines so that a hop does not read the link table (one more miss). */
+#define LF_INJECTION 1u    /* NIC -> switch */
+#define LF_SWITCH 2u       /* switch -> switch */
+#define LF_GLOBAL 4u       /* dragonfly global link */
+#define LF_TO_SWITCH 8u    /* arrives at a switch */
 _Static_assert(sizeof(hs__oport) == 192, "a link's transmitter is three cache lines");
 
 /* Switch input ports are numbered globally, gp = port_off[switch] + port,
@@ -268,6 +303,10 @@ struct hs_fabric {
     hs__iport *ip;          /* [global port] */
     hs__req   *rq;          /* input FIFOs [global port * nvc + vc] */
     int64_t  *credits;      /* [l * nvc + v], absorbed so far, when nvc > HS_CR_INLINE */
+    uint64_t *crk;          /* [l * CR_RING + slot]: keys of keyed ring credits */
+    hs_time   cr_last;      /* latest time of a keyed credit */
+    uint64_t  cr_bkey;      /* outside a run: keys at time now that have run */
+    int       cr_events;    /* tests: switch-to-switch credits always as events */
     int64_t   cap_vc;       /* initial credits of a switch VC buffer */
     uint64_t *req;          /* request bitsets: per output, one per output VC */
     uint64_t *ibusy;        /* per switch: requesters whose input port is busy */
@@ -300,6 +339,8 @@ struct hs_fabric {
     /* event queue: delay lanes + heap */
     hs__lane    lanes[MAX_LANES];
     unsigned    nlanes;
+    hs__lhead   lhead[MAX_LANES];
+    uint8_t     lane_of[1u << LANE_HBITS];
     hs__fev    *ev;         /* heap */
     size_t      ev_n, ev_cap;
     uint64_t   *dev_seq;    /* [S + N + 1] events scheduled per origin device */
@@ -423,17 +464,40 @@ static inline int64_t *hs__cr(const hs_fabric *F, uint32_t o)
 {
     return F->nvc <= HS_CR_INLINE ? F->op[o].cr : F->credits + (size_t)o * F->nvc;
 }
-/* Takes in the credits of link o that have arrived by now. */
+/* Whether the event (t, key) has run by now: before the event being run
+ * (or itself), or, outside a run, before where the last run stopped. */
+static inline int hs__ev_passed(const hs_fabric *F, hs_time t, uint64_t key)
+{
+    if (t != F->now)
+        return t < F->now;
+    return key <= (F->in_run ? F->cur_key : F->cr_bkey);
+}
+/* Takes in the credits of link o that have arrived by now: a keyed credit
+ * once its event would have run (which it counts, unless it is armed and
+ * so an event itself). */
 static inline void hs__credit_absorb(hs_fabric *F, uint32_t o)
 {
     hs__cring *r = &F->op[o].ring;
     while (r->n && r->t[r->head] <= F->now) {
         uint32_t v = r->v[r->head];
-        hs__cr(F, o)[v >> CR_VC_SHIFT] += v & ((1u << CR_VC_SHIFT) - 1);
+        if (v & CR_KEYED) {
+            if (r->t[r->head] == F->now &&
+                !hs__ev_passed(F, F->now, F->crk[(size_t)o * CR_RING + r->head]))
+                break;
+            if (!(v & CR_ARMED))
+                F->st.events++;
+        }
+        hs__cr(F, o)[(v >> CR_VC_SHIFT) & CR_VC_MASK] += v & ((1u << CR_VC_SHIFT) - 1);
         r->head = (uint8_t)((r->head + 1) % CR_RING);
         r->n--;
     }
 }
+/* Keyed credits: link o's transmitter is idle with a request, so each of
+ * its keyed credits to come must run as the event it stands for. */
+void hs__credit_arm(hs_fabric *F, uint32_t o);
+void hs__on_credit_ring(hs_fabric *F, uint32_t o);
+/* Keyed credits that have run but not been absorbed: events to count. */
+uint64_t hs__credit_uncounted(const hs_fabric *F);
 /* The transmitter of o is blocked on credit: make sure it is woken when
  * the next credit arrives. */
 void hs__credit_wait(hs_fabric *F, uint32_t o);

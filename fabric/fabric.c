@@ -75,6 +75,7 @@ void hs_fabric_destroy(hs_fabric *F)
     if (F->scheme_ok)
         hs_scheme_free(&F->scheme);
     free(F->op);
+    free(F->crk);
     free(F->ip);
     free(F->rq);
     free(F->credits);
@@ -155,6 +156,7 @@ int hs_fabric_create_topo(hs_fabric **out, hs_topo *t, const hs_fabric_params *p
     F->counters_ok = F->scheme.k <= HS_COUNTERS_KMAX;
     size_t L1 = (size_t)F->L + 1, nvc = F->nvc, Q = p->nic_queues;
     F->op = hs__big_alloc(L1 * sizeof *F->op);
+    F->crk = hs__big_alloc(L1 * CR_RING * sizeof *F->crk);
     if (F->op)
         memset(F->op, 0, L1 * sizeof *F->op);
     size_t GP = t->port_off[F->S];
@@ -172,7 +174,7 @@ int hs_fabric_create_topo(hs_fabric **out, hs_topo *t, const hs_fabric_params *p
     F->mq_head = malloc((size_t)F->N * Q * sizeof *F->mq_head);
     F->mq_tail = malloc((size_t)F->N * Q * sizeof *F->mq_tail);
     F->rx_rate = calloc(F->N, sizeof *F->rx_rate);
-    if (!F->op || !F->ip || !F->rq || (nvc > HS_CR_INLINE && !F->credits) ||
+    if (!F->op || !F->crk || !F->ip || !F->rq || (nvc > HS_CR_INLINE && !F->credits) ||
         !F->sw_nreq || !F->sw_boff || !F->nic || !F->mq_head || !F->mq_tail || !F->rx_rate ||
         hs__truth_init(F) != 0 || hs__ev_init(F) != 0) {
         hs_fabric_destroy(F);
@@ -202,7 +204,13 @@ int hs_fabric_create_topo(hs_fabric **out, hs_topo *t, const hs_fabric_params *p
             op->tau = 1;
         if (li->to_kind == HS_DEV_SWITCH)
             op->gp_in = t->port_off[li->to] + li->to_port;
-        op->sw = li->from_kind == HS_DEV_SWITCH ? li->from : HS_NIL;
+        op->sw = li->from_kind == HS_DEV_SWITCH ? li->from : F->S + li->from;
+        op->to_sw = li->to_kind == HS_DEV_SWITCH ? li->to : HS_NIL;
+        op->lat = li->lat;
+        op->lf = (uint8_t)((li->kind == HS_LINK_INJECTION ? LF_INJECTION : 0) |
+                           (li->kind == HS_LINK_SWITCH ? LF_SWITCH : 0) |
+                           (li->sub == HS_SUB_GLOBAL ? LF_GLOBAL : 0) |
+                           (li->to_kind == HS_DEV_SWITCH ? LF_TO_SWITCH : 0));
         F->op[l].stall_since = HS_TIME_NEVER;
         F->op[l].cur_msg = HS_NIL;
         F->op[l].cur_in = HS_NIL;
@@ -423,13 +431,14 @@ uint32_t hs_fabric_nic_queue_max(const hs_fabric *F, uint32_t node)
 void hs_fabric_get_stats(const hs_fabric *F, hs_fabric_stats *s)
 {
     *s = F->st;
+    s->events += hs__credit_uncounted(F);
     s->records = F->nrec;
     s->records_dropped = F->rec_dropped;
     s->packets_in_flight = F->pk_live;
     s->packets_peak = F->pk_peak;
     size_t L1 = (size_t)F->L + 1, *m = s->mem_part;
     memset(s->mem_part, 0, sizeof s->mem_part);
-    m[HS_MEM_LINKS] = L1 * sizeof(hs__oport);
+    m[HS_MEM_LINKS] = L1 * (sizeof(hs__oport) + CR_RING * sizeof *F->crk);
     m[HS_MEM_LINKS] += (size_t)F->topo->port_off[F->S] * (sizeof(hs__iport) + F->nvc * sizeof(hs__req));
     if (F->credits)
         m[HS_MEM_LINKS] += L1 * F->nvc * sizeof(int64_t);

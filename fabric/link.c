@@ -14,21 +14,22 @@
 void hs__link_transmit(hs_fabric *F, uint32_t o, uint32_t pi, hs_time t0)
 {
     hs__pkt *p = &F->pk[pi];
-    const hs_link_info *l = &F->lk[o];
+    hs__oport *op = &F->op[o];
+    unsigned lf = op->lf;
     hs_time ser = hs__ser(F, o, p->bytes);
-    int congested = t0 - p->ready >= F->op[o].tau;
+    int congested = t0 - p->ready >= op->tau;
     if (p->monitored)
         hs_mark(&F->scheme, &p->field, p->key, o, congested);
     hs__truth_tx(F, o, p->pidx, t0, ser, p->bytes, congested);
     F->st.hops++;
-    hs__ev_push(F, t0 + ser, l->kind == HS_LINK_INJECTION ? EV_NIC_TX_END : EV_TX_END, o);
-    hs_time head = t0 + l->lat;
-    if (l->kind == HS_LINK_SWITCH) {
+    hs__ev_push(F, t0 + ser, lf & LF_INJECTION ? EV_NIC_TX_END : EV_TX_END, o);
+    hs_time head = t0 + op->lat;
+    if (lf & LF_SWITCH) {
         p->nsw++;
-        if (l->sub == HS_SUB_GLOBAL)
+        if (lf & LF_GLOBAL)
             p->ng++;
     }
-    if (l->to_kind == HS_DEV_SWITCH) {
+    if (lf & LF_TO_SWITCH) {
         p->in = o;
         p->vc = p->out_vc;
         p->tail = head + ser;
@@ -39,8 +40,9 @@ void hs__link_transmit(hs_fabric *F, uint32_t o, uint32_t pi, hs_time t0)
          * starts with the header (or when the NIC is free) and cannot end
          * before the tail is in.  A packet holds its buffer space (and the
          * switch's credit) until processed. */
-        hs__nic *n = &F->nic[l->to];
-        uint64_t rate = F->rx_rate[l->to];
+        uint32_t node = p->dst;   /* the link's far end */
+        hs__nic *n = &F->nic[node];
+        uint64_t rate = F->rx_rate[node];
         hs_time start = head > n->rx_free ? head : n->rx_free;
         hs_time proc = (p->bytes * HS_PS_PER_S + rate - 1) / rate;
         hs_time done = start + proc;
@@ -56,7 +58,8 @@ void hs__credit_wait(hs_fabric *F, uint32_t o)
     hs__oport *op = &F->op[o];
     op->waiting = 1;
     hs__cring *r = &F->op[o].ring;
-    if (r->n && !op->wake) {
+    /* (keyed credits are armed instead: hs__credit_arm) */
+    if (r->n && !op->wake && !(r->v[r->head] & CR_KEYED)) {
         op->wake = 1;
         hs__ev_push(F, r->t[r->head], EV_WAKE, o);
     }
@@ -89,12 +92,31 @@ void hs__stall_end(hs_fabric *F, uint32_t o)
  * switch that frees the buffer; in a parallel run that switch may be in
  * another process (docs/fabric.md, "Parallel runs").  Credits to a NIC,
  * and from a NIC to its switch's ejection transmitter, stay within one
- * switch's reach and use the ring. */
+ * switch's reach and use the ring.
+ *
+ * Keyed credits.  In a sequential run a switch-to-switch credit is still
+ * that event, with its key taken from its origin's count as hs__ev_push
+ * would, but it waits in the ring (CR_KEYED) while the event could not do
+ * anything but add the credit: the event (hs__on_credit) adds the credit
+ * and, if the transmitter is idle, arbitrates; an idle transmitter with no
+ * request finds nothing to grant and is not stalled (a stall needs a
+ * request), so the event is the credit alone, which the ring adds, counts
+ * and makes visible exactly from the event's (time, key) on
+ * (hs__credit_absorb).  A transmitter becomes idle with a request only in
+ * its end of transmission or when a request is raised at it while idle:
+ * there (and when a credit returns to such a transmitter) its ring's
+ * credits are armed, inserted as events with their own keys
+ * (EV_CREDIT_RING), and run as the EV_CREDIT events would.  Same events in
+ * the same order, 21% fewer in the queue on a saturated dragonfly. */
 void hs__credit_return(hs_fabric *F, uint32_t l, unsigned vc, uint32_t bytes)
 {
-    hs_time t = F->now + F->lk[l].lat;
-    hs__cring *r = &F->op[l].ring;
-    if (r->n == CR_RING || F->lk[l].kind == HS_LINK_SWITCH) {
+    hs__oport *op = &F->op[l];
+    hs_time t = F->now + op->lat;
+    hs__cring *r = &op->ring;
+    int sw = op->lf & LF_SWITCH;
+    if (sw && r->n == CR_RING)
+        hs__credit_absorb(F, l);   /* room from credits that have run */
+    if (r->n == CR_RING || (sw && (F->pd || F->cr_events || (!op->busy && op->queued)))) {
         hs__ev_push(F, t, EV_CREDIT,
                     (uint64_t)l << CR_LINK_SHIFT | (uint64_t)vc << CR_VC_SHIFT | bytes);
         return;
@@ -103,11 +125,61 @@ void hs__credit_return(hs_fabric *F, uint32_t l, unsigned vc, uint32_t bytes)
     r->t[k] = t;
     r->v[k] = bytes | (uint32_t)vc << CR_VC_SHIFT;
     r->n++;
-    hs__oport *op = &F->op[l];
+    if (sw) {
+        /* the key hs__ev_push would give it */
+        uint32_t org = F->in_run ? F->cur_dev : F->ext_dev;
+        F->crk[(size_t)l * CR_RING + k] = (uint64_t)org << EV_ORG_SHIFT | F->dev_seq[org]++;
+        r->v[k] |= CR_KEYED;
+        if (t > F->cr_last)
+            F->cr_last = t;
+        return;
+    }
     if (op->waiting && !op->wake) {
         op->wake = 1;
         hs__ev_push(F, t, EV_WAKE, l);
     }
+}
+
+void hs__credit_arm(hs_fabric *F, uint32_t o)
+{
+    hs__cring *r = &F->op[o].ring;
+    if (!r->n || !(r->v[r->head] & CR_KEYED))
+        return;   /* (a link's ring credits are all keyed or none) */
+    hs__credit_absorb(F, o);
+    for (unsigned i = 0; i < r->n; i++) {
+        unsigned k = (r->head + i) % CR_RING;
+        if ((r->v[k] & (CR_KEYED | CR_ARMED)) != CR_KEYED)
+            continue;
+        r->v[k] |= CR_ARMED;
+        hs__fev e = { r->t[k], F->crk[(size_t)o * CR_RING + k],
+                      (uint64_t)EV_CREDIT_RING << EV_SHIFT | o };
+        if (hs__ev_insert(F, e))
+            return;
+    }
+}
+
+/* An armed keyed credit's event: hs__on_credit's (the absorb takes in the
+ * credit, whose key is the event's). */
+void hs__on_credit_ring(hs_fabric *F, uint32_t o)
+{
+    hs__credit_absorb(F, o);
+    if (!F->op[o].busy)
+        hs__switch_arbitrate(F, o);
+}
+
+uint64_t hs__credit_uncounted(const hs_fabric *F)
+{
+    uint64_t n = 0;
+    for (uint32_t l = 1; l <= F->L; l++) {
+        const hs__cring *r = &F->op[l].ring;
+        for (unsigned i = 0; i < r->n; i++) {
+            unsigned k = (r->head + i) % CR_RING;
+            if ((r->v[k] & (CR_KEYED | CR_ARMED)) == CR_KEYED &&
+                hs__ev_passed(F, r->t[k], F->crk[(size_t)l * CR_RING + k]))
+                n++;
+        }
+    }
+    return n;
 }
 
 void hs__credit_flush(hs_fabric *F)
@@ -116,7 +188,7 @@ void hs__credit_flush(hs_fabric *F)
         hs__cring *r = &F->op[l].ring;
         while (r->n) {
             uint32_t v = r->v[r->head];
-            hs__cr(F, l)[v >> CR_VC_SHIFT] += v & ((1u << CR_VC_SHIFT) - 1);
+            hs__cr(F, l)[(v >> CR_VC_SHIFT) & CR_VC_MASK] += v & ((1u << CR_VC_SHIFT) - 1);
             r->head = (uint8_t)((r->head + 1) % CR_RING);
             r->n--;
         }
@@ -127,8 +199,8 @@ void hs__on_wake(hs_fabric *F, uint32_t o)
 {
     F->op[o].wake = 0;
     hs__credit_absorb(F, o);
-    if (F->lk[o].from_kind == HS_DEV_NODE)
-        hs__nic_kick(F, F->lk[o].from);
+    if (F->op[o].sw >= F->S)
+        hs__nic_kick(F, F->op[o].sw - F->S);
     else if (!F->op[o].busy)
         hs__switch_arbitrate(F, o);
 }
@@ -140,8 +212,8 @@ void hs__on_credit(hs_fabric *F, uint64_t arg)
     uint32_t bytes = (uint32_t)(arg & ((1u << CR_BYTES_BITS) - 1));
     hs__cr(F, o)[vc] += bytes;
     hs__credit_absorb(F, o);
-    if (F->lk[o].from_kind == HS_DEV_NODE)
-        hs__nic_kick(F, F->lk[o].from);
+    if (F->op[o].sw >= F->S)
+        hs__nic_kick(F, F->op[o].sw - F->S);
     else if (!F->op[o].busy)
         hs__switch_arbitrate(F, o);
 }

@@ -262,7 +262,7 @@ void hs__nic_tx_end(hs_fabric *F, uint32_t o)
     op->cur_msg = HS_NIL;
     if (m != HS_NIL)
         hs__nic_msg_sent(F, m);
-    hs__nic_kick(F, F->lk[o].from);
+    hs__nic_kick(F, op->sw - F->S);
 }
 
 void hs__nic_deliver(hs_fabric *F, uint32_t pi)

@@ -56,16 +56,18 @@ static void set_ibusy(hs_fabric *F, uint32_t s, uint32_t gp, uint32_t port, int 
  * record what it asks and raise its request at its output VC. */
 static void request(hs_fabric *F, const hs__pkt *p)
 {
-    uint32_t gp = F->op[p->in].gp_in;
+    const hs__oport *in = &F->op[p->in];
+    uint32_t gp = in->gp_in, s = in->to_sw;
     unsigned nvc = F->nvc;
     hs__req *q = &F->rq[(size_t)gp * nvc + p->vc];
     q->need = p->bytes;
     q->out = p->out;
-    const hs_link_info *li = &F->lk[p->in];
-    uint32_t r = li->to_port * nvc + p->vc;
+    uint32_t r = (gp - F->topo->port_off[s]) * nvc + p->vc;
     hs__oport *op = &F->op[p->out];
-    F->req[op->req_off + (size_t)p->out_vc * sw_words(F, li->to) + (r >> 6)] |= 1ull << (r & 63);
+    F->req[op->req_off + (size_t)p->out_vc * sw_words(F, s) + (r >> 6)] |= 1ull << (r & 63);
     op->queued += p->bytes;
+    if (!op->busy)
+        hs__credit_arm(F, p->out);   /* idle with a request */
 }
 
 static void start_tx(hs_fabric *F, uint32_t o, uint32_t pi, uint32_t r, uint32_t gp,
@@ -180,7 +182,10 @@ void hs__switch_arbitrate(hs_fabric *F, uint32_t o)
                 stall_r = turn;
             continue;   /* the VC waits for credit for the head at its turn */
         }
-        uint32_t r = next_set(bv, busy, n, turn, rq, nvc, cr[v], full);
+        /* the head at the turn has credit: it is granted unless its input
+         * port is busy (what next_set from the turn would find first) */
+        uint32_t r = busy[turn >> 6] >> (turn & 63) & 1
+                     ? next_set(bv, busy, n, turn, rq, nvc, cr[v], full) : turn;
         if (r == UINT32_MAX)
             continue;
         uint32_t port = nvc == 1 ? r : r / nvc;
@@ -209,7 +214,7 @@ void hs__switch_arrive(hs_fabric *F, uint32_t pi)
     }
     /* head of its FIFO at once: route and request */
     q->head = q->tail = pi;
-    hs__route(F, F->lk[p->in].to, p);
+    hs__route(F, F->op[p->in].to_sw, p);
     request(F, p);
     uint32_t o = p->out;
     if (F->op[o].busy)
@@ -234,6 +239,8 @@ void hs__switch_tx_end(hs_fabric *F, uint32_t o)
      * the transmitter of link i, one link latency away */
     hs__credit_return(F, i, op->cur_vc, op->cur_bytes);
     hs__switch_arbitrate(F, o);
+    if (!op->busy && op->queued)
+        hs__credit_arm(F, o);        /* idle with a request */
     hs__iport *ip = &F->ip[gp];
     unsigned nvc = F->nvc;
     const hs__req *rq = &F->rq[(size_t)gp * nvc];

@@ -248,6 +248,13 @@ static inline uint32_t hs__df_global_port(const hs__dragonfly *d, uint32_t j)
 {
     return d->p + d->a - 1 + j % d->h;
 }
+/* Router (within its group) where global port j of a group lands, in the
+ * consecutive arrangement (topo_dragonfly.c): the partner port's router. */
+static inline uint32_t hs__df_landing(const hs__dragonfly *d, uint32_t j)
+{
+    uint32_t o = j % (d->g - 1) + 1, m = j / (d->g - 1);
+    return ((d->g - 1 - o) + m * (d->g - 1)) / d->h;
+}
 
 /* Torus helpers: coordinate of switch sw in dimension i. */
 static inline uint32_t hs__torus_coord(const hs__torus *tr, uint32_t sw, unsigned i)

@@ -36,9 +36,8 @@ void hs__dragonfly_free(hs__dragonfly *d)
 /* Router (within its group) where global port j of group G lands. */
 static uint32_t landing(const hs__dragonfly *d, uint32_t G, uint32_t j)
 {
-    uint32_t o = j % (d->g - 1) + 1, m = j / (d->g - 1);
     (void)G;
-    return ((d->g - 1 - o) + m * (d->g - 1)) / d->h;
+    return hs__df_landing(d, j);
 }
 
 int64_t hs__dragonfly_gport(const hs__dragonfly *d, uint32_t G, uint32_t r, uint32_t X,

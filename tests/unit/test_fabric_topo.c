@@ -395,6 +395,28 @@ static void test_dmodk_shifts(void **state)
     }
 }
 
+/* Every global link ends where hs__df_landing says (routing finds the
+ * entry router from the arrangement instead of the link table). */
+static void check_landing(const char *spec)
+{
+    hs_topo *t = make(spec);
+    const hs__dragonfly *d = &t->u.df;
+    unsigned n = 0;
+    for (uint32_t id = 1; id <= hs_topo_links(t); id++) {
+        const hs_link_info *l = hs_topo_link(t, id);
+        if (l->sub != HS_SUB_GLOBAL)
+            continue;
+        uint32_t G = l->from / d->a, r = l->from % d->a;
+        uint32_t j = r * d->h + (l->from_port - (d->p + d->a - 1));
+        uint32_t X = l->to / d->a;
+        assert_int_equal(X, (G + j % (d->g - 1) + 1) % d->g);
+        assert_int_equal(l->to, X * d->a + hs__df_landing(d, j));
+        n++;
+    }
+    assert_true(n > 0);
+    hs_topo_free(t);
+}
+
 static void test_dragonfly(void **state)
 {
     (void)state;
@@ -441,6 +463,12 @@ static void test_dragonfly(void **state)
     check_structure(t);
     check_minimal_df(t, 4);
     hs_topo_free(t);
+
+    check_landing("dragonfly:a=4,p=2,h=2,g=9");
+    check_landing("dragonfly:a=4,p=1,h=2,g=5");
+    check_landing("dragonfly:a=4,p=1,h=3,g=6");   /* a*h not a multiple of g-1 */
+    check_landing("dragonfly:a=16,p=8,h=8,g=129");
+    check_landing("dragonfly:a=3,p=1,h=1,g=2");
 }
 
 static void test_torus(void **state)
