@@ -100,7 +100,7 @@ int main(int argc, char **argv)
     tag |= tagcb;
     ucp_request_param_t rp = { .op_attr_mask = tagcb ? UCP_OP_ATTR_FIELD_CALLBACK : 0,
                                .cb.send = send_cb };
-    ucp_tag_recv_info_t info;
+    ucp_tag_recv_info_t info = { 0 };
     ucp_request_param_t rrp = { .op_attr_mask = UCP_OP_ATTR_FIELD_RECV_INFO,
                                 .recv_info.tag_info = &info };
     double best = 1e300, c0 = cpu_now();
