@@ -619,14 +619,17 @@ ucs_status_t ucp_tag_send_nbr(ucp_ep_h ep, const void *buffer, size_t count,
 static uint64_t recv_bytes(ucs_status_ptr_t sp, const void *buffer, size_t count,
                            const ucp_request_param_t *param)
 {
-    uint64_t cap = nbx_bytes(buffer, count, param);
     if (sp == NULL && param && (param->op_attr_mask & UCP_OP_ATTR_FIELD_RECV_INFO) &&
         param->recv_info.tag_info) {
         uint64_t len = param->recv_info.tag_info->length;
-        if (len <= cap || (cap == 0 && count != 0))   /* cap 0: a generic datatype */
+        if (len <= count)   /* within the capacity whatever the element size */
             return len;
+        uint64_t cap = nbx_bytes(buffer, count, param);
+        if (len <= cap || (cap == 0 && count != 0))   /* a generic datatype: size unknown */
+            return len;
+        return cap;
     }
-    return cap;
+    return nbx_bytes(buffer, count, param);
 }
 
 ucs_status_ptr_t ucp_tag_recv_nbx(ucp_worker_h worker, void *buffer, size_t count, ucp_tag_t tag,
