@@ -9,10 +9,12 @@
  * the thread index and clock of the rank file.  It changes nothing the
  * application sees: every argument is forwarded as given, except that a
  * completion callback is replaced by a trampoline that calls the original
- * with the original arguments first and then notes the time.
+ * with the original arguments first and then notes the time (for an nbx
+ * call UCP gets a user-data slot of ours, and the original callback the
+ * caller's user data from it: wire_ucx.c).
  *
- * Invariants: no allocation on the common path (per-thread buffers and one
- * fixed request table, sized at first use); a thread-local depth guard so
+ * Invariants: no allocation on the common path (per-thread buffers and
+ * user-data slots, one fixed request table, sized at first use); a thread-local depth guard so
  * that UCP calls made by UCP itself (ucp_tag_send_nb -> ucp_tag_send_nbx)
  * are recorded once; any internal failure stops recording, never the
  * application. */
