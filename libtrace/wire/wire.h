@@ -132,9 +132,10 @@ HS__WHIDDEN void hs__wire_progress(uint64_t t0, uint64_t t1, unsigned n);
  * which case the WIRE_DONE is written now.  hs__wreq_done from a completion
  * path, d->t 0 to have the time read only if the request is tracked (and
  * not at all inside a posting call, whose stamp the completion takes);
- * hs__wreq_forget when the request is released unfinished (kept when cb:
- * a replaced callback still reports it; UCP calls callbacks of freed
- * requests).  Lookups that find nothing take no lock. */
+ * hs__wreq_forget when the request is released (kept when cb: a replaced
+ * callback still reports it when the library frees the request inside
+ * that callback, as MPICH does, before the trampoline records it).
+ * Lookups that find nothing take no lock. */
 HS__WHIDDEN void hs__wreq_add(void *req, uint64_t id, int cb);
 HS__WHIDDEN void hs__wreq_done(void *req, hs__wdone *d);
 HS__WHIDDEN void hs__wreq_forget(void *req);

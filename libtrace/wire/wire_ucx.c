@@ -221,10 +221,13 @@ static void send_completed(void *req, ucs_status_t st, uint32_t proto)
  * callback with the original user data.  The completion is then found
  * without the pending-request table: no lock, no lookup, and a status check
  * or a release of such a request finds nothing to do.  UCP calls the
- * callback of a request it returned exactly once (completion, error,
- * ucp_request_cancel, also after ucp_request_free), and never for an
- * operation that completed or failed in the posting call (then the wrapper
- * frees the slot).
+ * callback of a request it returned at most once (completion, error,
+ * ucp_request_cancel), and never for an operation that completed or failed
+ * in the posting call (then the wrapper frees the slot).  ucp_request_free
+ * of an unfinished request drops its callback (UCX clears the request's
+ * callback flag; the MPIs free their requests inside the callback): that
+ * operation gets no completion record, as before, and its slot stays taken
+ * (slots are probed onwards, so such slots are skipped).
  *
  * Only the owner thread takes slots (no atomic read-modify-write); any
  * thread frees one (the callback may run on another thread) with a release
@@ -282,6 +285,7 @@ static udslot *ud_get(void)
             ud_next = (i + 1) & (UD_SLOTS - 1);
             return &t[i];
         }
+    ud_next = i;   /* the next call looks further on */
     return NULL;
 }
 
@@ -303,7 +307,8 @@ static inline void ud_done(uint64_t id, ucs_status_t st, uint32_t proto, uint64_
 }
 
 /* The info a receive callback gets lives in the request, which the
- * original callback may release: read it first. */
+ * original callback may release: read it first.  After an error or a
+ * cancellation it holds nothing (UCX leaves it as it was): not read. */
 /* One table of original callbacks per callback type; trampoline k calls
  * table[k].  A slot, once taken, is never given back (the libraries use a
  * handful of callbacks); when all are taken the original goes through
@@ -350,7 +355,8 @@ TRAMP_TABLE(ustx, ucp_stream_recv_nbx_callback_t)
     }                                                                                       \
     static void rnbx_t##k(void *rq, ucs_status_t st, const ucp_tag_recv_info_t *in, void *ud) \
     {                                                                                       \
-        uint64_t len = in ? in->length : 0, stag = in ? in->sender_tag : 0;                 \
+        uint64_t len = in && st == UCS_OK ? in->length : 0;                                  \
+        uint64_t stag = in && st == UCS_OK ? in->sender_tag : 0;                            \
         atomic_load_explicit(&rnbx_orig[k], memory_order_acquire)(rq, st, in, ud);          \
         completed(rq, st, len, stag);                                                       \
     }                                                                                       \
@@ -362,7 +368,8 @@ TRAMP_TABLE(ustx, ucp_stream_recv_nbx_callback_t)
     }                                                                                       \
     static void rnb_t##k(void *rq, ucs_status_t st, ucp_tag_recv_info_t *in)                \
     {                                                                                       \
-        uint64_t len = in ? in->length : 0, stag = in ? in->sender_tag : 0;                 \
+        uint64_t len = in && st == UCS_OK ? in->length : 0;                                  \
+        uint64_t stag = in && st == UCS_OK ? in->sender_tag : 0;                            \
         atomic_load_explicit(&rnb_orig[k], memory_order_acquire)(rq, st, in);               \
         completed(rq, st, len, stag);                                                       \
     }                                                                                       \
@@ -393,7 +400,8 @@ TRAMP_TABLE(ustx, ucp_stream_recv_nbx_callback_t)
         void *oud_ = s_->ud;                                                                \
         uint64_t id_ = atomic_load_explicit(&s_->id, memory_order_relaxed);                 \
         ud_put(s_);                                                                         \
-        uint64_t len = in ? in->length : 0, stag = in ? in->sender_tag : 0;                 \
+        uint64_t len = in && st == UCS_OK ? in->length : 0;                                  \
+        uint64_t stag = in && st == UCS_OK ? in->sender_tag : 0;                            \
         atomic_load_explicit(&urnbx_orig[k], memory_order_acquire)(rq, st, in, oud_);       \
         ud_done(id_, st, 0, len, stag);                                                     \
     }                                                                                       \
@@ -932,8 +940,9 @@ int ucp_request_is_completed(void *request)
 ucs_status_t ucp_request_test(void *request, ucp_tag_recv_info_t *info)
 {
     ucs_status_t st = REAL(ucp_request_test)(request, info);
-    if (st != UCS_INPROGRESS && hs__wh)
-        completed(request, st, info ? info->length : 0, info ? info->sender_tag : 0);
+    if (st != UCS_INPROGRESS && hs__wh)   /* info holds nothing after an error */
+        completed(request, st, info && st == UCS_OK ? info->length : 0,
+                  info && st == UCS_OK ? info->sender_tag : 0);
     return st;
 }
 

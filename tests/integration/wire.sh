@@ -249,7 +249,9 @@ fi
 # polling thread's progress records add up to exactly 12345 calls, none of
 # which made progress, each record's time inside at most its span; the
 # stream receive is recorded with the buffer's size and completed (a
-# wire_done from the stream callback) with the length received.
+# wire_done from the stream callback) with the length received; callbacks
+# with user data: a cancelled receive, a send freed before it completed,
+# a receive whose callback runs on another thread.
 if [ -x "$BUILD/tests/wire/ucpself" ]; then
     n=ucpself-wire
     if wrun $n mpich 1 "$BUILD/tests/wire/ucpself" 12345 65536; then
@@ -276,6 +278,27 @@ if [ -x "$BUILD/tests/wire/ucpself" ]; then
             "$(awk -v r="$rq" '$4 == "wire_done" { hit = 0; b = "";
                     for (i = 5; i <= NF; i++) { if ($i == r) hit = 1; if ($i ~ /^bytes=/) b = $i }
                     if (hit) print b }' "$wd")"
+        # callbacks with user data (the nbx user-data slots): each original
+        # callback got its own user data and status, with and without --wire
+        t_grep "$n: cancel, freed send, other thread: every callback got its own user data" \
+            "user data: cancel 1, freed send's callback 0, its data intact, other thread 1; every callback got its own" \
+            "$T_TMP/$n.app.out"
+        # wdone TAG: the wire_done lines of the tag receive with that UCX tag
+        wdone() { awk -v t="$1" '$4 == "wire_op" && /op=tag_recv/ && $0 ~ "utag=" t " " {
+                    for (i = 5; i <= NF; i++) if ($i ~ /^req=/) { q = $i; th[q] = $1 } }
+                 $4 == "wire_done" { for (i = 5; i <= NF; i++) if ($i == q) {
+                    o = ""; for (j = 5; j <= NF; j++) if ($j != q) o = o " " $j
+                    print (th[q] == $1 ? "same-thread" : "other-thread") o } }' "$wd"; }
+        t_eq "$n: the cancelled receive completed as cancelled, no bytes" "same-thread cancelled" \
+            "$(wdone 0x71)"
+        t_eq "$n: the receive of the freed send completed with its 100000 B" \
+            "same-thread bytes=100000 utag=0x72" "$(wdone 0x72)"
+        t_eq "$n: the freed send itself: no completion (UCP dropped its callback)" 0 \
+            "$(awk '$4 == "wire_op" && /op=tag_send/ && /utag=0x72 / { for (i = 5; i <= NF; i++)
+                    if ($i ~ /^req=/) q = $i } $4 == "wire_done" { for (i = 5; i <= NF; i++)
+                    if ($i == q) c++ } END { print c + 0 }' "$wd")"
+        t_eq "$n: the receive completed by another thread's callback, recorded there" \
+            "other-thread bytes=3000 utag=0x73" "$(wdone 0x73)"
         "$HOPSCOPE" trace stats --wire "$T_TMP/$n" >"$T_TMP/$n.wtxt" 2>&1
         t_eq "$n: stats --wire counts every progress call of the dump" \
             "$(awk '$4 == "wire_progress" { c += substr($5, 7) } END { print c + 0 }' "$wd")" \
