@@ -3,7 +3,9 @@
 # algorithms against the wire trace (docs/replay.md, "Wire-level replay").
 # For allreduce, alltoall and bcast at 8 B, 64 KiB and 1 MiB on 4 and 8
 # ranks: records bench/mpi/coll_size (10 calls) under MPICH with
-# `hopscope record --wire`, then replays it twice on the same network
+# `hopscope record --wire-protocol` (--wire, and UCX's protocol per send, so
+# that the wire replay runs the rendezvous handshakes), then replays it
+# twice on the same network
 # (fattree:k=4, one rank per node): with the replay's own algorithms
 # (`simulate`) and with the recorded transfers (`simulate --wire`), both
 # with --compute-scale 0: the recorded time between calls (and, for the
@@ -29,7 +31,7 @@ for np in 4 8; do
     for kind in allreduce alltoall bcast; do
         for size in 8 65536 1048576; do
             d=$T/$kind-$size-$np
-            if ! timeout 300 "$H" record --wire -o "$d" -- mpirun.mpich -np $np "$EXE" $kind $size $ITERS \
+            if ! timeout 300 "$H" record --wire-protocol -o "$d" -- mpirun.mpich -np $np "$EXE" $kind $size $ITERS \
                     >"$d.rec" 2>&1; then
                 echo "| $kind | $size | $np | recording failed: $(tail -1 "$d.rec") | | | | |"
                 continue

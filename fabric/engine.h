@@ -151,6 +151,8 @@ typedef struct hs__msg {
     uint16_t phase, pidx;
     uint8_t  monitored;
     uint8_t  sent;       /* the `sent` callback has fired */
+    uint8_t  lane;       /* hs_fabric_inject_lane: 1 = the queue half the NIC's
+                            queues away from the destination's */
 } hs__msg;
 
 /* ---- ports -------------------------------------------------------------- */

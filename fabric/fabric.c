@@ -325,9 +325,15 @@ void hs_fabric_set_callbacks(hs_fabric *F, const hs_fabric_callbacks *cb, void *
 int hs_fabric_inject(hs_fabric *F, hs_time t, uint32_t src, uint32_t dst, uint64_t bytes,
                      uint16_t phase, int monitored, uint64_t cookie)
 {
+    return hs_fabric_inject_lane(F, t, src, dst, bytes, phase, monitored, 0, cookie);
+}
+
+int hs_fabric_inject_lane(hs_fabric *F, hs_time t, uint32_t src, uint32_t dst, uint64_t bytes,
+                          uint16_t phase, int monitored, unsigned lane, uint64_t cookie)
+{
     if (F->error)
         return F->error;
-    if (src >= F->N || dst >= F->N || src == dst || t < F->now)
+    if (src >= F->N || dst >= F->N || src == dst || t < F->now || lane > 1)
         return HS_EINVAL;
     if (!hs_fabric_node_local(F, src))
         return HS_EINVAL;   /* a parallel run: another process simulates src */
@@ -354,6 +360,7 @@ int hs_fabric_inject(hs_fabric *F, hs_time t, uint32_t src, uint32_t dst, uint64
     msg->pidx = pidx;
     msg->monitored = monitored != 0;
     msg->sent = 0;
+    msg->lane = (uint8_t)lane;
     /* a post originates at its NIC, in a run or outside (the event order's
      * origin, engine.h): whoever simulates the NIC counts its events */
     uint32_t cur = F->cur_dev, ext = F->ext_dev;

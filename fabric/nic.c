@@ -3,7 +3,8 @@
  * message completion).
  *
  * A NIC has Q injection queues (like send queues / QPs); a message goes to
- * queue dst mod Q, so messages between a pair stay in order, and the NIC
+ * queue dst mod Q, so messages between a pair stay in order (those posted
+ * on lane 1, hs_fabric_inject_lane, to queue (dst + Q/2) mod Q), and the NIC
  * sends one packet at a time round-robin over its non-empty queues.  A
  * packet is cut from its message when the injection link is idle and the
  * NIC wants to send; from then on it waits only for credits (its `ready`
@@ -54,7 +55,8 @@ void hs__nic_post(hs_fabric *F, uint32_t m)
 {
     hs__msg *msg = &F->ms[m];
     hs__nic *n = &F->nic[msg->src];
-    size_t q = n->qoff + msg->dst % F->prm.nic_queues;
+    unsigned Q = F->prm.nic_queues;
+    size_t q = n->qoff + (msg->dst + (msg->lane ? Q / 2 : 0)) % Q;
     msg->next = HS_NIL;
     if (F->mq_tail[q] == HS_NIL)
         F->mq_head[q] = m;

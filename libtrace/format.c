@@ -448,6 +448,29 @@ int hs__encode(const uint8_t *raw, size_t raw_len, size_t *off_io, int32_t rank,
         if (n == 0)
             c.prev_t = *base = t0;
         uint64_t dur = t1 > t0 ? t1 - t0 : 0;
+        /* The wire level's operations and completions (libhopscope-wire.so
+         * writes two per UCP operation): the same bytes as the general code
+         * below, straight from their fields without its chain of field
+         * tests (checked by test_encode_wire_kinds). */
+        if (r->kind == HS_TRACE_WIRE_OP || r->kind == HS_TRACE_WIRE_DONE) {
+            q = hs__put_s(q, (int64_t)(t0 - c.prev_t));
+            q = hs__put_u(q, dur);
+            c.prev_t = t0 + dur;
+            *p++ = (uint8_t)r->kind;
+            p = hs__put_u(p, r->flags & HS_TRACE_F_ALL);
+            int op = r->kind == HS_TRACE_WIRE_OP;
+            if (op)
+                p = hs__put_s(p, r->tag2);
+            p = hs__put_u(p, r->bytes);
+            p = hs__put_u(p, r->bytes2);
+            p = hs__put_s(p, (int64_t)(r->req - c.prev_req));
+            c.prev_req = r->req;
+            if (op)
+                p = hs__put_u(p, r->aux);
+            off += rsz;
+            n++;
+            continue;
+        }
         q = hs__put_s(q, (int64_t)(t0 - c.prev_t));
         q = hs__put_u(q, dur);
         c.prev_t = t0 + dur;

@@ -290,6 +290,15 @@ void hs_fabric_set_callbacks(hs_fabric *f, const hs_fabric_callbacks *cb, void *
 int hs_fabric_inject(hs_fabric *f, hs_time t, uint32_t src, uint32_t dst,
                      uint64_t bytes, uint16_t phase, int monitored,
                      uint64_t cookie);
+/* The same on a lane of the source NIC: lane 0 is hs_fabric_inject's
+ * injection queue (the destination's: messages to one destination leave in
+ * order); lane 1 another queue of the NIC (with --nic-queues 1 the same),
+ * for traffic the NIC serves apart from what it sends to that destination,
+ * such as the responses to RDMA reads (the target's NIC returns them
+ * without queueing them behind, or ahead of, its own sends to the reader). */
+int hs_fabric_inject_lane(hs_fabric *f, hs_time t, uint32_t src, uint32_t dst,
+                          uint64_t bytes, uint16_t phase, int monitored,
+                          unsigned lane, uint64_t cookie);
 /* Calls cb.timer(cookie) at time t >= now.  HS_EINVAL, HS_ENOMEM. */
 int hs_fabric_timer(hs_fabric *f, hs_time t, uint64_t cookie);
 

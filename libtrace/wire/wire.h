@@ -9,10 +9,12 @@
  * the thread index and clock of the rank file.  It changes nothing the
  * application sees: every argument is forwarded as given, except that a
  * completion callback is replaced by a trampoline that calls the original
- * with the original arguments first and then notes the time.
+ * with the original arguments first and then notes the time (for an nbx
+ * call UCP gets a user-data slot of ours, and the original callback the
+ * caller's user data from it: wire_ucx.c).
  *
- * Invariants: no allocation on the common path (per-thread buffers and one
- * fixed request table, sized at first use); a thread-local depth guard so
+ * Invariants: no allocation on the common path (per-thread buffers and
+ * user-data slots, one fixed request table, sized at first use); a thread-local depth guard so
  * that UCP calls made by UCP itself (ucp_tag_send_nb -> ucp_tag_send_nbx)
  * are recorded once; any internal failure stops recording, never the
  * application. */
@@ -108,9 +110,13 @@ static inline void hs__wleave(void)
 }
 
 /* Records (wire_core.c).  Each returns without effect when recording is off
- * or the buffer cannot take the event (counted as dropped). */
+ * or the buffer cannot take the event (counted as dropped).  hs__wire_op
+ * returns the operation's id (0: not written): id, when not 0, is one
+ * hs__wire_newid gave this thread before the posting call (so that a
+ * completion reported inside that call can name it). */
 HS__WHIDDEN uint64_t hs__wire_op(int op, uint64_t t0, uint64_t t1, uint32_t flags,
-                                 uint64_t bytes, uint64_t tag, uint64_t peer_hash);
+                                 uint64_t bytes, uint64_t tag, uint64_t peer_hash, uint64_t id);
+HS__WHIDDEN uint64_t hs__wire_newid(void);
 HS__WHIDDEN void hs__wire_done(uint64_t id, const hs__wdone *d);
 HS__WHIDDEN void hs__wire_worker(uint64_t t, uint64_t hash, uint64_t len);
 HS__WHIDDEN void hs__wire_ep(uint64_t t0, uint64_t t1, uint64_t hash);
@@ -124,11 +130,14 @@ HS__WHIDDEN void hs__wire_progress(uint64_t t0, uint64_t t1, unsigned n);
  * callback, a status check or a test.  hs__wreq_add after the posting call
  * returned a request; the completion may already have happened (early), in
  * which case the WIRE_DONE is written now.  hs__wreq_done from a completion
- * path; hs__wreq_forget when the request is released unfinished (kept
- * when cb: a replaced callback still reports it; UCP calls callbacks of
- * freed requests). */
+ * path, d->t 0 to have the time read only if the request is tracked (and
+ * not at all inside a posting call, whose stamp the completion takes);
+ * hs__wreq_forget when the request is released (kept when cb: a replaced
+ * callback still reports it when the library frees the request inside
+ * that callback, as MPICH does, before the trampoline records it).
+ * Lookups that find nothing take no lock. */
 HS__WHIDDEN void hs__wreq_add(void *req, uint64_t id, int cb);
-HS__WHIDDEN void hs__wreq_done(void *req, const hs__wdone *d);
+HS__WHIDDEN void hs__wreq_done(void *req, hs__wdone *d);
 HS__WHIDDEN void hs__wreq_forget(void *req);
 
 /* The real function: dlsym(RTLD_NEXT, name), else from lib (already

@@ -212,7 +212,7 @@ static int write_buf(hs__wbuf *b, int in_signal)
     return 0;
 }
 
-static void prog_emit(hs__wbuf *b);
+static void prog_emit(hs__wbuf *b, uint64_t now);
 
 static void stop(const char *why)
 {
@@ -247,7 +247,7 @@ static void retire(void *arg)
     hs__wbuf *b = arg;
     if (b && ready() && atomic_load(&hs__wire_on)) {
         if (b == hs__wt.buf)
-            prog_emit(b);
+            prog_emit(b, 0);
         flush_buf(b, 0);
     }
 }
@@ -294,14 +294,17 @@ static hs__rec *reserve_in(hs__wbuf *b);
 static void commit(hs__rec *r);
 
 /* Writes the thread's pending run of progress calls (before any other
- * record of the thread, so that records stay in start order). */
-static void prog_emit(hs__wbuf *b)
+ * record of the thread, so that records stay in start order).  now: the
+ * time of the record about to be written, or 0 (read here if needed). */
+static void prog_emit(hs__wbuf *b, uint64_t now)
 {
     if (hs__wt.poll_t0 && !hs__wt.poll_split) {
         /* A record is written from inside a progress call (a completion
          * callback): that call ends the run here, counted as having made
          * progress; the rest of it, after this record, is not timed. */
-        uint64_t now = hs__wnow(), e0 = hs__wt.poll_t0 > b->tlast ? hs__wt.poll_t0 : b->tlast;
+        if (!now)
+            now = hs__wnow();
+        uint64_t e0 = hs__wt.poll_t0 > b->tlast ? hs__wt.poll_t0 : b->tlast;
         if (!b->prog_calls) {
             b->prog_t0 = e0;
             b->prog_useful = b->prog_ticks = 0;
@@ -351,14 +354,15 @@ void hs__wire_progress(uint64_t t0, uint64_t t1, unsigned n)
     b->prog_ticks += t1 > e0 ? t1 - e0 : 0;
     b->prog_t1 = t1;
     if (hs__wunlikely(t1 - b->last_flush > *hs__wh->flush_ticks) && ready()) {
-        prog_emit(b);
+        prog_emit(b, t1);
         flush_buf(b, 0);
     }
 }
 
 /* Room for one record in this thread's buffer, or NULL (dropped); a
- * pending run of progress calls is written first. */
-static hs__rec *reserve(void)
+ * pending run of progress calls is written first.  t: the record's time
+ * (ends a progress call it is written from). */
+static hs__rec *reserve(uint64_t t)
 {
     hs__wbuf *b = hs__wt.buf;
     if (hs__wunlikely(!b)) {
@@ -368,7 +372,7 @@ static hs__rec *reserve(void)
         }
     }
     if (hs__wunlikely(b->prog_calls != 0 || hs__wt.poll_t0 != 0))
-        prog_emit(b);
+        prog_emit(b, t);
     return reserve_in(b);
 }
 
@@ -419,19 +423,28 @@ static int recording(void)
     return hs__wh && atomic_load_explicit(&hs__wire_on, memory_order_relaxed);
 }
 
+uint64_t hs__wire_newid(void)
+{
+    hs__wbuf *b = hs__wt.buf;
+    if (hs__wunlikely(!b) && !(b = hs__wt.buf = buf_new()))
+        return 0;
+    return (uint64_t)b->serial << 40 | ++b->next_op;
+}
+
 uint64_t hs__wire_op(int op, uint64_t t0, uint64_t t1, uint32_t flags, uint64_t bytes,
-                     uint64_t tag, uint64_t peer_hash)
+                     uint64_t tag, uint64_t peer_hash, uint64_t id)
 {
     if (!recording())
         return 0;
     if (t0 == HS__WPOST)
         t0 = t1;
     hs__wt.last_t = t1;
-    hs__rec *r = reserve();
+    hs__rec *r = reserve(t1);
     if (!r)
         return 0;
     hs__wbuf *b = hs__wt.buf;
-    uint64_t id = (uint64_t)b->serial << 40 | ++b->next_op;
+    if (!id)
+        id = (uint64_t)b->serial << 40 | ++b->next_op;
     r->kind = HS_TRACE_WIRE_OP;
     r->t0 = t0;
     r->t1 = t1;
@@ -447,7 +460,7 @@ uint64_t hs__wire_op(int op, uint64_t t0, uint64_t t1, uint32_t flags, uint64_t 
 
 static void write_done(uint64_t id, const hs__wdone *d)
 {
-    hs__rec *r = reserve();
+    hs__rec *r = reserve(d->t);
     if (!r)
         return;
     r->kind = HS_TRACE_WIRE_DONE;
@@ -492,7 +505,7 @@ void hs__wire_worker(uint64_t t, uint64_t hash, uint64_t len)
 {
     if (!recording())
         return;
-    hs__rec *r = reserve();
+    hs__rec *r = reserve(t);
     if (!r)
         return;
     r->kind = HS_TRACE_WIRE_WORKER;
@@ -507,7 +520,7 @@ void hs__wire_ep(uint64_t t0, uint64_t t1, uint64_t hash)
 {
     if (!recording())
         return;
-    hs__rec *r = reserve();
+    hs__rec *r = reserve(t1);
     if (!r)
         return;
     r->kind = HS_TRACE_WIRE_EP;
@@ -520,13 +533,17 @@ void hs__wire_ep(uint64_t t0, uint64_t t1, uint64_t hash)
 
 /* ---- pending requests -------------------------------------------------------------- */
 
-/* Open addressing with backward-shift deletion, one spin lock: the table
- * is touched once when an operation returns a request and once when it
- * completes.  A full table leaves requests untracked (no WIRE_DONE). */
+/* Open addressing with backward-shift deletion.  Changes (an operation
+ * returned a request, a tracked request completed or was released) take a
+ * spin lock; lookups that find nothing, the common case of a status check
+ * or a release after the completion was already written, take no lock: a
+ * sequence count, odd while a change is being made, tells a reader that
+ * its probe may have missed a key being moved, and it looks again under
+ * the lock.  A full table leaves requests untracked (no WIRE_DONE). */
 #define REQ_SLOTS (1u << 16)
 #define REQ_PROBE 64
 typedef struct reqent {
-    void *key;
+    void *key;           /* read without the lock: __atomic accesses only */
     uint64_t id;
     int early;           /* completed before the posting call returned */
     int cb;              /* a trampoline will report the completion, even after
@@ -535,18 +552,33 @@ typedef struct reqent {
 } reqent;
 static reqent *reqs;
 static atomic_flag req_lock = ATOMIC_FLAG_INIT;
+static _Atomic unsigned req_seq;
 
 static inline size_t req_home(void *p)
 {
     return (size_t)(hs__mix64((uint64_t)(uintptr_t)p) & (REQ_SLOTS - 1));
 }
+static inline void *key_at(size_t i)
+{
+    return __atomic_load_n(&reqs[i].key, __ATOMIC_RELAXED);
+}
+static inline void key_set(size_t i, void *k)
+{
+    __atomic_store_n(&reqs[i].key, k, __ATOMIC_RELAXED);
+}
 static void rlock(void)
 {
     while (atomic_flag_test_and_set_explicit(&req_lock, memory_order_acquire))
         ;
+    /* odd: keys may move (the fence orders this before the changes) */
+    atomic_store_explicit(&req_seq, atomic_load_explicit(&req_seq, memory_order_relaxed) + 1,
+                          memory_order_relaxed);
+    atomic_thread_fence(memory_order_release);
 }
 static void runlock(void)
 {
+    atomic_store_explicit(&req_seq, atomic_load_explicit(&req_seq, memory_order_relaxed) + 1,
+                          memory_order_release);
     atomic_flag_clear_explicit(&req_lock, memory_order_release);
 }
 /* Slot of key, or of the empty slot where it would go; SIZE_MAX when the
@@ -554,24 +586,43 @@ static void runlock(void)
 static size_t req_find(void *key)
 {
     size_t i = req_home(key);
-    for (unsigned k = 0; k < REQ_PROBE; k++, i = (i + 1) & (REQ_SLOTS - 1))
-        if (reqs[i].key == key || reqs[i].key == NULL)
+    for (unsigned k = 0; k < REQ_PROBE; k++, i = (i + 1) & (REQ_SLOTS - 1)) {
+        void *c = key_at(i);
+        if (c == key || c == NULL)
             return i;
+    }
     return SIZE_MAX;
+}
+/* Without the lock: 1 when key is (or may be) in the table, 0 when it is
+ * certainly not. */
+static int req_maybe(void *key)
+{
+    unsigned s0 = atomic_load_explicit(&req_seq, memory_order_acquire);
+    if (s0 & 1)
+        return 1;
+    size_t i = req_find(key);
+    int in = i == SIZE_MAX || key_at(i) == key;
+    atomic_thread_fence(memory_order_acquire);
+    return in || atomic_load_explicit(&req_seq, memory_order_relaxed) != s0;
 }
 static void req_del(size_t i)
 {
-    reqs[i].key = NULL;
+    key_set(i, NULL);
     size_t j = i;
     for (;;) {
         j = (j + 1) & (REQ_SLOTS - 1);
-        if (!reqs[j].key)
+        void *kj = key_at(j);
+        if (!kj)
             return;
-        size_t h = req_home(reqs[j].key);
+        size_t h = req_home(kj);
         /* Move j back to i when its home is not in (i, j]. */
         if ((j > i && (h <= i || h > j)) || (j < i && h <= i && h > j)) {
-            reqs[i] = reqs[j];
-            reqs[j].key = NULL;
+            reqs[i].id = reqs[j].id;
+            reqs[i].early = reqs[j].early;
+            reqs[i].cb = reqs[j].cb;
+            reqs[i].d = reqs[j].d;
+            key_set(i, kj);
+            key_set(j, NULL);
             i = j;
         }
     }
@@ -587,20 +638,30 @@ void hs__wreq_add(void *req, uint64_t id, int cb)
         runlock();
         return;
     }
-    if (reqs[i].key == req && reqs[i].early) {
+    if (key_at(i) == req && reqs[i].early) {
         hs__wdone d = reqs[i].d;
         req_del(i);
         runlock();
+        if (d.t < hs__wt.last_t)   /* within the posting call: its stamp */
+            d.t = hs__wt.last_t;
         hs__wire_done(id, &d);
         return;
     }
-    reqs[i] = (reqent){ .key = req, .id = id, .cb = cb };
+    reqs[i].id = id;
+    reqs[i].early = 0;
+    reqs[i].cb = cb;
+    key_set(i, req);
     runlock();
 }
 
-void hs__wreq_done(void *req, const hs__wdone *d)
+void hs__wreq_done(void *req, hs__wdone *d)
 {
     if (!reqs || !req)
+        return;
+    int depth = hs__wt.depth;
+    /* not tracked, and no posting call of this thread running that could
+     * still add it: nothing to record, and no clock to read */
+    if (!depth && !req_maybe(req))
         return;
     rlock();
     size_t i = req_find(req);
@@ -608,25 +669,35 @@ void hs__wreq_done(void *req, const hs__wdone *d)
         runlock();
         return;
     }
-    if (reqs[i].key == req && !reqs[i].early) {
+    if (key_at(i) == req && !reqs[i].early) {
         uint64_t id = reqs[i].id;
         req_del(i);
         runlock();
+        /* Inside a wrapper's real call the completion is written with that
+         * call's stamp (hs__wire_deferred), read when it returns: no clock
+         * here.  Otherwise one reading, now that it is known to be needed. */
+        if (!d->t && !depth)
+            d->t = hs__wnow();
         hs__wire_done(id, d);
         return;
     }
-    if (!reqs[i].key && hs__wt.depth)   /* the posting call has not returned yet */
-        reqs[i] = (reqent){ .key = req, .early = 1, .d = *d };
+    if (!key_at(i) && depth) {   /* the posting call has not returned yet */
+        reqs[i].id = 0;
+        reqs[i].early = 1;
+        reqs[i].cb = 0;
+        reqs[i].d = *d;
+        key_set(i, req);
+    }
     runlock();
 }
 
 void hs__wreq_forget(void *req)
 {
-    if (!reqs || !req)
+    if (!reqs || !req || !req_maybe(req))
         return;
     rlock();
     size_t i = req_find(req);
-    if (i != SIZE_MAX && reqs[i].key == req && !reqs[i].cb)
+    if (i != SIZE_MAX && key_at(i) == req && !reqs[i].cb)
         req_del(i);
     runlock();
 }
@@ -638,7 +709,7 @@ static void wire_end(int reason, int code, const hs__clock_rec *clk1, int in_sig
     /* this thread's run of progress calls; other threads' runs since their
      * last record or flush are not written (their buffers are not ours) */
     if (hs__wt.buf && !in_signal && atomic_load(&hs__wire_on) && !hs__wt.buf->busy)
-        prog_emit(hs__wt.buf);
+        prog_emit(hs__wt.buf, 0);
     if (!atomic_exchange(&hs__wire_on, 0) && fd < 0)
         return;
     for (hs__wbuf *b = atomic_load(&all_bufs); b; b = b->next_all) {

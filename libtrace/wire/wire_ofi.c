@@ -131,7 +131,7 @@ static inline void post(int op, uint64_t t0, ssize_t rc, uint64_t bytes, uint64_
     if (rc != 0)
         return;
     uint64_t id = hs__wire_op(op, t0, hs__wnow(), (imm ? HS_TRACE_F_WIRE_IMM : 0) | in, bytes,
-                              tag, in && peer == FI_ADDR_UNSPEC ? 0 : av_hash(peer));
+                              tag, in && peer == FI_ADDR_UNSPEC ? 0 : av_hash(peer), 0);
     if (!imm && ctx)
         hs__wreq_add(ctx, id, 1);
 }

@@ -29,6 +29,7 @@
 
 #if HS_HAVE_UCX
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <ucp/api/ucp.h>
@@ -140,9 +141,12 @@ static inline uint32_t status_flags(ucs_status_t st)
     return st == UCS_ERR_CANCELED ? HS_TRACE_F_CANCELLED : HS_TRACE_F_ERROR;
 }
 
+/* The time is read by hs__wreq_done, only for a request it tracks (a status
+ * check after the callback already reported it reads no clock) and not
+ * inside a posting call (the completion gets that call's stamp). */
 static void completed(void *req, ucs_status_t st, uint64_t len, uint64_t stag)
 {
-    hs__wdone d = { .t = hs__wnow(), .flags = status_flags(st), .bytes = len, .stag = stag };
+    hs__wdone d = { .t = 0, .flags = status_flags(st), .bytes = len, .stag = stag };
     hs__wreq_done(req, &d);
 }
 
@@ -203,12 +207,108 @@ static uint32_t send_protocol(void *req)
 
 static void send_completed(void *req, ucs_status_t st, uint32_t proto)
 {
-    hs__wdone d = { .t = hs__wnow(), .flags = status_flags(st) | proto };
+    hs__wdone d = { .t = 0, .flags = status_flags(st) | proto };
     hs__wreq_done(req, &d);
 }
 
+/* ---- user-data slots -------------------------------------------------------------
+ *
+ * An nbx call with a completion callback passes UCP a user-data pointer of
+ * its own: the wrapper puts the caller's user data and the operation's id
+ * (taken before the call, so that a completion inside the call can name
+ * it) in a slot of the posting thread's table and passes the slot instead;
+ * the trampoline takes both back, frees the slot and calls the original
+ * callback with the original user data.  The completion is then found
+ * without the pending-request table: no lock, no lookup, and a status check
+ * or a release of such a request finds nothing to do.  UCP calls the
+ * callback of a request it returned at most once (completion, error,
+ * ucp_request_cancel), and never for an operation that completed or failed
+ * in the posting call (then the wrapper frees the slot).  ucp_request_free
+ * of an unfinished request drops its callback (UCX clears the request's
+ * callback flag; the MPIs free their requests inside the callback): that
+ * operation gets no completion record, as before, and its slot stays taken
+ * (slots are probed onwards, so such slots are skipped).
+ *
+ * Only the owner thread takes slots (no atomic read-modify-write); any
+ * thread frees one (the callback may run on another thread) with a release
+ * store the owner's acquire load pairs with.  A table whose next UD_PROBE
+ * slots are all in use (requests never completed: a worker destroyed with
+ * requests pending) makes the call fall back to the request table. */
+#define UD_SLOTS 1024
+#define UD_PROBE 8
+typedef struct udslot {
+    void *ud;
+    _Atomic uint64_t id;
+    _Atomic int busy;
+} udslot;
+static __thread udslot *ud_tab __attribute__((tls_model("initial-exec")));
+static __thread unsigned ud_next __attribute__((tls_model("initial-exec")));
+static __thread int ud_failed __attribute__((tls_model("initial-exec")));
+static pthread_key_t ud_key;
+static pthread_once_t ud_once = PTHREAD_ONCE_INIT;
+
+/* At thread exit the table is freed unless a slot is still in use (a
+ * callback may yet run on another thread and read it): then it is left. */
+static void ud_retire(void *arg)
+{
+    udslot *t = arg;
+    for (unsigned i = 0; i < UD_SLOTS; i++)
+        if (atomic_load_explicit(&t[i].busy, memory_order_acquire))
+            return;
+    free(t);
+}
+static void ud_make_key(void)
+{
+    if (pthread_key_create(&ud_key, ud_retire) != 0)
+        ud_key = (pthread_key_t)-1;
+}
+
+static udslot *ud_get(void)
+{
+    udslot *t = ud_tab;
+    if (hs__wunlikely(!t)) {
+        if (ud_failed)
+            return NULL;
+        pthread_once(&ud_once, ud_make_key);
+        if (ud_key == (pthread_key_t)-1 || !(t = calloc(UD_SLOTS, sizeof *t)) ||
+            pthread_setspecific(ud_key, t) != 0) {
+            free(t);
+            ud_failed = 1;
+            return NULL;
+        }
+        ud_tab = t;
+    }
+    unsigned i = ud_next;
+    for (unsigned k = 0; k < UD_PROBE; k++, i = (i + 1) & (UD_SLOTS - 1))
+        if (!atomic_load_explicit(&t[i].busy, memory_order_acquire)) {
+            atomic_store_explicit(&t[i].busy, 1, memory_order_relaxed);
+            ud_next = (i + 1) & (UD_SLOTS - 1);
+            return &t[i];
+        }
+    ud_next = i;   /* the next call looks further on */
+    return NULL;
+}
+
+static inline void ud_put(udslot *s)
+{
+    atomic_store_explicit(&s->busy, 0, memory_order_release);
+}
+
+/* The completion of operation id, from its trampoline: inside a posting
+ * call (this thread's depth) it takes that call's stamp, so no clock. */
+static inline void ud_done(uint64_t id, ucs_status_t st, uint32_t proto, uint64_t len,
+                           uint64_t stag)
+{
+    if (!id || !hs__wh || !atomic_load_explicit(&hs__wire_on, memory_order_relaxed))
+        return;
+    hs__wdone d = { .t = hs__wt.depth ? 0 : hs__wnow(), .flags = status_flags(st) | proto,
+                    .bytes = len, .stag = stag };
+    hs__wire_done(id, &d);
+}
+
 /* The info a receive callback gets lives in the request, which the
- * original callback may release: read it first. */
+ * original callback may release: read it first.  After an error or a
+ * cancellation it holds nothing (UCX leaves it as it was): not read. */
 /* One table of original callbacks per callback type; trampoline k calls
  * table[k].  A slot, once taken, is never given back (the libraries use a
  * handful of callbacks); when all are taken the original goes through
@@ -240,6 +340,9 @@ TRAMP_TABLE(snb, ucp_send_callback_t)
 TRAMP_TABLE(rnb, ucp_tag_recv_callback_t)
 TRAMP_TABLE(stx, ucp_stream_recv_nbx_callback_t)
 TRAMP_TABLE(stb, ucp_stream_recv_callback_t)
+TRAMP_TABLE(usnbx, ucp_send_nbx_callback_t)
+TRAMP_TABLE(urnbx, ucp_tag_recv_nbx_callback_t)
+TRAMP_TABLE(ustx, ucp_stream_recv_nbx_callback_t)
 
 #define TRAMPS(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11) X(12) X(13) \
                   X(14) X(15)
@@ -252,7 +355,8 @@ TRAMP_TABLE(stb, ucp_stream_recv_callback_t)
     }                                                                                       \
     static void rnbx_t##k(void *rq, ucs_status_t st, const ucp_tag_recv_info_t *in, void *ud) \
     {                                                                                       \
-        uint64_t len = in ? in->length : 0, stag = in ? in->sender_tag : 0;                 \
+        uint64_t len = in && st == UCS_OK ? in->length : 0;                                  \
+        uint64_t stag = in && st == UCS_OK ? in->sender_tag : 0;                            \
         atomic_load_explicit(&rnbx_orig[k], memory_order_acquire)(rq, st, in, ud);          \
         completed(rq, st, len, stag);                                                       \
     }                                                                                       \
@@ -264,7 +368,8 @@ TRAMP_TABLE(stb, ucp_stream_recv_callback_t)
     }                                                                                       \
     static void rnb_t##k(void *rq, ucs_status_t st, ucp_tag_recv_info_t *in)                \
     {                                                                                       \
-        uint64_t len = in ? in->length : 0, stag = in ? in->sender_tag : 0;                 \
+        uint64_t len = in && st == UCS_OK ? in->length : 0;                                  \
+        uint64_t stag = in && st == UCS_OK ? in->sender_tag : 0;                            \
         atomic_load_explicit(&rnb_orig[k], memory_order_acquire)(rq, st, in);               \
         completed(rq, st, len, stag);                                                       \
     }                                                                                       \
@@ -277,6 +382,37 @@ TRAMP_TABLE(stb, ucp_stream_recv_callback_t)
     {                                                                                       \
         atomic_load_explicit(&stb_orig[k], memory_order_acquire)(rq, st, len);              \
         completed(rq, st, len, 0);                                                          \
+    }                                                                                       \
+    static void usnbx_t##k(void *rq, ucs_status_t st, void *ud)                             \
+    {                                                                                       \
+        udslot *s_ = ud;                                                                    \
+        void *oud_ = s_->ud;                                                                \
+        uint64_t id_ = atomic_load_explicit(&s_->id, memory_order_relaxed);                 \
+        ud_put(s_);                                                                         \
+        uint32_t pr = st == UCS_OK && id_ ? send_protocol(rq) : 0;                          \
+        atomic_load_explicit(&usnbx_orig[k], memory_order_acquire)(rq, st, oud_);           \
+        ud_done(id_, st, pr, 0, 0);                                                         \
+    }                                                                                       \
+    static void urnbx_t##k(void *rq, ucs_status_t st, const ucp_tag_recv_info_t *in,        \
+                           void *ud)                                                        \
+    {                                                                                       \
+        udslot *s_ = ud;                                                                    \
+        void *oud_ = s_->ud;                                                                \
+        uint64_t id_ = atomic_load_explicit(&s_->id, memory_order_relaxed);                 \
+        ud_put(s_);                                                                         \
+        uint64_t len = in && st == UCS_OK ? in->length : 0;                                  \
+        uint64_t stag = in && st == UCS_OK ? in->sender_tag : 0;                            \
+        atomic_load_explicit(&urnbx_orig[k], memory_order_acquire)(rq, st, in, oud_);       \
+        ud_done(id_, st, 0, len, stag);                                                     \
+    }                                                                                       \
+    static void ustx_t##k(void *rq, ucs_status_t st, size_t len, void *ud)                  \
+    {                                                                                       \
+        udslot *s_ = ud;                                                                    \
+        void *oud_ = s_->ud;                                                                \
+        uint64_t id_ = atomic_load_explicit(&s_->id, memory_order_relaxed);                 \
+        ud_put(s_);                                                                         \
+        atomic_load_explicit(&ustx_orig[k], memory_order_acquire)(rq, st, len, oud_);       \
+        ud_done(id_, st, 0, len, 0);                                                        \
     }
 TRAMPS(DEF_TRAMP)
 #define SET_TRAMP(k)                                                                        \
@@ -285,22 +421,52 @@ TRAMPS(DEF_TRAMP)
     snb_tramp[k] = snb_t##k;                                                                \
     rnb_tramp[k] = rnb_t##k;                                                                \
     stx_tramp[k] = stx_t##k;                                                                \
-    stb_tramp[k] = stb_t##k;
+    stb_tramp[k] = stb_t##k;                                                                \
+    usnbx_tramp[k] = usnbx_t##k;                                                            \
+    urnbx_tramp[k] = urnbx_t##k;                                                            \
+    ustx_tramp[k] = ustx_t##k;
 __attribute__((constructor)) static void tramp_init(void)
 {
     TRAMPS(SET_TRAMP)
 }
 
 /* An nbx parameter block with the callback replaced, in *copy; returns the
- * block to pass on (param itself when it cannot be wrapped). */
+ * block to pass on (param itself when it cannot be wrapped).  *slot: the
+ * user-data slot the trampoline reports through (then *id is the
+ * operation's id, taken now), or NULL (the request table's trampolines). */
 enum { CB_SEND, CB_RECV, CB_STREAM };
 static const ucp_request_param_t *wrap_param(const ucp_request_param_t *param,
-                                             ucp_request_param_t *copy, int which)
+                                             ucp_request_param_t *copy, int which,
+                                             udslot **slot, uint64_t *id)
 {
+    *slot = NULL;
+    *id = 0;
     if (!param || !(param->op_attr_mask & UCP_OP_ATTR_FIELD_CALLBACK) ||
         (param->op_attr_mask & ~(uint32_t)KNOWN_ATTRS))
         return param;
     *copy = *param;
+    udslot *s = ud_get();
+    if (s) {
+        int w;
+        if (which == CB_RECV)
+            w = (copy->cb.recv = urnbx_wrap(param->cb.recv)) != param->cb.recv;
+        else if (which == CB_STREAM)
+            w = (copy->cb.recv_stream = ustx_wrap(param->cb.recv_stream)) !=
+                param->cb.recv_stream;
+        else
+            w = (copy->cb.send = usnbx_wrap(param->cb.send)) != param->cb.send;
+        if (w) {
+            s->ud = param->op_attr_mask & UCP_OP_ATTR_FIELD_USER_DATA ? param->user_data : NULL;
+            *id = hs__wire_newid();
+            atomic_store_explicit(&s->id, *id, memory_order_relaxed);
+            copy->user_data = s;
+            copy->op_attr_mask |= UCP_OP_ATTR_FIELD_USER_DATA;
+            *slot = s;
+            return copy;
+        }
+        ud_put(s);
+        *copy = *param;
+    }
     if (which == CB_RECV)
         copy->cb.recv = rnbx_wrap(param->cb.recv);
     else if (which == CB_STREAM)
@@ -352,7 +518,7 @@ static inline void track(ucs_status_ptr_t sp, uint64_t id, int cb)
         ucs_status_ptr_t sp_ = (call);                                                        \
         if (rec_) {                                                                           \
             uint64_t id_ = hs__wire_op(op, HS__WPOST, hs__wnow(), post_flags(sp_) | (fl),     \
-                                       (bytes), (tag), (peer));                               \
+                                       (bytes), (tag), (peer), 0);                            \
             track(sp_, id_, c_ != (cb));                                                      \
             hs__wleave();                                                                     \
         }                                                                                     \
@@ -366,12 +532,21 @@ static inline void track(ucs_status_ptr_t sp, uint64_t id, int cb)
     do {                                                                                      \
         int rec_ = hs__wenter();                                                              \
         ucp_request_param_t copy_;                                                            \
-        const ucp_request_param_t *p_ = rec_ ? wrap_param(param, &copy_, which) : (param);    \
+        udslot *ud_ = NULL;                                                                   \
+        uint64_t pre_ = 0;                                                                    \
+        const ucp_request_param_t *p_ = (param);                                              \
+        if (rec_ && p_ && (p_->op_attr_mask & UCP_OP_ATTR_FIELD_CALLBACK))                   \
+            p_ = wrap_param(param, &copy_, which, &ud_, &pre_);                               \
         ucs_status_ptr_t sp_ = (call);                                                        \
         if (rec_) {                                                                           \
             uint64_t id_ = hs__wire_op(op, HS__WPOST, hs__wnow(), post_flags(sp_) | (fl),     \
-                                       (bytes), (tag), (peer));                               \
-            track(sp_, id_, p_ != (param));                                                   \
+                                       (bytes), (tag), (peer), pre_);                         \
+            if (!ud_)                                                                         \
+                track(sp_, id_, p_ != (param));                                               \
+            else if (sp_ == NULL || UCS_PTR_IS_ERR(sp_))                                      \
+                ud_put(ud_);   /* no callback for it */                                       \
+            else if (!id_)     /* not written: no completion either */                        \
+                atomic_store_explicit(&ud_->id, 0, memory_order_relaxed);                     \
             hs__wleave();                                                                     \
         }                                                                                     \
         return sp_;                                                                           \
@@ -390,7 +565,8 @@ static inline uint32_t st_flags(ucs_status_t st)
         if (!hs__wenter())                                                                    \
             return (call);                                                                    \
         ucs_status_t st_ = (call);                                                            \
-        hs__wire_op(op, HS__WPOST, hs__wnow(), st_flags(st_) | (fl), (bytes), (tag), (peer)); \
+        hs__wire_op(op, HS__WPOST, hs__wnow(), st_flags(st_) | (fl), (bytes), (tag), (peer), \
+                    0);                                                                       \
         hs__wleave();                                                                         \
         return st_;                                                                           \
     } while (0)
@@ -435,7 +611,7 @@ ucs_status_t ucp_tag_send_nbr(ucp_ep_h ep, const void *buffer, size_t count,
     uint32_t fl = st == UCS_OK ? HS_TRACE_F_WIRE_IMM
                   : st == UCS_INPROGRESS ? 0 : HS_TRACE_F_WIRE_IMM | HS_TRACE_F_ERROR;
     uint64_t id = hs__wire_op(HS_TRACE_WOP_TAG_SEND, HS__WPOST, hs__wnow(), fl,
-                              dt_bytes(buffer, count, datatype), tag, ep_uuid(ep));
+                              dt_bytes(buffer, count, datatype), tag, ep_uuid(ep), 0);
     if (st == UCS_INPROGRESS)
         hs__wreq_add(req, id, 0);
     hs__wleave();
@@ -443,13 +619,24 @@ ucs_status_t ucp_tag_send_nbr(ucp_ep_h ep, const void *buffer, size_t count,
 }
 
 /* A receive that completed at once (the message was there) has its size in
- * recv_info; otherwise the buffer's capacity (the completion has the size). */
+ * recv_info; otherwise the buffer's capacity (the completion has the size).
+ * UCX 1.13 does not always fill recv_info for a receive completed at once
+ * (an unexpected 0-byte message on the self transport leaves it as the
+ * caller had it, measured): a length beyond the buffer's capacity, which
+ * no receive can deliver, is not believed. */
 static uint64_t recv_bytes(ucs_status_ptr_t sp, const void *buffer, size_t count,
                            const ucp_request_param_t *param)
 {
     if (sp == NULL && param && (param->op_attr_mask & UCP_OP_ATTR_FIELD_RECV_INFO) &&
-        param->recv_info.tag_info)
-        return param->recv_info.tag_info->length;
+        param->recv_info.tag_info) {
+        uint64_t len = param->recv_info.tag_info->length;
+        if (len <= count)   /* within the capacity whatever the element size */
+            return len;
+        uint64_t cap = nbx_bytes(buffer, count, param);
+        if (len <= cap || (cap == 0 && count != 0))   /* a generic datatype: size unknown */
+            return len;
+        return cap;
+    }
     return nbx_bytes(buffer, count, param);
 }
 
@@ -479,7 +666,7 @@ ucs_status_t ucp_tag_recv_nbr(ucp_worker_h worker, void *buffer, size_t count,
     uint32_t fl = HS_TRACE_F_WIRE_IN |
                   (st == UCS_INPROGRESS || st == UCS_OK ? 0 : HS_TRACE_F_WIRE_IMM | HS_TRACE_F_ERROR);
     uint64_t id = hs__wire_op(HS_TRACE_WOP_TAG_RECV, HS__WPOST, hs__wnow(), fl,
-                              dt_bytes(buffer, count, datatype), tag, 0);
+                              dt_bytes(buffer, count, datatype), tag, 0, 0);
     if (st == UCS_INPROGRESS || st == UCS_OK)   /* completion seen by ucp_request_test */
         hs__wreq_add(req, id, 0);
     hs__wleave();
@@ -619,7 +806,7 @@ static ucs_status_t am_tramp(void *arg, void *data, size_t length, ucp_ep_h repl
     uint64_t t = hs__wnow();
     if (hs__wh && atomic_load_explicit(&hs__wire_on, memory_order_relaxed))
         hs__wire_op(HS_TRACE_WOP_AM_RECV, t, t, HS_TRACE_F_WIRE_IN | HS_TRACE_F_WIRE_IMM, length,
-                    c->id, reply_ep ? ep_uuid(reply_ep) : 0);
+                    c->id, reply_ep ? ep_uuid(reply_ep) : 0, 0);
     return c->cb(c->arg, data, length, reply_ep, flags);
 }
 
@@ -753,8 +940,9 @@ int ucp_request_is_completed(void *request)
 ucs_status_t ucp_request_test(void *request, ucp_tag_recv_info_t *info)
 {
     ucs_status_t st = REAL(ucp_request_test)(request, info);
-    if (st != UCS_INPROGRESS && hs__wh)
-        completed(request, st, info ? info->length : 0, info ? info->sender_tag : 0);
+    if (st != UCS_INPROGRESS && hs__wh)   /* info holds nothing after an error */
+        completed(request, st, info && st == UCS_OK ? info->length : 0,
+                  info && st == UCS_OK ? info->sender_tag : 0);
     return st;
 }
 

@@ -102,4 +102,27 @@ t_eq "rescore: same build, same answers (seed, expected, reported, fully, top)" 
     "$(cut -f1-7 "$T_TMP/draw/results.tsv")" "$(cut -f1-7 "$T_TMP/rescore/results.tsv")"
 t_eq "rescore: nothing changed" "" "$(cat "$T_TMP/rescore/changed.txt")"
 t_grep "rescore: a report" '^\| expected \\ reported \| scenarios' "$T_TMP/rescore/report.md"
+
+# 6. classes.sh on a hand-written table: strict misses by class, exact lines
+# (seed, expected, primary, reported, top, fully, topright, status, then
+# columns 9-18 with 18 = fully right either way; only "ok" rows count).
+row() { printf '%s\t%s\t-\t%s\t-\t%s\t0\t%s\t0\tT\tA\tM\t\t\t-\t1\t-\t%s\n' "$@"; }
+{
+    row 1 mapping pattern+mapping 0 ok 1
+    row 2 mapping pattern+mapping 0 ok 0
+    row 3 none abstain 0 ok 0
+    row 4 mapping+interference mapping 0 ok 0
+    row 5 pattern pattern 1 ok 1
+    row 6 interference pattern 0 ok 0
+    row 7 none abstain 0 "analyze exit 1" 0
+    row 8 none abstain 0 ok 0
+} > "$T_TMP/classes.tsv"
+TAB=$(printf '\t')
+t_eq "classes: strict misses by class, most frequent first" \
+"2${TAB}undecided alone${TAB}3 8
+1${TAB}extra pattern${TAB}2
+1${TAB}extra pattern (right either way)${TAB}1
+1${TAB}miss interference${TAB}4
+1${TAB}miss interference, extra pattern${TAB}6" \
+    "$(examples/scenarios/classes.sh "$T_TMP/classes.tsv")"
 exit $t_failed

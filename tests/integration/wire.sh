@@ -36,6 +36,11 @@ OFI_OMPI="--mca pml cm --mca mtl ofi --mca mtl_ofi_provider_include tcp"
 # provider; tcp and udp do not run it here, docs/wire.md); point-to-point
 # goes through ob1 and btl tcp, which is not below-MPI captured.
 BTLOFI_OMPI="--mca pml ob1 --mca osc rdma --mca btl self,tcp,ofi --mca btl_ofi_provider_include sockets"
+# Two-sided point-to-point through btl ofi: no other BTL between ranks
+# (self only for a rank to itself), btl_ofi_mode 2 (one- and two-sided),
+# udp provider (ofi_rxd; sockets gives the same records, about 5x slower
+# here; tcp's ofi_rxm is not offered: "unable to reach each other").
+BTLOFI2_OMPI="--mca pml ob1 --mca btl self,ofi --mca btl_ofi_mode 2 --mca btl_ofi_provider_include udp"
 CHECK=$BUILD/tests/helpers/wire_check
 
 launch() {
@@ -43,6 +48,7 @@ launch() {
         openmpi) echo "$MPIRUN_OMPI $UCX_OMPI" ;;
         openmpi-ofi) echo "$MPIRUN_OMPI $OFI_OMPI" ;;
         openmpi-btlofi) echo "$MPIRUN_OMPI $BTLOFI_OMPI" ;;
+        openmpi-btlofi2) echo "$MPIRUN_OMPI $BTLOFI2_OMPI" ;;
         mpich) echo "$MPIRUN_MPICH" ;;
     esac
 }
@@ -213,13 +219,39 @@ if [ -n "$OFI" ]; then
     fi
 fi
 
+# Open MPI's two-sided point-to-point over btl ofi (pml ob1, btl self,ofi,
+# btl_ofi_mode 2, udp provider): ob1 sends each message as a tagged
+# libfabric message of its header and payload when it fits the eager size
+# (here up to 1000 B), otherwise as a header alone after which the
+# receiver reads the payload with fi_read (RGET).  wire_check --btl: each
+# of the 120 MPI sends (3 forms x 10 sizes from rank 0 to each of 3 peers,
+# 10 back from each) has within its call a tag send to the same world rank
+# that carries it, and each of the 72 MPI_Recv of 4096 B or more (6 sizes x
+# 3 peers x 4 messages) reads exactly its size from its source.
+if [ -n "$OFI" ]; then
+    n=wire-openmpi-btlofi2
+    if wrun $n openmpi-btlofi2 $P "$BUILD/tests/mpi/openmpi/wire"; then
+        "$CHECK" --btl "$T_TMP/$n" >"$T_TMP/$n.wcheck" 2>&1
+        t_eq "$n: wire_check --btl passes" 0 $?
+        v() { awk -v k="$1" '$1 == k { print $2 }' "$T_TMP/$n.wcheck"; }
+        t_eq "$n: MPI point-to-point sends" 120 "$(v sends)"
+        t_eq "$n: each carried by a tag send to its rank" 120 "$(v exact)"
+        t_eq "$n: no send carried to another rank" 0 "$(v wrong_peer)"
+        t_eq "$n: receives of >= 4096 B that read the payload (RGET)" 72 "$(v get_recvs)"
+        t_eq "$n: each read exactly its size from its source" 72 "$(v get_exact)"
+        t_eq "$n: per pair, wire bytes >= MPI payload" 0 "$(v below_mpi)"
+    fi
+fi
+
 # ucp_worker_progress and stream receives (tests/wire/ucpself: a thread
 # that makes no MPI call polls an idle worker exactly 12345 times; a stream
 # of 65536 B to the rank's own worker, the receive posted first): the
 # polling thread's progress records add up to exactly 12345 calls, none of
 # which made progress, each record's time inside at most its span; the
 # stream receive is recorded with the buffer's size and completed (a
-# wire_done from the stream callback) with the length received.
+# wire_done from the stream callback) with the length received; callbacks
+# with user data: a cancelled receive, a send freed before it completed,
+# a receive whose callback runs on another thread.
 if [ -x "$BUILD/tests/wire/ucpself" ]; then
     n=ucpself-wire
     if wrun $n mpich 1 "$BUILD/tests/wire/ucpself" 12345 65536; then
@@ -246,6 +278,27 @@ if [ -x "$BUILD/tests/wire/ucpself" ]; then
             "$(awk -v r="$rq" '$4 == "wire_done" { hit = 0; b = "";
                     for (i = 5; i <= NF; i++) { if ($i == r) hit = 1; if ($i ~ /^bytes=/) b = $i }
                     if (hit) print b }' "$wd")"
+        # callbacks with user data (the nbx user-data slots): each original
+        # callback got its own user data and status, with and without --wire
+        t_grep "$n: cancel, freed send, other thread: every callback got its own user data" \
+            "user data: cancel 1, freed send's callback 0, its data intact, other thread 1; every callback got its own" \
+            "$T_TMP/$n.app.out"
+        # wdone TAG: the wire_done lines of the tag receive with that UCX tag
+        wdone() { awk -v t="$1" '$4 == "wire_op" && /op=tag_recv/ && $0 ~ "utag=" t " " {
+                    for (i = 5; i <= NF; i++) if ($i ~ /^req=/) { q = $i; th[q] = $1 } }
+                 $4 == "wire_done" { for (i = 5; i <= NF; i++) if ($i == q) {
+                    o = ""; for (j = 5; j <= NF; j++) if ($j != q) o = o " " $j
+                    print (th[q] == $1 ? "same-thread" : "other-thread") o } }' "$wd"; }
+        t_eq "$n: the cancelled receive completed as cancelled, no bytes" "same-thread cancelled" \
+            "$(wdone 0x71)"
+        t_eq "$n: the receive of the freed send completed with its 100000 B" \
+            "same-thread bytes=100000 utag=0x72" "$(wdone 0x72)"
+        t_eq "$n: the freed send itself: no completion (UCP dropped its callback)" 0 \
+            "$(awk '$4 == "wire_op" && /op=tag_send/ && /utag=0x72 / { for (i = 5; i <= NF; i++)
+                    if ($i ~ /^req=/) q = $i } $4 == "wire_done" { for (i = 5; i <= NF; i++)
+                    if ($i == q) c++ } END { print c + 0 }' "$wd")"
+        t_eq "$n: the receive completed by another thread's callback, recorded there" \
+            "other-thread bytes=3000 utag=0x73" "$(wdone 0x73)"
         "$HOPSCOPE" trace stats --wire "$T_TMP/$n" >"$T_TMP/$n.wtxt" 2>&1
         t_eq "$n: stats --wire counts every progress call of the dump" \
             "$(awk '$4 == "wire_progress" { c += substr($5, 7) } END { print c + 0 }' "$wd")" \

@@ -326,12 +326,87 @@ static void test_wire_rendezvous(void **s)
     hs_replay_result_free(&r);
 }
 
+/* Rendezvous by get in both directions between two ranks (a pairwise
+ * exchange step), rank 1's send posted D = 3 us after rank 0's: rank 0's
+ * data to rank 1 (read by rank 1) is on its way when rank 1's request to
+ * send reaches rank 0, whose get request back must not wait behind that
+ * data: the fabric returns a read's data on the NIC's other lane
+ * (hs_fabric_inject_lane).  Rank 0's receive then completes one handshake
+ * and one transfer after D: between D + 2 L(c) + L(B) (causality: request,
+ * get request, data) and that plus one more L(c) (the get request goes
+ * between two of the data's packets).  With one injection queue per NIC
+ * (--nic-queues 1) there is only one lane: the get request leaves after
+ * rank 0's whole 1 MiB, and the receive takes two transfers, >= 2 L(B). */
+static void xchg_trace(void)
+{
+    snprintf(dir, sizeof dir, "/tmp/hs-test-wire-XXXXXX");
+    assert_non_null(mkdtemp(dir));
+    manifest(2);
+    hs_error e;
+    hs_trace_writer *w;
+    const uint64_t U0 = 0x7100, U1 = 0x7101, B = 1 << 20;
+    const uint32_t get = HS_TRACE_F_WIRE_RNDV | HS_TRACE_F_WIRE_RGET;
+    assert_int_equal(hs_trace_writer_open_wire(&w, dir, 0, 2, &e), 0);
+    ev_put(w, HS_TRACE_WIRE_WORKER, 0, -100, -100, 100, 0, 0, U0, 0);
+    ev_put(w, HS_TRACE_WIRE_OP, HS_TRACE_WOP_TAG_SEND, 0, 5, B, 7, 1, U1, 0);
+    ev_put(w, HS_TRACE_WIRE_OP, HS_TRACE_WOP_TAG_RECV, 10, 15, B, 8, 2, 0, HS_TRACE_F_WIRE_IN);
+    ev_put(w, HS_TRACE_WIRE_DONE, 0, 300000, 300000, 0, 0, 1, 0, get);
+    ev_put(w, HS_TRACE_WIRE_DONE, 0, 300010, 300010, B, 8, 2, 0, 0);
+    assert_int_equal(hs_trace_writer_close(w, &e), 0);
+    assert_int_equal(hs_trace_writer_open_wire(&w, dir, 1, 2, &e), 0);
+    ev_put(w, HS_TRACE_WIRE_WORKER, 0, -100, -100, 100, 0, 0, U1, 0);
+    ev_put(w, HS_TRACE_WIRE_OP, HS_TRACE_WOP_TAG_RECV, 0, 5, B, 7, 1, 0, HS_TRACE_F_WIRE_IN);
+    ev_put(w, HS_TRACE_WIRE_OP, HS_TRACE_WOP_TAG_SEND, 3000, 3005, B, 8, 2, U0, 0);
+    ev_put(w, HS_TRACE_WIRE_DONE, 0, 300000, 300000, B, 7, 1, 0, 0);
+    ev_put(w, HS_TRACE_WIRE_DONE, 0, 300010, 300010, 0, 0, 2, 0, get);
+    assert_int_equal(hs_trace_writer_close(w, &e), 0);
+}
+
+static void test_wire_rndv_crossing(void **s)
+{
+    (void)s;
+    hs_replay_params p;
+    hs_replay_params_default(&p);
+    const uint64_t B = 1 << 20;
+    const hs_time c = L(p.ctrl_bytes), D = 3000 * HS_PS_PER_NS;
+    for (int queues = 8; queues >= 1; queues -= 7) {
+        xchg_trace();
+        hs_replay_params_default(&p);
+        p.trace = dir;
+        p.topo = TOPO;
+        p.ppn = 1;
+        p.wire = 1;
+        p.compute_scale = 1;   /* keep the recorded 3 us between rank 1's posts */
+        p.net.nic_queues = (unsigned)queues;
+        hs_replay_result r;
+        hs_error e;
+        int rc = hs_replay_run(&p, &r, &e);
+        if (rc)
+            fail_msg("%s", hs_error_str(&e, rc));
+        char cmd[400];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+        assert_int_equal(system(cmd), 0);
+        assert_int_equal(r.status, 0);
+        assert_int_equal(r.messages, 8);
+        print_message("nic queues %d: rank 0 %.3f us, rank 1 %.3f us (L(B) %.3f, c %.3f)\n",
+                      queues, r.rank_time[0] / 1e6, r.rank_time[1] / 1e6, L(B) / 1e6, c / 1e6);
+        if (queues > 1) {
+            assert_true(r.rank_time[0] >= D + 2 * c + L(B));
+            assert_true(r.rank_time[0] <= D + 3 * c + L(B));
+        } else {
+            assert_true(r.rank_time[0] >= 2 * L(B));
+        }
+        hs_replay_result_free(&r);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_wire_pingpong),
         cmocka_unit_test(test_wire_reduction),
         cmocka_unit_test(test_wire_rendezvous),
+        cmocka_unit_test(test_wire_rndv_crossing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

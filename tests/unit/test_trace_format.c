@@ -486,6 +486,88 @@ static void test_encode_fast_shapes(void **state)
     free(words);
 }
 
+/* The wire kinds' own path in hs__encode: exact bytes of a small
+ * wire_op + wire_done pair, then every length from 1 to 10 bytes in every
+ * field of both and in both times, decoded back. */
+static void test_encode_wire_kinds(void **state)
+{
+    (void)state;
+    static uint8_t raw[64 << 10];
+    static uint8_t st[64 << 10], tm[64 << 10];
+    size_t used = 0, off = 0, sl, tl;
+    uint32_t n;
+    uint64_t base;
+    hs__rec a = { .kind = HS_TRACE_WIRE_OP, .t0 = 100, .t1 = 100, .tag2 = HS_TRACE_WOP_TAG_SEND,
+                  .bytes = 8, .bytes2 = 7, .req = 1, .aux = 0x80, .repeat = 1 };
+    put_rec(raw, &used, &a, NULL, 0);
+    hs__rec b = { .kind = HS_TRACE_WIRE_DONE, .t0 = 300, .t1 = 300, .req = 1,
+                  .flags = HS_TRACE_F_ERROR, .repeat = 1 };
+    put_rec(raw, &used, &b, NULL, 0);
+    assert_int_equal(hs__encode(raw, used, &off, 0, 0, st, sizeof st, &sl, tm, sizeof tm, &tl, &n,
+                                &base), 0);
+    /* kind, flags, op (zigzag), bytes, tag, req delta (zigzag), peer hash
+     * 0x80 = 0x80 0x01; kind, flags, bytes, tag, req delta */
+    const uint8_t want[] = { HS_TRACE_WIRE_OP, 0, (uint8_t)(2 * HS_TRACE_WOP_TAG_SEND), 8, 7, 2,
+                             0x80, 0x01, HS_TRACE_WIRE_DONE, (uint8_t)HS_TRACE_F_ERROR, 0, 0, 0 };
+    const uint8_t want_t[] = { 0, 0, 0x90, 0x03, 0 };   /* +200 ticks: zigzag 400 */
+    assert_true(HS_TRACE_F_ERROR < 0x80 && 2 * HS_TRACE_WOP_TAG_SEND < 0x80);
+    assert_int_equal(n, 2);
+    assert_int_equal(base, 100);
+    assert_int_equal(sl, sizeof want);
+    assert_memory_equal(st, want, sizeof want);
+    assert_int_equal(tl, sizeof want_t);
+    assert_memory_equal(tm, want_t, sizeof want_t);
+
+    enum { N = 2 * 66 };
+    hs__rec in[N];
+    used = 0;
+    uint64_t t = 5;
+    for (int i = 0; i < N; i++) {
+        int k = i / 2;   /* bit length 0..64 of this pair's large values */
+        uint64_t v = k == 0 ? 0 : k >= 64 ? UINT64_MAX : ((1ull << (k - 1)) | (k > 1 ? 1 : 0));
+        if (k == 65)
+            v = 1ull << 63;
+        uint64_t w = v ^ (v >> 1);   /* another value of the same length */
+        t += (uint64_t)(k % 20) << (k % 40);
+        if (i % 2 == 0)
+            in[i] = (hs__rec){ .kind = HS_TRACE_WIRE_OP, .t0 = t, .t1 = t + (v >> 8), .repeat = 1,
+                               .tag2 = (int32_t)(k % 12), .bytes = v, .bytes2 = w,
+                               .req = v ^ 0x5555, .aux = ~v, .flags = (uint32_t)k % 3 };
+        else
+            in[i] = (hs__rec){ .kind = HS_TRACE_WIRE_DONE, .t0 = t, .t1 = t, .repeat = 1,
+                               .bytes = w, .bytes2 = v, .req = in[i - 1].req,
+                               .flags = k % 2 ? HS_TRACE_F_CANCELLED : 0 };
+        put_rec(raw, &used, &in[i], NULL, 0);
+    }
+    off = 0;
+    assert_int_equal(hs__encode(raw, used, &off, 2, 0, st, sizeof st, &sl, tm, sizeof tm, &tl, &n,
+                                &base), 0);
+    assert_int_equal(n, N);
+    assert_int_equal(off, used);
+    hs__codec c = { .rank = 2, .prev_t = base };
+    size_t sp = 0, tp = 0, wcap = 0;
+    uint64_t *words = NULL;
+    const char *why = NULL;
+    for (int i = 0; i < N; i++) {
+        hs__rec o;
+        assert_int_equal(hs__decode_one(&c, st, sl, &sp, tm, tl, &tp, &o, &words, &wcap, &why), 0);
+        assert_int_equal(o.kind, in[i].kind);
+        assert_int_equal(o.flags, in[i].flags);
+        assert_true(o.t0 == in[i].t0);
+        assert_true(o.t1 == in[i].t1);
+        assert_true(o.bytes == in[i].bytes);
+        assert_true(o.bytes2 == in[i].bytes2);
+        assert_true(o.req == in[i].req);
+        if (in[i].kind == HS_TRACE_WIRE_OP) {
+            assert_int_equal(o.tag2, in[i].tag2);
+            assert_true(o.aux == in[i].aux);
+        }
+    }
+    assert_int_equal(sp, sl);
+    assert_int_equal(tp, tl);
+    free(words);
+}
+
 static void test_roundtrip(void **state)
 {
     (void)state;
@@ -1536,6 +1618,7 @@ int main(void)
         cmocka_unit_test(test_manifest_errors),
         cmocka_unit_test(test_roundtrip),
         cmocka_unit_test(test_encode_fast_shapes),
+        cmocka_unit_test(test_encode_wire_kinds),
         cmocka_unit_test(test_otf2_roundtrip),
 #if HS_HAVE_OTF2
         cmocka_unit_test(test_otf2_intercomm),
