@@ -162,6 +162,9 @@ const hs__cmd *hs__cmd_find(const char *name);
 /* "hopscope ARGV...": the command line as reports record it (call before
  * getopt permutes argv).  Caller frees; NULL on out of memory. */
 char *hs__cmd_line(int argc, char **argv);
+/* Removes PATH and, if it is a directory, everything below it (no symlink
+ * followed); quiet, best effort (temporary run directories). */
+void hs__rm_rf(const char *path);
 /* Full path of an executable into out: name itself when it has a '/', else
  * the first regular executable file of that name in PATH.  0 or -1. */
 int hs__find_exe(const char *name, char *out, size_t n);

@@ -11,7 +11,6 @@
 #include "hopscope/replay.h"
 
 #include <errno.h>
-#include <ftw.h>
 #include <getopt.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -574,21 +573,6 @@ int hs__cmd_simulate_check(int argc, char **argv)
 
 static int sim_main(const char *cmd, int argc, char **argv);
 
-static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st;
-    (void)flag;
-    (void)ftw;
-    return remove(p);
-}
-
-static void rm_rf(const char *path)
-{
-    struct stat st;
-    if (lstat(path, &st) == 0)
-        nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-}
-
 /* A parallel run's run directory: written whole beside RUN and renamed
  * into place, so that a run whose processes did not all finish leaves no
  * run directory, and an older RUN is replaced only by a complete one. */
@@ -598,10 +582,10 @@ static int write_rundir_whole(hs_fabric *F, const char *out, extra_ctx *x, hs_er
     if ((size_t)snprintf(tmp, sizeof tmp, "%s.part-%ld", out, (long)getpid()) >= sizeof tmp ||
         (size_t)snprintf(old, sizeof old, "%s.old-%ld", out, (long)getpid()) >= sizeof old)
         return hs_error_set(err, HS_EINVAL, "run directory name too long");
-    rm_rf(tmp);
+    hs__rm_rf(tmp);
     int rc = hs_fabric_write_rundir(F, tmp, add_traffic, x, err);
     if (rc) {
-        rm_rf(tmp);
+        hs__rm_rf(tmp);
         return rc;
     }
     if (rename(tmp, out) == 0)
@@ -609,15 +593,15 @@ static int write_rundir_whole(hs_fabric *F, const char *out, extra_ctx *x, hs_er
     if (errno != ENOTEMPTY && errno != EEXIST) {
         rc = hs_error_set(err, HS_EIO, "cannot rename '%s' to '%s': %s", tmp, out,
                           strerror(errno));
-        rm_rf(tmp);
+        hs__rm_rf(tmp);
         return rc;
     }
     if (rename(out, old) != 0 || rename(tmp, out) != 0) {
         rc = hs_error_set(err, HS_EIO, "cannot replace '%s': %s", out, strerror(errno));
-        rm_rf(tmp);
+        hs__rm_rf(tmp);
         return rc;
     }
-    rm_rf(old);
+    hs__rm_rf(old);
     return 0;
 }
 

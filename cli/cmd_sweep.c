@@ -35,7 +35,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <getopt.h>
 #include <math.h>
 #include <signal.h>
@@ -689,21 +688,6 @@ static int in_part(const opts *o, uint64_t k)
 
 /* ---- files ---------------------------------------------------------------------- */
 
-static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st;
-    (void)flag;
-    (void)ftw;
-    return remove(p);
-}
-
-static void rm_rf(const char *path)
-{
-    struct stat st;
-    if (lstat(path, &st) == 0)
-        nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-}
-
 /* Writes text to path through a temporary file and rename: the file exists
  * whole or not at all.  0 or -1 (errno). */
 static int write_atomic(const char *path, const char *text)
@@ -887,7 +871,7 @@ static int child_run(opts *o, long k)
         /* parts sharing DIR may prepare it at once: names of their own */
         snprintf(rundir, sizeof rundir, "%s/maps/suggest-run.%ld", o->out, (long)getpid());
     }
-    rm_rf(rundir);
+    hs__rm_rf(rundir);
     const char *av[64 + 2 * 1024];
     char seedbuf[32];
     if (o->nextra > 2048)
@@ -929,7 +913,7 @@ static int child_run(opts *o, long k)
         }
         rc = child_fail(o->out, (uint64_t)k, why);
         if (!o->keep)
-            rm_rf(rundir);
+            hs__rm_rf(rundir);
         return rc;
     }
     hs_analyze_params ap;
@@ -962,7 +946,7 @@ static int child_run(opts *o, long k)
             fprintf(stderr, "hopscope %s: suggested mapping: %s\n", CMD, hs_error_str(&e, rc));
             return HS_EXIT_FAIL;
         }
-        rm_rf(rundir);
+        hs__rm_rf(rundir);
         return 0;
     }
     hs_an_summary s;
@@ -1029,7 +1013,7 @@ static int child_run(opts *o, long k)
         return HS_EXIT_FAIL;
     }
     if (!o->keep)
-        rm_rf(rundir);
+        hs__rm_rf(rundir);
     return 0;
 }
 
@@ -1895,7 +1879,7 @@ int hs__cmd_sweep(int argc, char **argv)
                     if (in_part(&o, k)) {
                         char rd[4300];
                         path_of(rd, sizeof rd, o.out, "runs", k, "");
-                        rm_rf(rd);
+                        hs__rm_rf(rd);
                     }
             if (!nfailed)
                 unlink(fp);

@@ -13,7 +13,6 @@
 #include "hopscope/replay.h"
 
 #include <errno.h>
-#include <ftw.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -172,21 +171,6 @@ static const char *previous_phases(const char *run, char *buf, size_t n, int qui
     return ret;
 }
 
-static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st;
-    (void)flag;
-    (void)ftw;
-    return remove(p);
-}
-
-static void rm_rf(const char *path)
-{
-    struct stat st;
-    if (lstat(path, &st) == 0)
-        nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-}
-
 /* Replays one scenario into SCENARIO.part-PID, renamed to its directory
  * once the replay has returned (a killed process leaves the previous
  * directory, or none, and a .part-PID), then analyses it.  What went wrong
@@ -197,7 +181,7 @@ static int run_scenario(scenario *sc, const hs_replay_params *base, const char *
     hs_replay_params rp = *base;
     char part[4300];
     snprintf(part, sizeof part, "%s.part-%ld", sc->dir, (long)getpid());
-    rm_rf(part);
+    hs__rm_rf(part);
     rp.map = sc->map;
     rp.out = part;
     if (!sc->background)
@@ -214,12 +198,12 @@ static int run_scenario(scenario *sc, const hs_replay_params *base, const char *
     /* a replay that stopped (deadlock, stall) wrote its directory too */
     struct stat st;
     if (stat(part, &st) == 0) {
-        rm_rf(sc->dir);
+        hs__rm_rf(sc->dir);
         if (rename(part, sc->dir) && !rc)
             rc = hs_error_set(&e, HS_EIO, "%s: %s", sc->dir, strerror(errno));
     }
     if (rc) {
-        rm_rf(part);
+        hs__rm_rf(part);
         snprintf(why, nwhy, "%s: %s", sc->name, hs_error_str(&e, rc));
         fprintf(stderr, "hopscope %s: %s\n", CMD, why);
         return rc;

@@ -3,6 +3,7 @@
 #include "cli.h"
 #include "hopscope/common.h"
 
+#include <ftw.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -542,4 +543,19 @@ int hs__exe_dir(char *buf, size_t n)
         return -1;
     *slash = '\0';
     return 0;
+}
+
+static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    return remove(p);
+}
+
+void hs__rm_rf(const char *path)
+{
+    struct stat st;
+    if (lstat(path, &st) == 0)
+        nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }
