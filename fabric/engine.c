@@ -46,7 +46,7 @@ static inline int fev_less(const hs__fev *a, const hs__fev *b)
     return a->t < b->t || (a->t == b->t && a->seq < b->seq);
 }
 
-static int heap_push(hs_fabric *F, hs__fev e)
+static int heap_push(hs_fabric *F, hs_time t, uint64_t seq, uint64_t d)
 {
     if (F->ev_n == F->ev_cap) {
         size_t nc = F->ev_cap ? F->ev_cap * 2 : 1024;
@@ -62,12 +62,14 @@ static int heap_push(hs_fabric *F, hs__fev e)
     hs__fev *h = F->ev;
     while (i > 0) {
         size_t parent = (i - 1) >> 2;
-        if (!fev_less(&e, &h[parent]))
+        if (!(t < h[parent].t || (t == h[parent].t && seq < h[parent].seq)))
             break;
         h[i] = h[parent];
         i = parent;
     }
-    h[i] = e;
+    h[i].t = t;
+    h[i].seq = seq;
+    h[i].d = d;
     return 0;
 }
 
@@ -119,21 +121,6 @@ static int lane_grow(hs_fabric *F, hs__lane *L)
     return 0;
 }
 
-static int lane_append(hs_fabric *F, hs__lane *L, hs__fev e)
-{
-    int rc;
-    if (L->n == L->cap && (rc = lane_grow(F, L)))
-        return rc;
-    L->e[(L->head + L->n) & (L->cap - 1)] = e;
-    if (!L->n++) {
-        F->lhead[L - F->lanes].t = e.t;
-        F->lhead[L - F->lanes].seq = e.seq;
-    }
-    L->last_t = e.t;
-    L->last_seq = e.seq;
-    return 0;
-}
-
 /* Events of one time from different origins are scheduled in the order
  * their scheduling events run, not in the order of their own keys (a key
  * is its origin's, not a global count), so a lane's tail may hold a few
@@ -168,19 +155,13 @@ static int lane_insert(hs_fabric *F, hs__lane *L, hs__fev e)
     return 0;
 }
 
-int hs__ev_push(hs_fabric *F, hs_time t, unsigned type, uint64_t arg)
+/* Queues the event (t, seq, d), taken as scalars: a struct passed by
+ * value is stored to the stack in halves and read back whole, which
+ * stalls the load (no store forwarding) on every event. */
+static inline __attribute__((always_inline))
+int ev_insert(hs_fabric *F, hs_time t, uint64_t seq, uint64_t d)
 {
-    uint32_t org = F->in_run ? F->cur_dev : F->ext_dev;
-    hs__fev e = { t, (uint64_t)org << EV_ORG_SHIFT | F->dev_seq[org]++,
-                  (uint64_t)type << EV_SHIFT | arg };
-    if (F->pd && (type == EV_ARRIVE || type == EV_CREDIT) && hs__pdes_remote(F, &e))
-        return hs__pdes_send(F, &e);   /* for another process (pdes.c) */
-    return hs__ev_insert(F, e);
-}
-
-int hs__ev_insert(hs_fabric *F, hs__fev e)
-{
-    hs_time t = e.t, delay = t - F->now;
+    hs_time delay = t - F->now;
     int rc;
     unsigned h = LANE_HASH(delay), i;
     while ((i = F->lane_of[h]) && F->lanes[i - 1].delay != delay)
@@ -188,23 +169,51 @@ int hs__ev_insert(hs_fabric *F, hs__fev e)
     if (i) {
         hs__lane *L = &F->lanes[i - 1];
         /* (an event that would break the lane's order goes to the heap) */
-        if (!L->n || L->last_t < t || (L->last_t == t && L->last_seq < e.seq)) {
-            if ((rc = lane_append(F, L, e)))
+        if (!L->n || L->last_t < t || (L->last_t == t && L->last_seq < seq)) {
+            if (L->n == L->cap && (rc = lane_grow(F, L)))
                 return rc;
+            hs__fev *x = &L->e[(L->head + L->n) & (L->cap - 1)];
+            x->t = t;
+            x->seq = seq;
+            x->d = d;
+            if (!L->n++) {
+                F->lhead[i - 1].t = t;
+                F->lhead[i - 1].seq = seq;
+            }
+            L->last_t = t;
+            L->last_seq = seq;
             F->nev++;
             return 0;
         }
-        if (L->last_t == t && (rc = lane_insert(F, L, e)) <= 0) {
+        if (L->last_t == t && (rc = lane_insert(F, L, (hs__fev){ t, seq, d })) <= 0) {
             if (rc)
                 return rc;
             F->nev++;
             return 0;
         }
     }
-    if ((rc = heap_push(F, e)))
+    if ((rc = heap_push(F, t, seq, d)))
         return rc;
     F->nev++;
     return 0;
+}
+
+int hs__ev_push(hs_fabric *F, hs_time t, unsigned type, uint64_t arg)
+{
+    uint32_t org = F->in_run ? F->cur_dev : F->ext_dev;
+    uint64_t seq = (uint64_t)org << EV_ORG_SHIFT | F->dev_seq[org]++;
+    uint64_t d = (uint64_t)type << EV_SHIFT | arg;
+    if (F->pd && (type == EV_ARRIVE || type == EV_CREDIT)) {
+        hs__fev e = { t, seq, d };
+        if (hs__pdes_remote(F, &e))
+            return hs__pdes_send(F, &e);   /* for another process (pdes.c) */
+    }
+    return ev_insert(F, t, seq, d);
+}
+
+int hs__ev_insert(hs_fabric *F, hs__fev e)
+{
+    return ev_insert(F, e.t, e.seq, e.d);
 }
 
 /* The next event: its lane (0..nlanes-1), MAX_LANES for the heap, or -1. */
