@@ -395,7 +395,7 @@ void hs__pkt_free(hs_fabric *F, uint32_t p)
 
 static inline void prefetch_far(const hs_fabric *F, uint64_t d)
 {
-    uint64_t arg = d & EV_ARG_MASK;
+    uint64_t arg = d & EV_IDX_MASK;
     switch (d >> EV_SHIFT) {
     case EV_ARRIVE:
     case EV_DELIVER:
@@ -414,7 +414,7 @@ static inline void prefetch_far(const hs_fabric *F, uint64_t d)
 
 static inline void prefetch_mid(const hs_fabric *F, uint64_t d)
 {
-    uint64_t arg = d & EV_ARG_MASK;
+    uint64_t arg = d & EV_IDX_MASK;
     switch (d >> EV_SHIFT) {
     case EV_ARRIVE: {
         const hs__pkt *p = &F->pk[arg];
@@ -439,7 +439,7 @@ static inline void prefetch_mid(const hs_fabric *F, uint64_t d)
 
 static inline void prefetch_near(const hs_fabric *F, uint64_t d)
 {
-    uint64_t arg = d & EV_ARG_MASK;
+    uint64_t arg = d & EV_IDX_MASK;
     switch (d >> EV_SHIFT) {
     case EV_ARRIVE: {
         const hs__pkt *p = &F->pk[arg];
@@ -488,7 +488,7 @@ static inline void prefetch_turn(const hs_fabric *F, uint64_t d, int head)
 {
     if (d >> EV_SHIFT != EV_TX_END)
         return;
-    const hs__oport *op = &F->op[d & EV_ARG_MASK];
+    const hs__oport *op = &F->op[d & EV_IDX_MASK];
     uint32_t r = pf_turn(F, op);
     if (r == UINT32_MAX)
         return;
@@ -580,11 +580,11 @@ int hs_fabric_run(hs_fabric *F, hs_time until)
          * schedules */
         switch (e.d >> EV_SHIFT) {
         case EV_TX_END:
-            F->cur_dev = F->op[arg].sw;
+            F->cur_dev = (uint32_t)(arg >> EV_DEV_SHIFT);
             hs__switch_tx_end(F, (uint32_t)arg);
             break;
         case EV_NIC_TX_END:
-            F->cur_dev = F->op[arg].sw;
+            F->cur_dev = (uint32_t)(arg >> EV_DEV_SHIFT);
             hs__nic_tx_end(F, (uint32_t)arg);
             break;
         case EV_CREDIT:
@@ -592,11 +592,11 @@ int hs_fabric_run(hs_fabric *F, hs_time until)
             hs__on_credit(F, arg);
             break;
         case EV_ARRIVE:
-            F->cur_dev = F->op[F->pk[arg].in].to_sw;
+            F->cur_dev = (uint32_t)(arg >> EV_DEV_SHIFT);
             hs__switch_arrive(F, (uint32_t)arg);
             break;
         case EV_DELIVER:
-            F->cur_dev = F->S + F->pk[arg].dst;
+            F->cur_dev = (uint32_t)(arg >> EV_DEV_SHIFT);
             hs__nic_deliver(F, (uint32_t)arg);
             break;
         case EV_POST:
