@@ -219,19 +219,21 @@ int hs__ev_insert(hs_fabric *F, hs__fev e)
 /* The next event: its lane (0..nlanes-1), MAX_LANES for the heap, or -1. */
 static inline int ev_next(const hs_fabric *F, const hs__fev **out)
 {
-    hs_time bt = HS_TIME_NEVER;
-    uint64_t bs = UINT64_MAX;
+    /* (t, seq) compared as one 128-bit number: one branch per lane
+     * instead of up to three, each of which could be mispredicted (which
+     * head is least is data, not a pattern); an empty lane's head is all
+     * ones, never less */
+    typedef unsigned __int128 u128;
+    u128 best = ~(u128)0;
     int src = -1;
     if (F->ev_n) {
-        bt = F->ev[0].t;
-        bs = F->ev[0].seq;
+        best = (u128)F->ev[0].t << 64 | F->ev[0].seq;
         src = MAX_LANES;
     }
     for (unsigned i = 0; i < F->nlanes; i++) {
-        const hs__lhead *h = &F->lhead[i];
-        if (h->t < bt || (h->t == bt && h->seq < bs)) {
-            bt = h->t;
-            bs = h->seq;
+        u128 k = (u128)F->lhead[i].t << 64 | F->lhead[i].seq;
+        if (k < best) {
+            best = k;
             src = (int)i;
         }
     }
