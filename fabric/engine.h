@@ -63,6 +63,13 @@ enum {
 };
 #define EV_SHIFT 60
 #define EV_ARG_MASK ((1ull << EV_SHIFT) - 1)
+/* EV_TX_END, EV_NIC_TX_END, EV_ARRIVE, EV_DELIVER argument: the device
+ * the event happens at (origin index: switch, or S + node) << EV_DEV_SHIFT
+ * | the link or packet, so that the run loop knows the origin of what the
+ * event schedules without first reading the packet or the link (a
+ * dependent cache miss before the device's own work could start). */
+#define EV_DEV_SHIFT 32
+#define EV_IDX_MASK 0xffffffffull
 /* EV_CREDIT argument: bytes (21 bits) | vc (3 bits) << 21 | link << 24 */
 #define CR_BYTES_BITS 21
 #define CR_VC_SHIFT 21

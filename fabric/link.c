@@ -22,7 +22,8 @@ void hs__link_transmit(hs_fabric *F, uint32_t o, uint32_t pi, hs_time t0)
         hs_mark(&F->scheme, &p->field, p->key, o, congested);
     hs__truth_tx(F, o, p->pidx, t0, ser, p->bytes, congested);
     F->st.hops++;
-    hs__ev_push(F, t0 + ser, lf & LF_INJECTION ? EV_NIC_TX_END : EV_TX_END, o);
+    hs__ev_push(F, t0 + ser, lf & LF_INJECTION ? EV_NIC_TX_END : EV_TX_END,
+                (uint64_t)op->sw << EV_DEV_SHIFT | o);
     hs_time head = t0 + op->lat;
     if (lf & LF_SWITCH) {
         p->nsw++;
@@ -34,7 +35,7 @@ void hs__link_transmit(hs_fabric *F, uint32_t o, uint32_t pi, hs_time t0)
         p->vc = p->out_vc;
         p->tail = head + ser;
         p->ready = head + F->prm.route_delay;
-        hs__ev_push(F, p->ready, EV_ARRIVE, pi);
+        hs__ev_push(F, p->ready, EV_ARRIVE, (uint64_t)op->to_sw << EV_DEV_SHIFT | pi);
     } else {
         /* Receive processing at rx_rate, pipelined with reception: it
          * starts with the header (or when the NIC is free) and cannot end
@@ -49,7 +50,7 @@ void hs__link_transmit(hs_fabric *F, uint32_t o, uint32_t pi, hs_time t0)
         if (done < head + ser)
             done = head + ser;
         n->rx_free = done;
-        hs__ev_push(F, done, EV_DELIVER, pi);
+        hs__ev_push(F, done, EV_DELIVER, (uint64_t)(F->S + node) << EV_DEV_SHIFT | pi);
     }
 }
 

@@ -397,7 +397,7 @@ static uint32_t ev_part(const hs_fabric *F, const hs__fev *e)
     uint64_t arg = e->d & EV_ARG_MASK;
     uint32_t sw;
     if ((e->d >> EV_SHIFT) == EV_ARRIVE) {
-        sw = F->lk[F->pk[arg].in].to;
+        sw = F->lk[F->pk[arg & EV_IDX_MASK].in].to;
     } else {
         const hs_link_info *li = &F->lk[(uint32_t)(arg >> CR_LINK_SHIFT)];
         sw = li->from_kind == HS_DEV_NODE ? F->topo->node_sw[li->from] : li->from;
@@ -436,7 +436,7 @@ int hs__pdes_send(hs_fabric *F, const hs__fev *e)
     hs__wev w = { e->t, e->seq, e->d };
     int rc = obuf_put(F, o, &w, sizeof w);
     if (!rc && (e->d >> EV_SHIFT) == EV_ARRIVE) {
-        uint32_t p = (uint32_t)(e->d & EV_ARG_MASK);
+        uint32_t p = (uint32_t)(e->d & EV_IDX_MASK);
         if (!(rc = obuf_put(F, o, &F->pk[p], sizeof F->pk[p])) &&
             !(rc = obuf_put(F, o, &F->pc[p], sizeof F->pc[p])))
             hs__pkt_free(F, p);
@@ -494,7 +494,13 @@ int hs_fabric_inbox(hs_fabric *F, const void *buf, size_t len)
                 return HS_ENOMEM;
             }
             F->pk[p].pidx = pidx;
-            e.d = (uint64_t)EV_ARRIVE << EV_SHIFT | p;
+            uint32_t in = F->pk[p].in;
+            if (in == 0 || in > F->L || F->op[in].to_sw == HS_NIL) {
+                hs__pkt_free(F, p);
+                return HS_EFORMAT;
+            }
+            e.d = (uint64_t)EV_ARRIVE << EV_SHIFT |
+                  (uint64_t)F->op[in].to_sw << EV_DEV_SHIFT | p;
         }
         int rc = hs__ev_insert(F, e);
         if (rc)

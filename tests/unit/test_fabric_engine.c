@@ -264,6 +264,78 @@ static void test_timers(void **state)
     hs_fabric_destroy(F);
 }
 
+/* Lanes: an event of a lane's last time whose key is smaller than the
+ * last's is inserted where it belongs (a key counts its origin's events,
+ * so same-time events reach a lane out of key order); one that would move
+ * more than 16 goes to the heap.  Timer events placed by hand in the lane
+ * of the first delay run in (time, key) order either way. */
+typedef struct klog {
+    uint64_t cookie[64];
+    int n;
+} klog;
+
+static void cb_klog(void *ctx, hs_fabric *F, uint64_t cookie, hs_time t)
+{
+    (void)F;
+    (void)t;
+    klog *l = ctx;
+    if (l->n < 64)
+        l->cookie[l->n++] = cookie;
+}
+
+static void lane_timer(hs_fabric *F, hs_time t, uint64_t key)
+{
+    if (F->tm_free == HS_NIL) {   /* first use: let the API size the slots */
+        assert_int_equal(hs_fabric_timer(F, HS_TIME_NEVER - 1, 0), 0);
+        F->tm[0] = F->tm_free;    /* and give that slot back unused */
+        F->tm_free = 0;
+        F->ev_n = 0;
+        F->nev--;
+    }
+    uint32_t slot = F->tm_free;
+    F->tm_free = (uint32_t)F->tm[slot];
+    F->tm[slot] = key;   /* the cookie is the key */
+    hs__fev e = { t, key, (uint64_t)EV_TIMER << EV_SHIFT | slot };
+    assert_int_equal(hs__ev_insert(F, e), 0);
+}
+
+static void test_lane_order(void **state)
+{
+    (void)state;
+    hs_fabric *F = make("mesh:2x1", NULL);
+    assert_true(F->nlanes >= 1);
+    klog l;
+    memset(&l, 0, sizeof l);
+    hs_fabric_callbacks cb = { NULL, NULL, cb_klog };
+    hs_fabric_set_callbacks(F, &cb, &l);
+    hs_time d = F->lanes[0].delay;
+    const hs__lane *L = &F->lanes[0];
+    lane_timer(F, d, 10);
+    lane_timer(F, d, 20);
+    lane_timer(F, d, 30);
+    lane_timer(F, d, 25);   /* one place back */
+    lane_timer(F, d, 5);    /* before all: the lane's new head */
+    assert_int_equal(L->n, 5);
+    assert_int_equal(F->lhead[0].seq, 5);
+    for (uint64_t k = 100; k < 120; k++)
+        lane_timer(F, d, k);
+    lane_timer(F, d, 99);   /* 20 places back: the heap */
+    lane_timer(F, d, 50);
+    assert_int_equal(L->n, 25);
+    assert_int_equal(F->ev_n, 2);
+    lane_timer(F, d, 110 + 1000);   /* appended again */
+    lane_timer(F, d, 119 + 500);    /* one back */
+    assert_int_equal(L->n, 27);
+    assert_int_equal(hs_fabric_run(F, HS_TIME_NEVER), 1);
+    uint64_t want[] = { 5, 10, 20, 25, 30, 50, 99, 100, 101, 102, 103, 104, 105, 106, 107,
+                        108, 109, 110, 111, 112, 113, 114, 115, 116, 117, 118, 119, 619,
+                        1110 };
+    assert_int_equal(l.n, (int)(sizeof want / sizeof want[0]));
+    for (int i = 0; i < l.n; i++)
+        assert_int_equal(l.cookie[i], want[i]);
+    hs_fabric_destroy(F);
+}
+
 /* ---- invariants after heavy load ----------------------------------------------- */
 
 /* After the network drains: every credit is back, every FIFO empty, every
@@ -1152,6 +1224,7 @@ int main(void)
         cmocka_unit_test(test_zero_load_mixed),
         cmocka_unit_test(test_api_errors),
         cmocka_unit_test(test_timers),
+        cmocka_unit_test(test_lane_order),
         cmocka_unit_test(test_drain_invariants),
         cmocka_unit_test(test_window_coarsening),
         cmocka_unit_test(test_determinism),
