@@ -109,6 +109,19 @@ static int exchange(void *ctx, const void *const *out, const size_t *outlen, con
     return bad ? HS_ERANGE : 0;
 }
 
+/* Frees the transport's buffers, ends MPI and returns rc. */
+static int finish(mpi_tr *m, int rc)
+{
+    free(m->scnt);
+    free(m->sdsp);
+    free(m->rcnt);
+    free(m->rdsp);
+    free(m->sbuf);
+    free(m->rbuf);
+    MPI_Finalize();
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     /* a run of a sweep: a child process re-executing this program, alone,
@@ -159,24 +172,14 @@ int main(int argc, char **argv)
         }
         int worst = rc;
         MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MAX, m.comm);
-        free(m.scnt);
-        free(m.sdsp);
-        free(m.rcnt);
-        free(m.rdsp);
-        MPI_Finalize();
-        return worst;
+        return finish(&m, worst);
     }
     if (strcmp(cmd, "simulate")) {
         if (m.me == 0)
             fprintf(stderr, "hopscope-par: runs 'simulate', 'sweep' and 'whatif' over MPI "
                     "processes (docs/fabric.md, \"Parallel runs\"; 'hopscope-par --help'); "
                     "run '%s' with hopscope\n", cmd[0] ? cmd : "a command");
-        free(m.scnt);
-        free(m.sdsp);
-        free(m.rcnt);
-        free(m.rdsp);
-        MPI_Finalize();
-        return HS_EXIT_USAGE;
+        return finish(&m, HS_EXIT_USAGE);
     }
     hs_fabric_transport tr = { min_time, exchange, &m };
     hs__par_transport = &tr;
@@ -186,12 +189,5 @@ int main(int argc, char **argv)
     /* the exit status of the job: the worst of the processes' */
     int worst = rc;
     MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MAX, m.comm);
-    free(m.scnt);
-    free(m.sdsp);
-    free(m.rcnt);
-    free(m.rdsp);
-    free(m.sbuf);
-    free(m.rbuf);
-    MPI_Finalize();
-    return worst;
+    return finish(&m, worst);
 }
