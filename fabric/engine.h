@@ -501,8 +501,9 @@ static inline void hs__credit_absorb(hs_fabric *F, uint32_t o)
         r->n--;
     }
 }
-/* Keyed credits: link o's transmitter is idle with a request, so each of
- * its keyed credits to come must run as the event it stands for. */
+/* Keyed credits: link o's transmitter is idle with a request, so its next
+ * keyed credit must run as the event it stands for (and, if it leaves the
+ * transmitter so, arms the one after). */
 void hs__credit_arm(hs_fabric *F, uint32_t o);
 void hs__on_credit_ring(hs_fabric *F, uint32_t o);
 /* Keyed credits that have run but not been absorbed: events to count. */
