@@ -132,7 +132,8 @@ if [ -x "$PAR" ]; then
     $MPIRUN_OMPI -np 2 "$PAR" simulate --topo torus:4x4 -i "$T_TMP/h.trace" > "$T_TMP/r3" 2>&1
     t_eq "a replay is refused in parallel (not built yet)" 2 $?
     $MPIRUN_OMPI -np 2 "$PAR" topo torus:4x4 > "$T_TMP/r4" 2>&1
-    t_eq "hopscope-par runs simulate only" 2 $?
+    t_eq "hopscope-par refuses commands other than simulate, sweep and whatif" 2 $?
+    t_grep "the refusal names what runs in parallel" "runs 'simulate', 'sweep' and 'whatif'" "$T_TMP/r4"
 fi
 # --par-stats: the processes' counts add up to the run's (every event counted
 # once, every event one part sends another receives), the critical path
