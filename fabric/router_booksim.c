@@ -648,6 +648,22 @@ void hs__bs_post(hs_fabric *F, uint32_t node)
     arm(F);
 }
 
+/* Routes the head flit of input VC rr (index ix) and queues the VC for
+ * VC allocation. */
+static void route_head(hs_fabric *F, bs_router *r, uint32_t sw, size_t ix, uint32_t rr)
+{
+    struct hs__bs *B = F->bs;
+    bs_ivc *iv = &B->iv[ix];
+    uint32_t out;
+    unsigned vlo, vhi;
+    route(F, sw, B->fl[ix * B->vbuf + iv->h].p, &out, &vlo, &vhi);
+    iv->oport = (uint16_t)F->lk[out].from_port;
+    iv->vlo = (uint8_t)vlo;
+    iv->vhi = (uint8_t)vhi;
+    iv->state = VS_VCALLOC;
+    q_push(&r->vq, rr);
+}
+
 /* The head of input VC rr (switch-local) is at the front of its buffer:
  * routing, or with routing_delay=0 (lookahead routing, computed upstream)
  * straight to VC allocation. */
@@ -662,14 +678,7 @@ static void start_packet(hs_fabric *F, uint32_t sw, uint32_t rr)
         q_push(&r->rq, rr);
         return;
     }
-    uint32_t out;
-    unsigned vlo, vhi;
-    route(F, sw, B->fl[ix * B->vbuf + iv->h].p, &out, &vlo, &vhi);
-    iv->oport = (uint16_t)F->lk[out].from_port;
-    iv->vlo = (uint8_t)vlo;
-    iv->vhi = (uint8_t)vhi;
-    iv->state = VS_VCALLOC;
-    q_push(&r->vq, rr);
+    route_head(F, r, sw, ix, rr);
 }
 
 /* A flit arrives at the switch input of link l. */
@@ -1085,16 +1094,7 @@ static void router_internal(hs_fabric *F, uint32_t sw)
         bs_ent *e = q_at(&r->rq, 0);
         if (e->t < 0 || now < e->t)
             break;
-        size_t ix = (size_t)gp0 * nvc + e->r;
-        bs_ivc *iv = &B->iv[ix];
-        uint32_t out;
-        unsigned vlo, vhi;
-        route(F, sw, B->fl[ix * B->vbuf + iv->h].p, &out, &vlo, &vhi);
-        iv->oport = (uint16_t)F->lk[out].from_port;
-        iv->vlo = (uint8_t)vlo;
-        iv->vhi = (uint8_t)vhi;
-        iv->state = VS_VCALLOC;
-        q_push(&r->vq, e->r);
+        route_head(F, r, sw, (size_t)gp0 * nvc + e->r, e->r);
         q_pop(&r->rq);
     }
     while (r->vq.n) {
