@@ -596,6 +596,19 @@ out:
     return rc;
 }
 
+/* Fold f of rows[0..n) split into `folds` (row i of the list in fold
+ * i mod folds): te[0..*ne) the fold, tr[0..*nt) the other rows. */
+static void fold_split(const size_t *rows, size_t n, unsigned folds, unsigned f, size_t *tr,
+                       size_t *nt, size_t *te, size_t *ne)
+{
+    *nt = *ne = 0;
+    for (size_t i = 0; i < n; i++)
+        if (i % folds == f)
+            te[(*ne)++] = rows[i];
+        else
+            tr[(*nt)++] = rows[i];
+}
+
 /* R^2 of the out-of-fold predictions of rows[0..n) split into `folds`
  * (row i of the list in fold i mod folds): how well features feat[0..k)
  * predict runs they were not fitted on, without touching the held-out
@@ -614,12 +627,8 @@ static int cv_r2(const hs_cul_data *d, const size_t *rows, size_t n, unsigned fo
     }
     size_t m = 0;
     for (unsigned f = 0; f < folds && !rc; f++) {
-        size_t nt = 0, ne = 0;
-        for (size_t i = 0; i < n; i++)
-            if (i % folds == f)
-                te[ne++] = rows[i];
-            else
-                tr[nt++] = rows[i];
+        size_t nt, ne;
+        fold_split(rows, n, folds, f, tr, &nt, te, &ne);
         rc = fit_predict(d, tr, nt, te, ne, feat, k, p, -1, pred, NULL, err);
         for (size_t i = 0; !rc && i < ne; i++, m++) {
             obs[m] = d->y[te[i]];
@@ -659,12 +668,8 @@ static int q_shift(const hs_cul_data *d, const size_t *rows, size_t n, const uin
         goto out;
     }
     for (unsigned f = 0; f < folds && !rc; f++) {
-        size_t nt = 0, ne = 0;
-        for (size_t i = 0; i < n; i++)
-            if (i % folds == f)
-                te[ne++] = rows[i];
-            else
-                tr[nt++] = rows[i];
+        size_t nt, ne;
+        fold_split(rows, n, folds, f, tr, &nt, te, &ne);
         rc = fit_predict(d, tr, nt, te, ne, feat, k, p, tau, pred, NULL, err);
         for (size_t i = 0; !rc && i < ne; i++)
             res[m++] = (float)(d->y[te[i]] - pred[i]);
