@@ -621,6 +621,23 @@ int hs_fabric_par_critical(const hs_fabric *F, const hs_fabric_transport *tr, ui
     return 0;
 }
 
+/* Thread CPU and wall clock at the last lap of a parallel run. */
+typedef struct lap {
+    uint64_t cpu, wall;
+} lap;
+
+/* Adds the CPU and wall time since the last lap to *cpu and *wall, starts
+ * the next lap, and returns the CPU part. */
+static uint64_t lap_add(lap *l, uint64_t *cpu, uint64_t *wall)
+{
+    uint64_t c = clk(CLOCK_THREAD_CPUTIME_ID), w = clk(CLOCK_MONOTONIC), dc = c - l->cpu;
+    *cpu += dc;
+    *wall += w - l->wall;
+    l->cpu = c;
+    l->wall = w;
+    return dc;
+}
+
 int hs_fabric_run_parallel(hs_fabric *F, const hs_fabric_transport *tr)
 {
     if (!F->pd)
@@ -628,7 +645,7 @@ int hs_fabric_run_parallel(hs_fabric *F, const hs_fabric_transport *tr)
     hs_fabric_par_stats *ps = &F->pd->ps;
     if (!F->pd->released)
         release_remote(F);   /* the partition is final now */
-    uint64_t c0 = clk(CLOCK_THREAD_CPUTIME_ID), w0 = clk(CLOCK_MONOTONIC), c1, w1;
+    lap L = { clk(CLOCK_THREAD_CPUTIME_ID), clk(CLOCK_MONOTONIC) };
     unsigned np = F->pd->part.np;
     hs_time la = F->pd->part.lookahead;
     const void **out = calloc(np, sizeof *out);
@@ -640,12 +657,7 @@ int hs_fabric_run_parallel(hs_fabric *F, const hs_fabric_transport *tr)
         hs_time t = hs_fabric_next_time(F);
         t = rc ? 0 : t == HS_TIME_NEVER ? t : t + 1;
         int trc = tr->min_time(tr->ctx, &t);
-        c1 = clk(CLOCK_THREAD_CPUTIME_ID);
-        w1 = clk(CLOCK_MONOTONIC);
-        ps->sync_cpu_ns += c1 - c0;
-        ps->sync_wall_ns += w1 - w0;
-        c0 = c1;
-        w0 = w1;
+        lap_add(&L, &ps->sync_cpu_ns, &ps->sync_wall_ns);
         if (trc || t == 0) {
             rc = rc ? rc : trc ? trc : HS_ECHILD;   /* another process failed */
             break;
@@ -659,7 +671,7 @@ int hs_fabric_run_parallel(hs_fabric *F, const hs_fabric_transport *tr)
         if (rc == 2)
             rc = HS_ENOTSUP;
         ps->events += F->st.events - ev0;
-        c1 = clk(CLOCK_THREAD_CPUTIME_ID);
+        uint64_t dc = lap_add(&L, &ps->run_cpu_ns, &ps->run_wall_ns);
         if (ps->windows == F->pd->capwin) {
             size_t nc = F->pd->capwin ? 2 * F->pd->capwin : 256;
             uint64_t *n = realloc(F->pd->win_cpu, nc * sizeof *n);
@@ -669,13 +681,8 @@ int hs_fabric_run_parallel(hs_fabric *F, const hs_fabric_transport *tr)
             }
         }
         if (ps->windows < F->pd->capwin)
-            F->pd->win_cpu[ps->windows] = c1 - c0;
+            F->pd->win_cpu[ps->windows] = dc;
         ps->windows++;
-        w1 = clk(CLOCK_MONOTONIC);
-        ps->run_cpu_ns += c1 - c0;
-        ps->run_wall_ns += w1 - w0;
-        c0 = c1;
-        w0 = w1;
         for (unsigned p = 0; p < np; p++) {
             out[p] = F->pd->out[p].b;
             outlen[p] = p == F->pd->me ? 0 : F->pd->out[p].n;
@@ -689,22 +696,12 @@ int hs_fabric_run_parallel(hs_fabric *F, const hs_fabric_transport *tr)
             rc = rc ? rc : trc;
             break;
         }
-        c1 = clk(CLOCK_THREAD_CPUTIME_ID);
-        w1 = clk(CLOCK_MONOTONIC);
-        ps->sync_cpu_ns += c1 - c0;
-        ps->sync_wall_ns += w1 - w0;
-        c0 = c1;
-        w0 = w1;
+        lap_add(&L, &ps->sync_cpu_ns, &ps->sync_wall_ns);
         if (!rc)
             rc = hs_fabric_inbox(F, in, inlen);
-        c1 = clk(CLOCK_THREAD_CPUTIME_ID);
-        w1 = clk(CLOCK_MONOTONIC);
+        dc = lap_add(&L, &ps->run_cpu_ns, &ps->run_wall_ns);
         if (ps->windows && ps->windows <= F->pd->capwin)
-            F->pd->win_cpu[ps->windows - 1] += c1 - c0;
-        ps->run_cpu_ns += c1 - c0;
-        ps->run_wall_ns += w1 - w0;
-        c0 = c1;
-        w0 = w1;
+            F->pd->win_cpu[ps->windows - 1] += dc;
     }
     free(out);
     free(outlen);
