@@ -102,7 +102,7 @@ int hs__rp_mt_init(rp *R)
     return 0;
 }
 
-static uint32_t mt_find(const rp *R, uint32_t dst, uint32_t src, uint32_t comm, int64_t tag)
+uint32_t hs__rp_mt_find(const rp *R, uint32_t dst, uint32_t src, uint32_t comm, int64_t tag)
 {
     size_t mask = R->capmt - 1, i = key_hash(dst, src, comm, tag) & mask;
     for (;;) {
@@ -139,7 +139,7 @@ static int mt_grow(rp *R)
 
 static uint32_t mt_get(rp *R, uint32_t dst, uint32_t src, uint32_t comm, int64_t tag)
 {
-    uint32_t e = mt_find(R, dst, src, comm, tag);
+    uint32_t e = hs__rp_mt_find(R, dst, src, comm, tag);
     if (e != RP_NIL)
         return e;
     if (2 * (R->nmt + 1) > R->capmt && mt_grow(R))
@@ -152,16 +152,20 @@ static uint32_t mt_get(rp *R, uint32_t dst, uint32_t src, uint32_t comm, int64_t
     n->src = src;
     n->comm = comm;
     n->tag = tag;
-    n->shead = n->stail = n->rhead = n->rtail = n->probe = RP_NIL;
+    n->sseq = n->rseq = 0;
+    n->fhead = n->ahead = n->rhead = n->rtail = n->probe = RP_NIL;
     R->nmt++;
     return (uint32_t)i;
 }
 
-/* Deletes entry i if it holds nothing. */
+/* Deletes entry i if it holds nothing: every message issued has arrived
+ * and met its receive (sseq == rseq with nothing waiting), so both counts
+ * start again from 0 in a new entry. */
 static void mt_tidy(rp *R, uint32_t i)
 {
     rp_ment *e = &R->mt[i];
-    if (e->shead != RP_NIL || e->rhead != RP_NIL || e->probe != RP_NIL)
+    if (e->sseq != e->rseq || e->ahead != RP_NIL || e->rhead != RP_NIL || e->fhead != RP_NIL ||
+        e->probe != RP_NIL)
         return;
     size_t mask = R->capmt - 1, hole = i, j = i;
     R->mt[hole].dst = RP_NIL;
@@ -394,27 +398,50 @@ static void wake_probes(rp *R, uint32_t e)
     }
 }
 
-/* Pops the head message of entry e for a receive. */
-static uint32_t pop_send(rp *R, uint32_t e)
+/* ---- issuing and posting --------------------------------------------------------------- */
+
+/* Background eager credits: the sender reads whether the receive of its
+ * message is posted (then the message takes no credit), and a receive
+ * posted while its message's first leg is on its way gives the credit
+ * back at once.  Both read the other side's state at zero delay, which a
+ * partitioned run cannot do: background jobs run sequentially only. */
+static void credit_take(rp *R, uint32_t e, uint32_t m)
 {
-    rp_ment *E = &R->mt[e];
-    uint32_t m = E->shead;
-    E->shead = R->msg[m].next;
-    if (E->shead == RP_NIL)
-        E->stail = RP_NIL;
-    else if ((R->msg[E->shead].flags & M_ARRIVED) && E->probe != RP_NIL)
-        wake_probes(R, e);
-    R->msg[m].next = RP_NIL;
-    return m;
+    rp_msg *M = &R->msg[m];
+    if (R->mt[e].rseq > M->seq)   /* its receive is posted */
+        return;
+    uint64_t *v = bg_credit(R, M->src, M->dst);
+    if (!v)
+        return;
+    if (*v >= R->prm->bg_eager_credits) {
+        M->flags = (uint16_t)((M->flags | M_RNDV) & ~M_SYNC);
+    } else {
+        ++*v;
+        M->flags |= M_CREDIT;
+        if (++R->bg_unexp > R->bg_unexp_peak)
+            R->bg_unexp_peak = R->bg_unexp;
+    }
 }
 
-/* ---- issuing and posting --------------------------------------------------------------- */
+/* Unlinks background message m from the in-flight list of entry e. */
+static void inflight_drop(rp *R, uint32_t e, uint32_t m)
+{
+    uint32_t *p = &R->mt[e].fhead;
+    while (*p != RP_NIL && *p != m)
+        p = &R->msg[*p].next;
+    if (*p == m)
+        *p = R->msg[m].next;
+    R->msg[m].next = RP_NIL;
+}
 
 int hs__rp_send(rp *R, uint32_t src, uint32_t dst, uint32_t comm, int64_t tag, uint64_t bytes,
                 uint16_t phase, unsigned mflags, uint8_t s_type, uint32_t s_tgt)
 {
     uint32_t m = msg_alloc(R);
     if (m == RP_NIL)
+        return R->error = HS_ENOMEM;
+    uint32_t e = mt_get(R, dst, src, comm, tag);
+    if (e == RP_NIL)
         return R->error = HS_ENOMEM;
     rp_msg *M = &R->msg[m];
     memset(M, 0, sizeof *M);
@@ -424,6 +451,7 @@ int hs__rp_send(rp *R, uint32_t src, uint32_t dst, uint32_t comm, int64_t tag, u
     M->src = src;
     M->dst = dst;
     M->comm = comm;
+    M->seq = R->mt[e].sseq++;
     M->next = RP_NIL;
     M->s_type = s_type;
     M->s_tgt = s_tgt;
@@ -452,41 +480,17 @@ int hs__rp_send(rp *R, uint32_t src, uint32_t dst, uint32_t comm, int64_t tag, u
             R->ph[phase].bytes += bytes;
         }
     }
-    uint32_t e = mt_find(R, dst, src, comm, tag);
-    if (e != RP_NIL && R->mt[e].rhead != RP_NIL) {
-        rp_ment *E = &R->mt[e];
-        uint32_t r = E->rhead;
-        E->rhead = R->rcv[r].next;
-        if (E->rhead == RP_NIL)
-            E->rtail = RP_NIL;
-        M->r_type = R->rcv[r].type;
-        M->r_tgt = R->rcv[r].tgt;
-        M->t_recv = R->rcv[r].t_post;
-        M->flags |= M_MATCHED;
-        rcv_free(R, r);
-        mt_tidy(R, e);
-    } else {
-        if (e == RP_NIL && (e = mt_get(R, dst, src, comm, tag)) == RP_NIL)
-            return R->error = HS_ENOMEM;
-        if (!(M->flags & (M_RNDV | M_APP))) {
-            uint64_t *v = bg_credit(R, src, dst);
-            if (!v)
-                return R->error;
-            if (*v >= R->prm->bg_eager_credits) {
-                M->flags = (uint16_t)((M->flags | M_RNDV) & ~M_SYNC);
-            } else {
-                ++*v;
-                M->flags |= M_CREDIT;
-                if (++R->bg_unexp > R->bg_unexp_peak)
-                    R->bg_unexp_peak = R->bg_unexp;
-            }
-        }
-        rp_ment *E = &R->mt[e];
-        if (E->stail == RP_NIL)
-            E->shead = m;
-        else
-            R->msg[E->stail].next = m;
-        E->stail = m;
+    if (!(M->flags & M_APP)) {
+        /* background: the in-flight list (seq order: appended), and its
+         * eager credit */
+        uint32_t *p = &R->mt[e].fhead;
+        while (*p != RP_NIL)
+            p = &R->msg[*p].next;
+        *p = m;
+        if (!(M->flags & M_RNDV))
+            credit_take(R, e, m);
+        if (R->error)
+            return R->error;
     }
     M = &R->msg[m];
     if (M->flags & M_RNDV)
@@ -494,30 +498,51 @@ int hs__rp_send(rp *R, uint32_t src, uint32_t dst, uint32_t comm, int64_t tag, u
     return start_leg(R, m, LEG_EAGER, 0, bytes);
 }
 
+/* Message m meets receive (type, tgt). */
+static void match(rp *R, uint32_t m, uint8_t r_type, uint32_t r_tgt)
+{
+    rp_msg *M = &R->msg[m];
+    M->r_type = r_type;
+    M->r_tgt = r_tgt;
+    M->flags |= M_MATCHED;
+}
+
 int hs__rp_recv(rp *R, uint32_t dst, uint32_t src, uint32_t comm, int64_t tag, uint8_t r_type,
                 uint32_t r_tgt)
 {
-    uint32_t e = mt_find(R, dst, src, comm, tag);
-    if (e != RP_NIL && R->mt[e].shead != RP_NIL) {
-        uint32_t m = pop_send(R, e);
+    uint32_t e = mt_get(R, dst, src, comm, tag);
+    if (e == RP_NIL)
+        return R->error = HS_ENOMEM;
+    uint32_t seq = R->mt[e].rseq++;
+    uint32_t m = R->mt[e].ahead;
+    if (m != RP_NIL && R->msg[m].seq == seq) {
+        /* its message is there (unexpected): the arrived list is in seq
+         * order and holds only messages >= seq */
+        R->mt[e].ahead = R->msg[m].next;
+        R->msg[m].next = RP_NIL;
+        uint32_t nx = R->mt[e].ahead;
+        if (nx != RP_NIL && R->msg[nx].seq == seq + 1 && R->mt[e].probe != RP_NIL)
+            wake_probes(R, e);
         mt_tidy(R, e);
         credit_back(R, m);
-        rp_msg *M = &R->msg[m];
-        M->r_type = r_type;
-        M->r_tgt = r_tgt;
-        M->t_recv = hs_fabric_now(R->F);
-        M->flags |= M_MATCHED;
-        if (M->flags & M_ARRIVED)
-            matched_and_arrived(R, m, 0);
+        match(R, m, r_type, r_tgt);
+        matched_and_arrived(R, m, 0);
         return R->error;
     }
-    if (e == RP_NIL && (e = mt_get(R, dst, src, comm, tag)) == RP_NIL)
-        return R->error = HS_ENOMEM;
+    if (R->mt[e].fhead != RP_NIL) {
+        /* a background message of this receive on its way gives its credit back */
+        for (uint32_t x = R->mt[e].fhead; x != RP_NIL; x = R->msg[x].next)
+            if (R->msg[x].seq == seq) {
+                credit_back(R, x);
+                break;
+            }
+    }
     uint32_t r = rcv_alloc(R);
     if (r == RP_NIL)
         return R->error = HS_ENOMEM;
     rp_recv *V = &R->rcv[r];
     V->t_post = hs_fabric_now(R->F);
+    V->seq = seq;
     V->next = RP_NIL;
     V->tgt = r_tgt;
     V->type = r_type;
@@ -532,11 +557,12 @@ int hs__rp_recv(rp *R, uint32_t dst, uint32_t src, uint32_t comm, int64_t tag, u
 
 int hs__rp_probe(rp *R, uint32_t actor, uint32_t dst, uint32_t src, uint32_t comm, int64_t tag)
 {
-    uint32_t e = mt_find(R, dst, src, comm, tag);
-    if (e != RP_NIL && R->mt[e].shead != RP_NIL && (R->msg[R->mt[e].shead].flags & M_ARRIVED))
-        return 1;
-    if (e == RP_NIL && (e = mt_get(R, dst, src, comm, tag)) == RP_NIL)
+    uint32_t e = mt_get(R, dst, src, comm, tag);
+    if (e == RP_NIL)
         return R->error = HS_ENOMEM;
+    uint32_t m = R->mt[e].ahead;
+    if (m != RP_NIL && R->msg[m].seq == R->mt[e].rseq)
+        return 1;
     R->actors[actor].next = R->mt[e].probe;
     R->mt[e].probe = actor;
     return 0;
@@ -544,16 +570,52 @@ int hs__rp_probe(rp *R, uint32_t actor, uint32_t dst, uint32_t src, uint32_t com
 
 /* ---- leg events -------------------------------------------------------------------------- */
 
+/* The message's first leg (eager data or RTS) is at the receiver: it
+ * meets its receive if that is posted, else waits in the arrived list. */
 static void arrived(rp *R, uint32_t m)
 {
     rp_msg *M = &R->msg[m];
     M->flags |= M_ARRIVED;
-    if (M->flags & M_MATCHED) {
+    uint32_t e = hs__rp_mt_find(R, M->dst, M->src, M->comm, M->tag);
+    if (e == RP_NIL) {   /* cannot be: the entry lives while its messages are unmatched */
+        R->error = HS_EINVAL;
+        return;
+    }
+    if (!(M->flags & M_APP))
+        inflight_drop(R, e, m);
+    uint32_t seq = M->seq;
+    if (seq < R->mt[e].rseq) {
+        /* its receive is posted: the receives waiting are in seq order */
+        uint32_t prev = RP_NIL, r = R->mt[e].rhead;
+        while (r != RP_NIL && R->rcv[r].seq != seq) {
+            prev = r;
+            r = R->rcv[r].next;
+        }
+        if (r == RP_NIL) {
+            R->error = HS_EINVAL;
+            return;
+        }
+        rp_ment *E = &R->mt[e];
+        if (prev == RP_NIL)
+            E->rhead = R->rcv[r].next;
+        else
+            R->rcv[prev].next = R->rcv[r].next;
+        if (E->rtail == r)
+            E->rtail = prev;
+        uint8_t type = R->rcv[r].type;
+        uint32_t tgt = R->rcv[r].tgt;
+        rcv_free(R, r);
+        mt_tidy(R, e);
+        match(R, m, type, tgt);
         matched_and_arrived(R, m, 1);
         return;
     }
-    uint32_t e = mt_find(R, M->dst, M->src, M->comm, M->tag);
-    if (e != RP_NIL && R->mt[e].shead == m && R->mt[e].probe != RP_NIL)
+    uint32_t *p = &R->mt[e].ahead;
+    while (*p != RP_NIL && R->msg[*p].seq < seq)
+        p = &R->msg[*p].next;
+    M->next = *p;
+    *p = m;
+    if (seq == R->mt[e].rseq && R->mt[e].probe != RP_NIL)
         wake_probes(R, e);
 }
 

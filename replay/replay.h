@@ -183,12 +183,12 @@ typedef struct rp_msg {
     uint64_t bytes;
     hs_time  t_post;     /* issued */
     hs_time  t_leg;      /* current leg posted (latency) */
-    hs_time  t_recv;     /* the matching receive was posted */
     hs_time  lat;        /* network time of its legs so far */
     int64_t  tag;
     uint32_t src, dst;   /* global ranks */
     uint32_t comm;
-    uint32_t next;       /* FIFO in the match entry / free list */
+    uint32_t seq;        /* its place among the messages of its key (k-th send) */
+    uint32_t next;       /* arrived list / background in-flight list / free list */
     uint32_t s_tgt, r_tgt;  /* completion targets (index) */
     uint16_t phase;
     uint16_t flags;
@@ -197,20 +197,34 @@ typedef struct rp_msg {
     uint8_t  pad_;
 } rp_msg;
 
-/* A receive posted before its message was issued. */
+/* A receive posted before its message arrived. */
 typedef struct rp_recv {
     hs_time  t_post;
+    uint32_t seq;        /* its place among the receives of its key (k-th receive) */
     uint32_t next;
     uint32_t tgt;
     uint8_t  type;
 } rp_recv;
 
-/* Matching table entry: unmatched sends and receives of one key. */
+/* Matching table entry of one key (destination, source, communicator,
+ * tag).  The k-th send of a key pairs with its k-th receive (MPI's
+ * non-overtaking order): the sender numbers its sends (sseq), the receiver
+ * its receives (rseq), and the match is made at the receiver when the
+ * message's first leg (eager data or RTS) arrives or when the receive is
+ * posted, whichever is later.  The sender's fields are touched by the
+ * sender's events only, the receiver's by the receiver's, except `fhead`
+ * and the eager credits of background jobs (mpi_p2p.c). */
 typedef struct rp_ment {
     int64_t  tag;
     uint32_t dst, src, comm;   /* dst == RP_NIL: empty slot */
-    uint32_t shead, stail;     /* rp_msg */
-    uint32_t rhead, rtail;     /* rp_recv */
+    /* the sender's */
+    uint32_t sseq;             /* messages issued */
+    uint32_t fhead;            /* background messages issued whose first leg is on its
+                                  way (rp_msg, in seq order) */
+    /* the receiver's */
+    uint32_t rseq;             /* receives posted */
+    uint32_t ahead;            /* messages arrived, no receive yet (rp_msg, by seq) */
+    uint32_t rhead, rtail;     /* receives posted, message not arrived (rp_recv, by seq) */
     uint32_t probe;            /* actors in MPI_Probe on this key (list via actor.next) */
 } rp_ment;
 
@@ -495,6 +509,8 @@ void hs__rp_watchdog(rp *R);
 
 /* ---- mpi_p2p.c -------------------------------------------------------------------------- */
 int  hs__rp_mt_init(rp *R);
+/* The matching table's entry of a key, RP_NIL if none. */
+uint32_t hs__rp_mt_find(const rp *R, uint32_t dst, uint32_t src, uint32_t comm, int64_t tag);
 /* Issues a message src -> dst (global ranks) with key (comm, tag); s_type/s_tgt is
  * completed when the send side is done (local completion; ssend: also matched). */
 int  hs__rp_send(rp *R, uint32_t src, uint32_t dst, uint32_t comm, int64_t tag,

@@ -256,6 +256,14 @@ static void describe_op(rp *R, hs__sbuf *b, const rp_actor *A, const rp_op *o)
     hs__sb_printf(b, "\n");
 }
 
+/* Whether the receive of message M is posted (it may not have met it yet:
+ * matching is at the first leg's arrival). */
+static int recv_posted(const rp *R, const rp_msg *M)
+{
+    uint32_t e = hs__rp_mt_find(R, M->dst, M->src, M->comm, M->tag);
+    return e != RP_NIL && M->seq < R->mt[e].rseq;
+}
+
 /* What a rank blocked in a stall waits for (the first few): its receives
  * posted with no message yet, its matched messages not received, and its
  * sends not complete, with where each stands.  Messages that arrived
@@ -269,6 +277,8 @@ static void waits_for(rp *R, hs__sbuf *b, uint32_t rank, const uint8_t *isfree)
         if (e->dst != rank)
             continue;
         for (uint32_t r = e->rhead; r != RP_NIL; r = R->rcv[r].next) {
+            if (R->rcv[r].seq < e->sseq)   /* its message is on its way: listed below */
+                continue;
             if (shown >= 3) {
                 more++;
                 continue;
@@ -285,7 +295,8 @@ static void waits_for(rp *R, hs__sbuf *b, uint32_t rank, const uint8_t *isfree)
         const rp_msg *M = &R->msg[m];
         if (!(M->flags & M_APP))
             continue;
-        int recv = M->dst == rank && (M->flags & M_MATCHED) && !(M->flags & M_DONE);
+        int recv = M->dst == rank && (recv_posted(R, M) || (M->flags & M_MATCHED)) &&
+                   !(M->flags & M_DONE);
         int send = M->src == rank && M->s_type != TGT_NONE;
         if (!recv && !send)
             continue;
@@ -315,6 +326,18 @@ static int is_app_rank(const rp *R, uint32_t g)
     return R->jobs[R->ranks[g].job].app;
 }
 
+static void unmatched_send(rp *R, hs__sbuf *bs, unsigned *ls, const rp_ment *e, uint64_t bytes)
+{
+    if ((*ls)++ < REPORT_ITEMS && e->tag >= 0)
+        hs__sb_printf(bs, "  rank %u sent %llu bytes to rank %u with tag %lld: never "
+                  "received\n", R->ranks[e->src].jrank, (unsigned long long)bytes,
+                  R->ranks[e->dst].jrank, (long long)e->tag);
+    else if (*ls <= REPORT_ITEMS)
+        hs__sb_printf(bs, "  rank %u sent %llu bytes to rank %u inside a collective or "
+                  "an RMA epoch: never received\n", R->ranks[e->src].jrank,
+                  (unsigned long long)bytes, R->ranks[e->dst].jrank);
+}
+
 void hs__rp_report(rp *R, hs_replay_result *res)
 {
     hs__sbuf b = { NULL, 0, 0 };
@@ -327,24 +350,35 @@ void hs__rp_report(rp *R, hs_replay_result *res)
         const rp_ment *e = &R->mt[i];
         if (e->dst == RP_NIL || !is_app_rank(R, e->dst))
             continue;
-        for (uint32_t m = e->shead; m != RP_NIL; m = R->msg[m].next) {
+        /* messages issued without a receive that arrived */
+        for (uint32_t m = e->ahead; m != RP_NIL; m = R->msg[m].next) {
             us++;
-            if (ls++ < REPORT_ITEMS && e->tag >= 0)
-                hs__sb_printf(&bs, "  rank %u sent %llu bytes to rank %u with tag %lld: never "
-                          "received\n", R->ranks[e->src].jrank,
-                          (unsigned long long)R->msg[m].bytes, R->ranks[e->dst].jrank,
-                          (long long)e->tag);
-            else if (ls <= REPORT_ITEMS)
-                hs__sb_printf(&bs, "  rank %u sent %llu bytes to rank %u inside a collective or "
-                          "an RMA epoch: never received\n", R->ranks[e->src].jrank,
-                          (unsigned long long)R->msg[m].bytes, R->ranks[e->dst].jrank);
+            unmatched_send(R, &bs, &ls, e, R->msg[m].bytes);
         }
         for (uint32_t r = e->rhead; r != RP_NIL; r = R->rcv[r].next) {
+            if (R->rcv[r].seq < e->sseq)   /* matched: its message is on its way */
+                continue;
             ur++;
             if (lr++ < REPORT_ITEMS)
                 hs__sb_printf(&br, "  rank %u posted a receive from rank %u, tag %lld at %s: "
                           "no such message\n", R->ranks[e->dst].jrank, R->ranks[e->src].jrank,
                           (long long)e->tag, hs_time_str(R->rcv[r].t_post, t, sizeof t));
+        }
+    }
+    /* ... and those on their way (the run stopped early) */
+    uint8_t *isfree = calloc(R->capmsg ? R->capmsg : 1, 1);
+    if (isfree) {
+        for (uint32_t m = R->msg_free; m != RP_NIL; m = R->msg[m].next)
+            isfree[m] = 1;
+        for (size_t m = 0; m < R->capmsg; m++) {
+            const rp_msg *M = &R->msg[m];
+            if (isfree[m] || (M->flags & M_ARRIVED) || !is_app_rank(R, M->dst))
+                continue;
+            uint32_t e = hs__rp_mt_find(R, M->dst, M->src, M->comm, M->tag);
+            if (e != RP_NIL && M->seq >= R->mt[e].rseq) {
+                us++;
+                unmatched_send(R, &bs, &ls, &R->mt[e], M->bytes);
+            }
         }
     }
     res->unmatched_sends = us;
@@ -377,10 +411,6 @@ void hs__rp_report(rp *R, hs_replay_result *res)
                   hs_time_str(R->t_end - R->t_stall, t2, sizeof t2),
                   hs_time_str(R->t_stall, t3, sizeof t3), hs_time_str(R->watchdog, t4, sizeof t4),
                   blocked, R->app_actors);
-        uint8_t *isfree = calloc(R->capmsg ? R->capmsg : 1, 1);
-        if (isfree)
-            for (uint32_t m = R->msg_free; m != RP_NIL; m = R->msg[m].next)
-                isfree[m] = 1;
         for (uint32_t a = 0; a < R->nactors && shown < REPORT_ITEMS; a++) {
             const rp_actor *A = &R->actors[a];
             if (!A->app || A->state == A_DONE)
@@ -390,7 +420,6 @@ void hs__rp_report(rp *R, hs_replay_result *res)
                 waits_for(R, &b, A->rank, isfree);
             shown++;
         }
-        free(isfree);
         if (blocked > shown)
             hs__sb_printf(&b, "  ... and %u more\n", blocked - shown);
     }
@@ -429,6 +458,7 @@ void hs__rp_report(rp *R, hs_replay_result *res)
     }
     free(bs.s);
     free(br.s);
+    free(isfree);
     if (R->scale_note[0])
         hs__sb_printf(&b, "%s", R->scale_note);
     res->warnings = R->warnings;

@@ -332,6 +332,75 @@ static void test_non_overtaking(void **s)
     rm_trace();
 }
 
+/* First legs that arrive out of sending order on one key: two ranks on one
+ * node, an eager synchronous message of 16 KiB (its copy takes 1.6 us)
+ * then one of 8 bytes; the small one arrives first.  Matching is at the
+ * receiver, by each message's place among its key's sends: the k-th
+ * receive gets the k-th message whatever the order of arrival, with the
+ * receives posted late (both messages wait, in the arrived list) and early
+ * (both receives wait, the second meets its message first). */
+static void arrival_order_trace(int preposted)
+{
+    tw w[2];
+    new_trace(2, w);
+    hs_trace_event ev;
+    hs_trace_event_init(&ev, HS_TRACE_ISSEND);
+    ev.comm = HS_TRACE_COMM_WORLD;
+    ev.peer = 1;
+    ev.tag = 5;
+    ev.bytes = 16384;
+    ev.flags = HS_TRACE_F_MONITORED;
+    ev.req = ++w[0].req;
+    put(&w[0], &ev, 0);
+    uint64_t a = ev.req, b = isend(&w[0], 1, 5, 8, 0);
+    hs_trace_compl c[2] = { { .req = a }, { .req = b } };
+    hs_trace_event_init(&ev, HS_TRACE_WAITALL);
+    ev.ncompl = 2;
+    ev.compl = c;
+    put(&w[0], &ev, 0);
+    if (preposted) {
+        uint64_t q1 = irecv(&w[1], 0, 5, 16384, 0), q2 = irecv(&w[1], 0, 5, 8, 0);
+        wait1(&w[1], q2, 0, 5, 8, 0);
+        wait1(&w[1], q1, 0, 5, 16384, 0);
+    } else {
+        recv_(&w[1], 0, 5, 16384, 5000);
+        recv_(&w[1], 0, 5, 8, 10000);
+    }
+    finish(w, 2);
+}
+
+static void test_arrival_order(void **s)
+{
+    (void)s;
+    hs_replay_params p;
+    hs_replay_params_default(&p);
+    const hs_time shm = p.shm_latency, us = 1000 * HS_PS_PER_NS;
+    hs_replay_result r;
+
+    /* receives posted at 5 us, after both arrived: the first gets the
+     * 16 KiB message (copied out, and acknowledged: rank 0's ssend ends
+     * one shm latency later), the second, 10 us after that copy, the 8 bytes */
+    arrival_order_trace(0);
+    assert_int_equal(replay(NULL, 2, &r), 0);
+    assert_int_equal(r.status, 0);
+    assert_int_equal(r.unmatched_sends + r.unmatched_recvs, 0);
+    assert_int_equal(r.rank_time[0], 5 * us + shm);
+    assert_int_equal(r.rank_time[1], 5 * us + copy_t(16384) + 10 * us + copy_t(8));
+    hs_replay_result_free(&r);
+    rm_trace();
+
+    /* receives posted at 0: the 8 bytes arrive first (copy(8) + shm) and
+     * complete the second receive; the 16 KiB at copy(16 KiB) + shm complete
+     * the first, and the acknowledgement is back one shm latency later */
+    arrival_order_trace(1);
+    assert_int_equal(replay(NULL, 2, &r), 0);
+    assert_int_equal(r.status, 0);
+    assert_int_equal(r.rank_time[1], copy_t(16384) + shm);
+    assert_int_equal(r.rank_time[0], copy_t(16384) + 2 * shm);
+    hs_replay_result_free(&r);
+    rm_trace();
+}
+
 /* MPI_ANY_SOURCE as the trace resolved it: rank 2's wildcard receive got
  * rank 1's (late) message, not rank 0's (early) one. */
 static void test_any_source_resolved(void **s)
@@ -1068,6 +1137,7 @@ int main(void)
         cmocka_unit_test(test_pingpong_eager),
         cmocka_unit_test(test_pingpong_rendezvous),
         cmocka_unit_test(test_non_overtaking),
+        cmocka_unit_test(test_arrival_order),
         cmocka_unit_test(test_any_source_resolved),
         cmocka_unit_test(test_probe_waits),
         cmocka_unit_test(test_ssend_waits_for_receiver),
