@@ -606,11 +606,11 @@ int hs_fabric_run(hs_fabric *F, hs_time until)
             hs__nic_post(F, (uint32_t)arg);
             break;
         case EV_TIMER:
-            F->cur_dev = F->S + F->N;
-            /* timers belong to the driver (in a parallel run, each
-             * process runs its own sources'): counted by part 0 only,
-             * which counts the others' as it skips them */
-            if (F->pd && hs_fabric_part(F) != 0)
+            F->cur_dev = F->tm_dev[arg];
+            /* the driver's timers (in a parallel run, each process runs
+             * its own sources'): counted by part 0 only, which counts the
+             * others' as it skips them; a node's timer runs at its part */
+            if (F->pd && hs_fabric_part(F) != 0 && F->cur_dev == F->S + F->N)
                 hs__pdes_uncount(F);
             on_timer(F, (uint32_t)arg);
             break;

@@ -343,6 +343,7 @@ struct hs_fabric {
     uint32_t *rx_cnt;
     size_t    rx_cap, rx_n;
     uint64_t *tm;           /* timer cookies */
+    uint32_t *tm_dev;       /* their origin: S + node, or the driver S + N */
     uint32_t  tm_cap, tm_free;
 
     /* event queue: delay lanes + heap */

@@ -93,6 +93,7 @@ void hs_fabric_destroy(hs_fabric *F)
     free(F->rx_key);
     free(F->rx_cnt);
     free(F->tm);
+    free(F->tm_dev);
     free(F->dl_next);
     free(F->dl_mark);
     free(F->dl_pend);
@@ -377,7 +378,7 @@ int hs_fabric_inject_lane(hs_fabric *F, hs_time t, uint32_t src, uint32_t dst, u
     return rc;
 }
 
-int hs_fabric_timer(hs_fabric *F, hs_time t, uint64_t cookie)
+static int timer_new(hs_fabric *F, hs_time t, uint32_t dev, uint64_t cookie)
 {
     if (F->error)
         return F->error;
@@ -389,6 +390,10 @@ int hs_fabric_timer(hs_fabric *F, hs_time t, uint64_t cookie)
         if (!n)
             return HS_ENOMEM;
         F->tm = n;
+        uint32_t *d = realloc(F->tm_dev, (size_t)nc * sizeof *d);
+        if (!d)
+            return HS_ENOMEM;
+        F->tm_dev = d;
         for (uint32_t i = F->tm_cap; i < nc; i++)
             n[i] = i + 1 < nc ? i + 1 : HS_NIL;
         F->tm_free = F->tm_cap;
@@ -397,7 +402,28 @@ int hs_fabric_timer(hs_fabric *F, hs_time t, uint64_t cookie)
     uint32_t slot = F->tm_free;
     F->tm_free = (uint32_t)F->tm[slot];
     F->tm[slot] = cookie;
-    return hs__ev_push(F, t, EV_TIMER, slot);
+    F->tm_dev[slot] = dev;
+    if (dev == F->S + F->N)
+        return hs__ev_push(F, t, EV_TIMER, slot);
+    /* a node's timer originates at its NIC, in a run or outside */
+    uint32_t cur = F->cur_dev, ext = F->ext_dev;
+    F->cur_dev = F->ext_dev = dev;
+    int rc = hs__ev_push(F, t, EV_TIMER, slot);
+    F->cur_dev = cur;
+    F->ext_dev = ext;
+    return rc;
+}
+
+int hs_fabric_timer(hs_fabric *F, hs_time t, uint64_t cookie)
+{
+    return timer_new(F, t, F->S + F->N, cookie);
+}
+
+int hs_fabric_timer_at(hs_fabric *F, hs_time t, uint32_t node, uint64_t cookie)
+{
+    if (node >= F->N || !hs_fabric_node_local(F, node))
+        return HS_EINVAL;
+    return timer_new(F, t, F->S + node, cookie);
 }
 
 int hs_fabric_phase_name(hs_fabric *F, uint16_t phase, const char *name)
@@ -459,7 +485,7 @@ void hs_fabric_get_stats(const hs_fabric *F, hs_fabric_stats *s)
     /* pools: the slots ever used (the rest of the capacity is never written,
      * so not resident) */
     m[HS_MEM_PACKETS] = (size_t)F->pk_hw * (sizeof(hs__pkt) + sizeof(hs__pkc)) +
-                        (size_t)F->ms_hw * sizeof(hs__msg) + (size_t)F->tm_cap * 8;
+                        (size_t)F->ms_hw * sizeof(hs__msg) + (size_t)F->tm_cap * 12;
     m[HS_MEM_EVENTS] = hs__ev_bytes(F);
     m[HS_MEM_RECORDS] = F->caprec * sizeof(hs__record);
     hs__truth_bytes(F, &m[HS_MEM_TRUTH_PHASE], &m[HS_MEM_TRUTH_WINDOW], &m[HS_MEM_COUNTERS]);

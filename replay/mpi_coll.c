@@ -157,7 +157,7 @@ void hs__rp_coll_xfer_done(rp *R, uint32_t c)
     if (red && R->prm->reduce_bw) {
         const rp_job *J = &R->jobs[R->ranks[C->rank].job];
         hs__rp_timer(R, hs_fabric_now(R->F) + hs_ser_time(red, R->prm->reduce_bw), TM_REDUCE, 0,
-                     c, J->app);
+                     c, J->app, C->rank);
         return;
     }
     advance(R, c);

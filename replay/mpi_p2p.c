@@ -36,13 +36,15 @@ hs_time hs__rp_copy_time(const rp *R, uint64_t bytes)
     return bytes ? hs_ser_time(bytes, R->prm->mem_bw) : 0;
 }
 
-int hs__rp_timer(rp *R, hs_time t, unsigned type, unsigned leg, uint32_t idx, int app)
+int hs__rp_timer(rp *R, hs_time t, unsigned type, unsigned leg, uint32_t idx, int app,
+                 uint32_t rank)
 {
     if (app) {
         R->app_pending++;
         R->app_timers++;
     }
-    int rc = hs_fabric_timer(R->F, t, ck_make(type, leg, idx) | (app ? CK_APP : 0));
+    int rc = hs_fabric_timer_at(R->F, t, R->ranks[rank].node,
+                                ck_make(type, leg, idx) | (app ? CK_APP : 0));
     if (rc)
         R->error = rc;
     return rc;
@@ -264,9 +266,9 @@ int hs__rp_leg(rp *R, unsigned leg, uint32_t idx, uint32_t src, uint32_t dst, ui
     }
     if (a == b) {
         hs_time t = hs_fabric_now(R->F) + hs__rp_copy_time(R, bytes);
-        if (leg_has_sent(leg) && hs__rp_timer(R, t, TM_LSENT, leg, idx, 0))
+        if (leg_has_sent(leg) && hs__rp_timer(R, t, TM_LSENT, leg, idx, 0, src))
             return R->error;
-        return hs__rp_timer(R, t + R->prm->shm_latency, TM_LDELIV, leg, idx, app);
+        return hs__rp_timer(R, t + R->prm->shm_latency, TM_LDELIV, leg, idx, app, src);
     }
     if (app)
         R->app_pending++;
@@ -383,7 +385,7 @@ static void matched_and_arrived(rp *R, uint32_t m, int expected)
         recv_done(R, m);
     else   /* unexpected: copied out of the bounce buffer */
         hs__rp_timer(R, hs_fabric_now(R->F) + hs__rp_copy_time(R, M->bytes), TM_COPY, 0, m,
-                     (M->flags & M_APP) != 0);
+                     (M->flags & M_APP) != 0, M->dst);
 }
 
 static void wake_probes(rp *R, uint32_t e)

@@ -530,7 +530,9 @@ void hs__rp_on_delivered(void *ctx, hs_fabric *F, uint64_t cookie, hs_time t);
 void hs__rp_on_timer(void *ctx, hs_fabric *F, uint64_t cookie, hs_time t);
 /* Completes a target (request or collective) at now. */
 void hs__rp_target_done(rp *R, uint8_t type, uint32_t idx);
-int  hs__rp_timer(rp *R, hs_time t, unsigned type, unsigned leg, uint32_t idx, int app);
+/* A timer of global rank `rank` (at its node: hs_fabric_timer_at). */
+int  hs__rp_timer(rp *R, hs_time t, unsigned type, unsigned leg, uint32_t idx, int app,
+                  uint32_t rank);
 hs_time hs__rp_copy_time(const rp *R, uint64_t bytes);
 /* Monitoring decision for a message the replay generates. */
 int  hs__rp_gen_monitored(rp *R, uint32_t src, uint32_t dst);

@@ -113,7 +113,7 @@ static int issue_send(rp *R, const rp_actor *A, uint32_t comm, int32_t peer, int
         /* MPI_Bsend: done once copied into the attached buffer; the message
          * then goes on its own */
         if (hs__rp_timer(R, hs_fabric_now(R->F) + hs__rp_copy_time(R, bytes), TM_BSEND, 0, gi,
-                         J->app))
+                         J->app, A->rank))
             return R->error;
         return hs__rp_send(R, A->rank, dst, comm, tag, bytes, phase, mf & ~(unsigned)M_SYNC,
                            TGT_NONE, 0);
@@ -308,7 +308,7 @@ static void run(rp *R, uint32_t a)
             if (op->gap) {
                 A->compute += op->gap;
                 A->state = A_COMPUTE;
-                hs__rp_timer(R, hs_fabric_now(R->F) + op->gap, TM_WAKE, 0, a, A->app);
+                hs__rp_timer(R, hs_fabric_now(R->F) + op->gap, TM_WAKE, 0, a, A->app, A->rank);
                 return;
             }
         }
@@ -318,7 +318,7 @@ static void run(rp *R, uint32_t a)
             A->phase = 0xffff;
             if (ovh && op->code != OP_END) {
                 A->state = A_OVERHEAD;
-                hs__rp_timer(R, A->t_call + ovh, TM_OVERHEAD, 0, a, A->app);
+                hs__rp_timer(R, A->t_call + ovh, TM_OVERHEAD, 0, a, A->app, A->rank);
                 return;
             }
         }

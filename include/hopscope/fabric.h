@@ -299,8 +299,17 @@ int hs_fabric_inject(hs_fabric *f, hs_time t, uint32_t src, uint32_t dst,
 int hs_fabric_inject_lane(hs_fabric *f, hs_time t, uint32_t src, uint32_t dst,
                           uint64_t bytes, uint16_t phase, int monitored,
                           unsigned lane, uint64_t cookie);
-/* Calls cb.timer(cookie) at time t >= now.  HS_EINVAL, HS_ENOMEM. */
+/* Calls cb.timer(cookie) at time t >= now.  HS_EINVAL, HS_ENOMEM.  A timer
+ * of the driver (the event order's origin S + N, docs/fabric.md "Event
+ * order"): in a parallel run, part 0 counts it. */
 int hs_fabric_timer(hs_fabric *f, hs_time t, uint64_t cookie);
+/* A timer of node `node` (< N): it originates at the node's NIC, as a post
+ * there does, and what its callback schedules originates there too; so a
+ * client whose every action for a node happens in that node's callbacks
+ * (the MPI replay's ranks) orders its events the same whichever process
+ * simulates the node.  In a parallel run the node must be local
+ * (HS_EINVAL otherwise). */
+int hs_fabric_timer_at(hs_fabric *f, hs_time t, uint32_t node, uint64_t cookie);
 
 /* Names a phase (copied; shown in the run directory; default "phase<N>",
  * phase 0 is "synthetic" unless named). */

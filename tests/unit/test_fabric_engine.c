@@ -264,6 +264,41 @@ static void test_timers(void **state)
     hs_fabric_destroy(F);
 }
 
+/* A node's timer originates at its NIC (origin S + node), and so does what
+ * its callback schedules; the driver's timers at S + N come after every
+ * node's at the same time, whatever the order they were set in. */
+static void cb_timer_at(void *ctx, hs_fabric *F, uint64_t cookie, hs_time t)
+{
+    tlog *l = ctx;
+    l->cookie[l->n] = cookie;
+    l->t[l->n++] = t;
+    if (cookie == 3)   /* set from node 0's timer: originates at node 0 */
+        assert_int_equal(hs_fabric_timer(F, t, 4), 0);
+}
+
+static void test_timer_at(void **state)
+{
+    (void)state;
+    hs_fabric *F = make("mesh:2x1", NULL);
+    tlog l;
+    memset(&l, 0, sizeof l);
+    hs_fabric_callbacks cb = { NULL, NULL, cb_timer_at };
+    hs_fabric_set_callbacks(F, &cb, &l);
+    uint32_t N = hs_fabric_topo(F)->nnodes;
+    assert_int_equal(hs_fabric_timer_at(F, 100, N, 9), HS_EINVAL);
+    assert_int_equal(hs_fabric_timer(F, 100, 1), 0);
+    assert_int_equal(hs_fabric_timer_at(F, 100, 1, 2), 0);
+    assert_int_equal(hs_fabric_timer_at(F, 100, 0, 3), 0);
+    assert_int_equal(hs_fabric_run(F, HS_TIME_NEVER), 1);
+    assert_int_equal(l.n, 4);
+    uint64_t want[4] = { 3, 4, 2, 1 };
+    for (int i = 0; i < 4; i++) {
+        assert_int_equal(l.cookie[i], want[i]);
+        assert_int_equal(l.t[i], 100);
+    }
+    hs_fabric_destroy(F);
+}
+
 /* Lanes: an event of a lane's last time whose key is smaller than the
  * last's is inserted where it belongs (a key counts its origin's events,
  * so same-time events reach a lane out of key order); one that would move
@@ -295,6 +330,7 @@ static void lane_timer(hs_fabric *F, hs_time t, uint64_t key)
     uint32_t slot = F->tm_free;
     F->tm_free = (uint32_t)F->tm[slot];
     F->tm[slot] = key;   /* the cookie is the key */
+    F->tm_dev[slot] = F->S + F->N;   /* the driver's */
     hs__fev e = { t, key, (uint64_t)EV_TIMER << EV_SHIFT | slot };
     assert_int_equal(hs__ev_insert(F, e), 0);
 }
@@ -1224,6 +1260,7 @@ int main(void)
         cmocka_unit_test(test_zero_load_mixed),
         cmocka_unit_test(test_api_errors),
         cmocka_unit_test(test_timers),
+        cmocka_unit_test(test_timer_at),
         cmocka_unit_test(test_lane_order),
         cmocka_unit_test(test_drain_invariants),
         cmocka_unit_test(test_window_coarsening),
