@@ -60,6 +60,8 @@ enum {
     EV_NIC_TX_END = 7, /* arg: injection link; the NIC's transmission ended */
     EV_BS_TICK = 8,  /* router=booksim: one cycle of the network (router_booksim.c) */
     EV_CREDIT_RING = 9, /* arg: link; a keyed credit of its ring (link.c) is due */
+    EV_PAYLOAD = 10, /* never queued: a message's payload in a parallel run's
+                        exchange (pdes.c), seq = source << 40 | serial, arg = length */
 };
 #define EV_SHIFT 60
 #define EV_ARG_MASK ((1ull << EV_SHIFT) - 1)
@@ -145,7 +147,16 @@ typedef struct hs__pkc {
     uint32_t src;
     uint32_t payload;    /* message bytes it carries */
     uint16_t phase;
+    uint8_t  has_pl;     /* its message has a payload (hs__pl_take at its delivery) */
 } hs__pkc;
+
+/* A payload of a message in flight, keyed by (source << 40 | serial) + 1
+ * (0 = empty). */
+typedef struct hs__plent {
+    uint64_t key;
+    uint32_t len;
+    unsigned char b[HS_FABRIC_PAYLOAD];
+} hs__plent;
 
 typedef struct hs__msg {
     uint64_t cookie;
@@ -160,6 +171,7 @@ typedef struct hs__msg {
     uint8_t  sent;       /* the `sent` callback has fired */
     uint8_t  lane;       /* hs_fabric_inject_lane: 1 = the queue half the NIC's
                             queues away from the destination's */
+    uint8_t  has_pl;     /* a payload waits at the destination (payload.c) */
 } hs__msg;
 
 /* ---- ports -------------------------------------------------------------- */
@@ -342,6 +354,14 @@ struct hs_fabric {
     uint64_t *rx_key;
     uint32_t *rx_cnt;
     size_t    rx_cap, rx_n;
+    /* Payloads of messages in flight (hs_fabric_inject_payload), kept for
+     * the destination on the same key as rx_key (payload.c): in a parallel
+     * run a remote destination's part gets them in the window's exchange,
+     * before the message can arrive there. */
+    hs__plent *pl;
+    size_t    pl_cap, pl_n;
+    unsigned char pl_cur[HS_FABRIC_PAYLOAD];  /* the delivered message's, in `delivered` */
+    uint32_t  pl_cur_len;
     uint64_t *tm;           /* timer cookies */
     uint32_t *tm_dev;       /* their origin: S + node, or the driver S + N */
     uint32_t  tm_cap, tm_free;
@@ -417,6 +437,10 @@ struct hs__pdes;
 int  hs__pdes_remote(const hs_fabric *F, const hs__fev *e);
 /* Hands e (and its packet, which leaves this process) to the outbox. */
 int  hs__pdes_send(hs_fabric *F, const hs__fev *e);
+/* Hands the payload of source src's message of serial mser to the outbox of
+ * the part of its destination node dst. */
+int  hs__pdes_send_payload(hs_fabric *F, uint32_t dst, uint32_t src, uint64_t mser,
+                           const void *b, uint32_t len);
 void hs__pdes_free(hs_fabric *F);
 /* A parallel run's driver skips a timer that only another part needs: its
  * key is taken (so the next timer's is the sequential run's) and part 0
@@ -531,6 +555,11 @@ void hs__nic_kick(hs_fabric *F, uint32_t node);
 void hs__nic_tx_end(hs_fabric *F, uint32_t o);
 void hs__nic_deliver(hs_fabric *F, uint32_t p);
 uint32_t hs__msg_alloc(hs_fabric *F);
+/* payload.c: keeps the payload of source src's message of serial mser for
+ * its delivery; takes it into F->pl_cur (1 if there was one). */
+int  hs__pl_put(hs_fabric *F, uint32_t src, uint64_t mser, const void *b, uint32_t len);
+int  hs__pl_take(hs_fabric *F, uint32_t src, uint64_t mser);
+void hs__pl_free(hs_fabric *F);
 /* Cuts the node's next packet from its injection queues (HS_NIL: none). */
 uint32_t hs__nic_cut(hs_fabric *F, uint32_t node);
 /* The last packet of message m has left its NIC: the `sent` callback. */

@@ -91,6 +91,7 @@ void hs_fabric_destroy(hs_fabric *F)
     free(F->pc);
     free(F->ms);
     free(F->rx_key);
+    hs__pl_free(F);
     free(F->rx_cnt);
     free(F->tm);
     free(F->tm_dev);
@@ -332,10 +333,20 @@ int hs_fabric_inject(hs_fabric *F, hs_time t, uint32_t src, uint32_t dst, uint64
 int hs_fabric_inject_lane(hs_fabric *F, hs_time t, uint32_t src, uint32_t dst, uint64_t bytes,
                           uint16_t phase, int monitored, unsigned lane, uint64_t cookie)
 {
+    return hs_fabric_inject_payload(F, t, src, dst, bytes, phase, monitored, lane, cookie, NULL, 0);
+}
+
+int hs_fabric_inject_payload(hs_fabric *F, hs_time t, uint32_t src, uint32_t dst, uint64_t bytes,
+                             uint16_t phase, int monitored, unsigned lane, uint64_t cookie,
+                             const void *payload, size_t len)
+{
     if (F->error)
         return F->error;
-    if (src >= F->N || dst >= F->N || src == dst || t < F->now || lane > 1)
+    if (src >= F->N || dst >= F->N || src == dst || t < F->now || lane > 1 ||
+        len > HS_FABRIC_PAYLOAD)
         return HS_EINVAL;
+    if (!payload)
+        len = 0;
     if (!hs_fabric_node_local(F, src))
         return HS_EINVAL;   /* a parallel run: another process simulates src */
     uint64_t npk = bytes ? (bytes + F->prm.mtu - 1) / F->prm.mtu : 1;
@@ -362,6 +373,15 @@ int hs_fabric_inject_lane(hs_fabric *F, hs_time t, uint32_t src, uint32_t dst, u
     msg->monitored = monitored != 0;
     msg->sent = 0;
     msg->lane = (uint8_t)lane;
+    msg->has_pl = len != 0;
+    if (len) {
+        /* for the destination: here, or in the outbox of its part */
+        int rc = hs_fabric_node_local(F, dst) ? hs__pl_put(F, src, msg->mser, payload, (uint32_t)len)
+                                              : hs__pdes_send_payload(F, dst, src, msg->mser,
+                                                                      payload, (uint32_t)len);
+        if (rc)
+            return F->error = rc;   /* out of memory: the message is half posted */
+    }
     /* a post originates at its NIC, in a run or outside (the event order's
      * origin, engine.h): whoever simulates the NIC counts its events */
     uint32_t cur = F->cur_dev, ext = F->ext_dev;
@@ -485,7 +505,8 @@ void hs_fabric_get_stats(const hs_fabric *F, hs_fabric_stats *s)
     /* pools: the slots ever used (the rest of the capacity is never written,
      * so not resident) */
     m[HS_MEM_PACKETS] = (size_t)F->pk_hw * (sizeof(hs__pkt) + sizeof(hs__pkc)) +
-                        (size_t)F->ms_hw * sizeof(hs__msg) + (size_t)F->tm_cap * 12;
+                        (size_t)F->ms_hw * sizeof(hs__msg) + (size_t)F->tm_cap * 12 +
+                        F->pl_cap * sizeof(hs__plent);
     m[HS_MEM_EVENTS] = hs__ev_bytes(F);
     m[HS_MEM_RECORDS] = F->caprec * sizeof(hs__record);
     hs__truth_bytes(F, &m[HS_MEM_TRUTH_PHASE], &m[HS_MEM_TRUTH_WINDOW], &m[HS_MEM_COUNTERS]);

@@ -7,7 +7,7 @@ CORE_SRCS += fabric/units.c fabric/topo.c fabric/topo_fattree.c \
              fabric/nic.c fabric/route.c fabric/route_fattree.c \
              fabric/route_dragonfly.c fabric/route_torus.c fabric/truth.c \
              fabric/traffic.c fabric/rundir_write.c fabric/deadlock.c \
-             fabric/pdes.c fabric/pdes_merge.c \
+             fabric/pdes.c fabric/pdes_merge.c fabric/payload.c \
              fabric/router_booksim.c
 INSTALL_HEADERS += include/hopscope/fabric.h
 # The event loop and device code are the hot path.

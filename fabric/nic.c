@@ -112,6 +112,7 @@ uint32_t hs__nic_cut(hs_fabric *F, uint32_t node)
     pc->msg = m;
     pc->payload = (uint32_t)payload;
     pc->phase = msg->phase;
+    pc->has_pl = msg->has_pl;
     p->dst = msg->dst;
     p->key = msg->monitored ? hs_packet_key(F->scheme.salt, node, msg->dst, pc->seq) : 0;
     p->ready = F->now;
@@ -319,7 +320,9 @@ void hs__nic_deliver(hs_fabric *F, uint32_t pi)
         uint32_t ej = hs_topo_node_ejection(F->topo, node);
         hs__credit_return(F, ej, 0, p->bytes);
     }
-    uint64_t cookie = pc->cookie;
+    uint64_t cookie = pc->cookie, mser = pc->mser;
+    uint32_t src = pc->src;
+    int has_pl = pc->has_pl;
     int last = pc->npk > 1 ? rx_count(F, pc->src, pc->mser, pc->npk) : 1;
     hs__pkt_free(F, pi);
     if (last < 0) {
@@ -331,7 +334,12 @@ void hs__nic_deliver(hs_fabric *F, uint32_t pi)
          * the last delivery by at least the links' latencies */
         F->st.messages_delivered++;
         F->ms_pending--;
+        if (has_pl && !hs__pl_take(F, src, mser)) {
+            F->error = HS_ESTATE;   /* cannot be: its payload was put at its post */
+            return;
+        }
         if (F->cb.delivered)
             F->cb.delivered(F->cb_ctx, F, cookie, F->now);
+        F->pl_cur_len = 0;
     }
 }

@@ -227,8 +227,8 @@ struct hs__pdes {
 };
 
 /* On the wire: the event (24 bytes), then for EV_ARRIVE its packet's hot
- * and cold parts.  Every process runs the same binary, so the layout is
- * the in-memory one. */
+ * and cold parts, for EV_PAYLOAD the payload's bytes.  Every process runs
+ * the same binary, so the layout is the in-memory one. */
 typedef struct hs__wev {
     hs_time  t;
     uint64_t seq;
@@ -444,6 +444,16 @@ int hs__pdes_send(hs_fabric *F, const hs__fev *e)
     return rc;
 }
 
+int hs__pdes_send_payload(hs_fabric *F, uint32_t dst, uint32_t src, uint64_t mser,
+                          const void *b, uint32_t len)
+{
+    hs__obuf *o = &F->pd->out[F->pd->part.sw_part[F->topo->node_sw[dst]]];
+    hs__wev w = { F->now, (uint64_t)src << 40 | (mser & ((1ull << 40) - 1)),
+                  (uint64_t)EV_PAYLOAD << EV_SHIFT | len };
+    int rc = obuf_put(F, o, &w, sizeof w);
+    return rc ? rc : obuf_put(F, o, b, len);
+}
+
 int hs_fabric_outbox(const hs_fabric *F, unsigned part, const void **buf, size_t *len)
 {
     if (!F->pd || part >= F->pd->part.np)
@@ -472,8 +482,19 @@ int hs_fabric_inbox(hs_fabric *F, const void *buf, size_t len)
         memcpy(&w, b, sizeof w);
         b += sizeof w;
         hs__fev e = { w.t, w.seq, w.d };
-        F->pd->ps.received++;
         unsigned type = (unsigned)(w.d >> EV_SHIFT);
+        if (type == EV_PAYLOAD) {
+            uint64_t pn = w.d & EV_ARG_MASK;
+            uint32_t src = (uint32_t)(w.seq >> 40);
+            if (pn > HS_FABRIC_PAYLOAD || (size_t)(end - b) < pn || src >= F->N)
+                return HS_EFORMAT;
+            int rc = hs__pl_put(F, src, w.seq & ((1ull << 40) - 1), b, (uint32_t)pn);
+            if (rc)
+                return rc;
+            b += pn;
+            continue;
+        }
+        F->pd->ps.received++;
         if (w.t < F->now || (type != EV_ARRIVE && type != EV_CREDIT))
             return HS_EFORMAT;
         if (type == EV_ARRIVE) {

@@ -212,6 +212,7 @@ unsigned hs_topo_route_set(const hs_topo *t, uint32_t sw, uint32_t dst,
 typedef enum hs_arbiter { HS_ARB_RR = 1 } hs_arbiter;
 
 #define HS_FABRIC_MIN_PACKET 64   /* bytes on the wire, for 0-byte messages */
+#define HS_FABRIC_PAYLOAD 64      /* most bytes of a message's payload (hs_fabric_inject_payload) */
 #define HS_FABRIC_MAX_MTU    (1u << 20)
 #define HS_FABRIC_MAX_VCS    8
 #define HS_UGAL_AUTO         UINT64_MAX  /* ugal_threshold: 4 full packets */
@@ -299,6 +300,22 @@ int hs_fabric_inject(hs_fabric *f, hs_time t, uint32_t src, uint32_t dst,
 int hs_fabric_inject_lane(hs_fabric *f, hs_time t, uint32_t src, uint32_t dst,
                           uint64_t bytes, uint16_t phase, int monitored,
                           unsigned lane, uint64_t cookie);
+/* hs_fabric_inject_lane with a payload: len <= HS_FABRIC_PAYLOAD bytes the
+ * client gets back at the message's delivery (hs_fabric_payload, in the
+ * `delivered` callback), wherever the destination is simulated: a small
+ * descriptor that travels with the message (in a parallel run, to the
+ * destination's process in the exchange of the window it is posted in,
+ * before the message can arrive there), so that the destination needs no
+ * state of the source's.  It takes no bytes on the wire (the model's
+ * `bytes` stand for what the message carries).  payload NULL or len 0: as
+ * hs_fabric_inject_lane.  HS_EINVAL for len > HS_FABRIC_PAYLOAD. */
+int hs_fabric_inject_payload(hs_fabric *f, hs_time t, uint32_t src, uint32_t dst,
+                             uint64_t bytes, uint16_t phase, int monitored,
+                             unsigned lane, uint64_t cookie, const void *payload,
+                             size_t len);
+/* In a `delivered` callback: the payload of the message delivered (len set;
+ * NULL and 0 when it has none).  Valid until the callback returns. */
+const void *hs_fabric_payload(const hs_fabric *f, size_t *len);
 /* Calls cb.timer(cookie) at time t >= now.  HS_EINVAL, HS_ENOMEM.  A timer
  * of the driver (the event order's origin S + N, docs/fabric.md "Event
  * order"): in a parallel run, part 0 counts it. */

@@ -192,9 +192,25 @@ typedef struct dlist {
     size_t n, cap;
 } dlist;
 
+/* The payload of a message with cookie c (every other message has one):
+ * 1 + c % 64 bytes of a pattern of c, so that any mix-up shows. */
+static size_t payload_of(uint64_t c, unsigned char *b)
+{
+    if (c & 1)
+        return 0;
+    size_t n = 1 + (size_t)(c % HS_FABRIC_PAYLOAD);
+    for (size_t i = 0; i < n; i++)
+        b[i] = (unsigned char)(c >> (i % 8 * 8)) ^ (unsigned char)i;
+    return n;
+}
+
 static void on_dl(void *ctx, hs_fabric *F, uint64_t cookie, hs_time t)
 {
-    (void)F;
+    unsigned char want[HS_FABRIC_PAYLOAD];
+    size_t nw = payload_of(cookie, want), n = 99;
+    const void *got = hs_fabric_payload(F, &n);
+    assert_int_equal(n, nw);
+    assert_true(nw ? got && !memcmp(got, want, nw) : got == NULL);
     dlist *l = ctx;
     if (l->n == l->cap) {
         l->cap = l->cap ? 2 * l->cap : 256;
@@ -280,10 +296,15 @@ static void inject_all(hs_fabric *F)
             hs_time t = r * 300000 + (x >> 40) % 50000;
             if (!hs_fabric_node_local(F, i))
                 continue;
-            assert_int_equal(hs_fabric_inject(F, t, i, d1, bytes, 0, 1, (uint64_t)r << 32 | i), 0);
-            if (d2 != i)
-                assert_int_equal(hs_fabric_inject(F, t, i, d2, 64, 0, 1,
-                                                  1ull << 60 | (uint64_t)r << 32 | i), 0);
+            unsigned char pl[HS_FABRIC_PAYLOAD];
+            uint64_t c1 = (uint64_t)r << 32 | i, c2 = 1ull << 60 | (uint64_t)r << 32 | i;
+            size_t n1 = payload_of(c1, pl);
+            assert_int_equal(hs_fabric_inject_payload(F, t, i, d1, bytes, 0, 1, 0, c1, pl, n1), 0);
+            if (d2 != i) {
+                size_t n2 = payload_of(c2, pl);
+                assert_int_equal(hs_fabric_inject_payload(F, t, i, d2, 64, 0, 1, 0, c2, pl, n2),
+                                 0);
+            }
         }
 }
 
