@@ -249,8 +249,16 @@ static int leg_has_sent(unsigned leg)
     return leg == LEG_EAGER || leg == LEG_DATA || leg == LEG_RMA_DATA;
 }
 
+_Static_assert(sizeof(rp_wire) <= HS_FABRIC_PAYLOAD, "a leg's descriptor fits the fabric's payload");
+
+static uint32_t wire_alloc(rp *R)
+{
+    return hs__rp_pool_take((void **)&R->wire, &R->capwire, &R->wire_free, sizeof *R->wire,
+                            offsetof(rp_wire, next), 1024);
+}
+
 int hs__rp_leg(rp *R, unsigned leg, uint32_t idx, uint32_t src, uint32_t dst, uint64_t bytes,
-               uint16_t phase, int mon, int app)
+               uint16_t phase, int mon, int app, const rp_wire *w)
 {
     uint32_t a = R->ranks[src].node, b = R->ranks[dst].node;
     if (app && leg_has_sent(leg) && R->prm->max_packets) {
@@ -268,12 +276,19 @@ int hs__rp_leg(rp *R, unsigned leg, uint32_t idx, uint32_t src, uint32_t dst, ui
         hs_time t = hs_fabric_now(R->F) + hs__rp_copy_time(R, bytes);
         if (leg_has_sent(leg) && hs__rp_timer(R, t, TM_LSENT, leg, idx, 0, src))
             return R->error;
-        return hs__rp_timer(R, t + R->prm->shm_latency, TM_LDELIV, leg, idx, app, src);
+        uint32_t di = idx;
+        if (w) {   /* the descriptor waits in R->wire for the delivery */
+            if ((di = wire_alloc(R)) == RP_NIL)
+                return R->error = HS_ENOMEM;
+            R->wire[di] = *w;
+        }
+        return hs__rp_timer(R, t + R->prm->shm_latency, TM_LDELIV, leg, di, app, src);
     }
     if (app)
         R->app_pending++;
-    int rc = hs_fabric_inject(R->F, hs_fabric_now(R->F), a, b, bytes, phase, mon,
-                              (uint64_t)leg << 32 | idx | (app ? CK_APP : 0));
+    int rc = hs_fabric_inject_payload(R->F, hs_fabric_now(R->F), a, b, bytes, phase, mon, 0,
+                                      (uint64_t)leg << 32 | idx | (app ? CK_APP : 0), w,
+                                      w ? sizeof *w : 0);
     if (rc) {
         R->error = rc;
         R->err_bytes = bytes;
@@ -302,28 +317,28 @@ void hs__rp_target_done(rp *R, uint8_t type, uint32_t idx)
     }
 }
 
+/* The sender's side is done: its target completes, its record goes. */
 static void send_done(rp *R, uint32_t m)
 {
     rp_msg *M = &R->msg[m];
-    uint8_t t = M->s_type;
-    uint32_t x = M->s_tgt;
-    M->s_type = TGT_NONE;
-    hs__rp_target_done(R, t, x);
-}
-
-static void recv_done(rp *R, uint32_t m)
-{
-    rp_msg *M = &R->msg[m];
-    M->flags |= M_DONE;
-    uint8_t t = M->r_type;
-    uint32_t x = M->r_tgt;
+    uint8_t t = M->type;
+    uint32_t x = M->tgt;
+    M->type = TGT_NONE;
     hs__rp_target_done(R, t, x);
     msg_unref(R, m);
 }
 
-#define M_SENT  0x200u   /* the data's last packet has left */
-#define M_ACKED 0x400u   /* ssend: the receiver's acknowledgement is back */
-#define M_CREDIT 0x800u  /* background eager message holding one of its pair's credits */
+/* The receiver's side is done (its record m). */
+static void recv_done(rp *R, uint32_t m)
+{
+    rp_msg *M = &R->msg[m];
+    M->flags |= M_DONE;
+    uint8_t t = M->type;
+    uint32_t x = M->tgt;
+    hs__rp_target_done(R, t, x);
+    msg_unref(R, m);
+}
+
 
 /* Background jobs loop for ever, so an eager sender whose receiver lags
  * (an incast root waiting for its slowest sender) would pile up unexpected
@@ -360,14 +375,27 @@ static void maybe_send_done(rp *R, uint32_t m)
     send_done(R, m);
 }
 
-static int start_leg(rp *R, uint32_t m, unsigned leg, int back, uint64_t bytes)
+/* The flags of the message itself (not of one side's record), which its
+ * legs carry. */
+#define M_WIRE (M_RNDV | M_SYNC | M_MON | M_NET | M_APP | M_USER | M_CREDIT)
+
+/* Starts a leg from record m's side to the other: the sender's legs go to
+ * the destination, the receiver's back to the source.  The leg carries the
+ * message's descriptor. */
+static int start_leg(rp *R, uint32_t m, unsigned leg, uint64_t bytes)
 {
     rp_msg *M = &R->msg[m];
-    M->refs++;
     M->t_leg = hs_fabric_now(R->F);
+    int back = (M->flags & M_RSIDE) != 0;
+    rp_wire w = {
+        .bytes = M->bytes, .t_leg = M->t_leg, .lat = M->lat, .tag = M->tag,
+        .src = M->src, .dst = M->dst, .comm = M->comm, .seq = M->seq,
+        .from = m, .to = M->peer, .next = RP_NIL, .phase = M->phase,
+        .flags = (uint16_t)(M->flags & M_WIRE),
+    };
     uint32_t s = back ? M->dst : M->src, d = back ? M->src : M->dst;
     return hs__rp_leg(R, leg, m, s, d, bytes, M->phase, (M->flags & M_MON) != 0,
-                      (M->flags & M_APP) != 0);
+                      (M->flags & M_APP) != 0, &w);
 }
 
 /* Both the message (its eager data or RTS) and its receive are there. */
@@ -375,11 +403,11 @@ static void matched_and_arrived(rp *R, uint32_t m, int expected)
 {
     rp_msg *M = &R->msg[m];
     if (M->flags & M_RNDV) {
-        start_leg(R, m, LEG_CTS, 1, ctrl(R));
+        start_leg(R, m, LEG_CTS, ctrl(R));
         return;
     }
     if (M->flags & M_SYNC)
-        start_leg(R, m, LEG_ACK, 1, ctrl(R));
+        start_leg(R, m, LEG_ACK, ctrl(R));
     M = &R->msg[m];
     if (expected)
         recv_done(R, m);
@@ -448,23 +476,22 @@ int hs__rp_send(rp *R, uint32_t src, uint32_t dst, uint32_t comm, int64_t tag, u
     rp_msg *M = &R->msg[m];
     memset(M, 0, sizeof *M);
     M->bytes = bytes;
-    M->t_post = hs_fabric_now(R->F);
     M->tag = tag;
     M->src = src;
     M->dst = dst;
     M->comm = comm;
     M->seq = R->mt[e].sseq++;
     M->next = RP_NIL;
-    M->s_type = s_type;
-    M->s_tgt = s_tgt;
-    M->r_type = TGT_NONE;
+    M->peer = RP_NIL;
+    M->type = s_type;
+    M->tgt = s_tgt;
     M->phase = phase;
     M->flags = (uint16_t)mflags;
     if (bytes > R->prm->eager_limit)   /* rendezvous is synchronous by itself */
         M->flags = (uint16_t)((M->flags | M_RNDV) & ~M_SYNC);
     if (is_net(R, src, dst))
         M->flags |= M_NET;
-    M->refs = 1;   /* the receive side */
+    M->refs = 1;   /* the send side */
     if (mflags & M_USER) {
         rp_job *J = &R->jobs[R->ranks[src].job];
         J->messages++;
@@ -489,6 +516,7 @@ int hs__rp_send(rp *R, uint32_t src, uint32_t dst, uint32_t comm, int64_t tag, u
         while (*p != RP_NIL)
             p = &R->msg[*p].next;
         *p = m;
+        M->refs++;   /* until its first leg arrives */
         if (!(M->flags & M_RNDV))
             credit_take(R, e, m);
         if (R->error)
@@ -496,16 +524,16 @@ int hs__rp_send(rp *R, uint32_t src, uint32_t dst, uint32_t comm, int64_t tag, u
     }
     M = &R->msg[m];
     if (M->flags & M_RNDV)
-        return start_leg(R, m, LEG_RTS, 0, ctrl(R));
-    return start_leg(R, m, LEG_EAGER, 0, bytes);
+        return start_leg(R, m, LEG_RTS, ctrl(R));
+    return start_leg(R, m, LEG_EAGER, bytes);
 }
 
-/* Message m meets receive (type, tgt). */
+/* Message m (the receiver's record) meets receive (type, tgt). */
 static void match(rp *R, uint32_t m, uint8_t r_type, uint32_t r_tgt)
 {
     rp_msg *M = &R->msg[m];
-    M->r_type = r_type;
-    M->r_tgt = r_tgt;
+    M->type = r_type;
+    M->tgt = r_tgt;
     M->flags |= M_MATCHED;
 }
 
@@ -583,8 +611,11 @@ static void arrived(rp *R, uint32_t m)
         R->error = HS_EINVAL;
         return;
     }
-    if (!(M->flags & M_APP))
-        inflight_drop(R, e, m);
+    if (!(M->flags & M_APP)) {   /* background: the sender's record leaves its list */
+        uint32_t s = M->peer;
+        inflight_drop(R, e, s);
+        msg_unref(R, s);
+    }
     uint32_t seq = M->seq;
     if (seq < R->mt[e].rseq) {
         /* its receive is posted: the receives waiting are in seq order */
@@ -621,11 +652,39 @@ static void arrived(rp *R, uint32_t m)
         wake_probes(R, e);
 }
 
-static void leg_lat(rp *R, uint32_t m)
+/* A leg described by w is in at record m: the latency so far is the
+ * leg's sender's plus this leg's network time. */
+static void leg_in(rp *R, uint32_t m, const rp_wire *w)
 {
     rp_msg *M = &R->msg[m];
-    if (M->flags & M_NET)
-        M->lat += hs_fabric_now(R->F) - M->t_leg;
+    M->t_leg = w->t_leg;
+    M->lat = w->lat + ((M->flags & M_NET) ? hs_fabric_now(R->F) - w->t_leg : 0);
+}
+
+/* The receiver's record of a message, from its first leg's descriptor. */
+static uint32_t recv_record(rp *R, const rp_wire *w)
+{
+    uint32_t m = msg_alloc(R);
+    if (m == RP_NIL) {
+        R->error = HS_ENOMEM;
+        return RP_NIL;
+    }
+    rp_msg *M = &R->msg[m];
+    memset(M, 0, sizeof *M);
+    M->bytes = w->bytes;
+    M->tag = w->tag;
+    M->src = w->src;
+    M->dst = w->dst;
+    M->comm = w->comm;
+    M->seq = w->seq;
+    M->next = RP_NIL;
+    M->peer = w->from;
+    M->type = TGT_NONE;
+    M->phase = w->phase;
+    M->flags = (uint16_t)(w->flags | M_RSIDE);
+    M->refs = 1;   /* the receive side */
+    leg_in(R, m, w);
+    return m;
 }
 
 static void final_lat(rp *R, uint32_t m)
@@ -654,19 +713,29 @@ static void p2p_sent(rp *R, unsigned leg, uint32_t m)
     }
 }
 
-static void p2p_delivered(rp *R, unsigned leg, uint32_t m)
+/* A point-to-point leg described by w is in at its destination side. */
+static void p2p_delivered(rp *R, unsigned leg, const rp_wire *w)
 {
-    leg_lat(R, m);
+    uint32_t m = w->to;
     switch (leg) {
     case LEG_EAGER:
-        final_lat(R, m);
+    case LEG_RTS:   /* a first leg: the receiver's record begins */
+        if ((m = recv_record(R, w)) == RP_NIL)
+            return;
+        if (leg == LEG_EAGER)
+            final_lat(R, m);
         arrived(R, m);
-        break;
-    case LEG_RTS:
-        arrived(R, m);
-        break;
-    case LEG_CTS:
-        start_leg(R, m, LEG_DATA, 0, R->msg[m].bytes);
+        return;
+    }
+    if (m >= R->capmsg) {   /* cannot be: the leg names the record it is for */
+        R->error = HS_EINVAL;
+        return;
+    }
+    leg_in(R, m, w);
+    switch (leg) {
+    case LEG_CTS:   /* at the sender, which learns the receiver's record */
+        R->msg[m].peer = w->from;
+        start_leg(R, m, LEG_DATA, R->msg[m].bytes);
         break;
     case LEG_DATA:
         final_lat(R, m);
@@ -677,7 +746,6 @@ static void p2p_delivered(rp *R, unsigned leg, uint32_t m)
         maybe_send_done(R, m);
         break;
     }
-    msg_unref(R, m);
 }
 
 /* ---- callbacks ----------------------------------------------------------------------------- */
@@ -690,12 +758,15 @@ static void sent(rp *R, unsigned leg, uint32_t idx)
         p2p_sent(R, leg, idx);
 }
 
-static void delivered(rp *R, unsigned leg, uint32_t idx)
+/* An RMA leg (idx: its operation) or a point-to-point one (w). */
+static void delivered(rp *R, unsigned leg, uint32_t idx, const rp_wire *w)
 {
     if (leg >= LEG_RMA_DATA)
         hs__rp_rma_leg_delivered(R, leg, idx);
+    else if (w)
+        p2p_delivered(R, leg, w);
     else
-        p2p_delivered(R, leg, idx);
+        R->error = HS_EFORMAT;   /* cannot be: every point-to-point leg carries one */
 }
 
 void hs__rp_on_sent(void *ctx, hs_fabric *F, uint64_t cookie, hs_time t)
@@ -710,13 +781,17 @@ void hs__rp_on_sent(void *ctx, hs_fabric *F, uint64_t cookie, hs_time t)
 
 void hs__rp_on_delivered(void *ctx, hs_fabric *F, uint64_t cookie, hs_time t)
 {
-    (void)F;
     rp *R = ctx;
     if (cookie & CK_APP) {
         R->app_pending--;
         R->t_progress = t;
     }
-    delivered(R, CK_LEG(cookie), CK_IDX(cookie));
+    size_t n;
+    const void *pl = hs_fabric_payload(F, &n);
+    rp_wire w;
+    if (pl && n == sizeof w)
+        memcpy(&w, pl, sizeof w);
+    delivered(R, CK_LEG(cookie), CK_IDX(cookie), pl && n == sizeof w ? &w : NULL);
     hs__rp_drain(R);
 }
 
@@ -735,7 +810,16 @@ void hs__rp_on_timer(void *ctx, hs_fabric *F, uint64_t cookie, hs_time t)
     case TM_WAKE:
     case TM_OVERHEAD: hs__rp_wake(R, idx); break;
     case TM_LSENT: sent(R, leg, idx); break;
-    case TM_LDELIV: delivered(R, leg, idx); break;
+    case TM_LDELIV:
+        if (leg >= LEG_RMA_DATA) {
+            delivered(R, leg, idx, NULL);
+        } else {   /* the descriptor waited in R->wire */
+            rp_wire w = R->wire[idx];
+            R->wire[idx].next = R->wire_free;
+            R->wire_free = idx;
+            delivered(R, leg, idx, &w);
+        }
+        break;
     case TM_COPY: recv_done(R, idx); break;
     case TM_BSEND: hs__rp_req_done(R, idx); break;
     case TM_REDUCE: hs__rp_coll_reduced(R, idx); break;

@@ -145,7 +145,7 @@ static int leg(rp *R, unsigned lg, uint32_t i, int back, uint64_t bytes)
     rp_rma *x = &R->rma[i];
     x->t_leg = hs_fabric_now(R->F);
     return hs__rp_leg(R, lg, i, back ? x->target : x->origin, back ? x->origin : x->target,
-                      bytes, x->phase, (x->flags & R_MON) != 0, (x->flags & R_APP) != 0);
+                      bytes, x->phase, (x->flags & R_MON) != 0, (x->flags & R_APP) != 0, NULL);
 }
 
 /* An operation is complete on both sides: off the outstanding list. */

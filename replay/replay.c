@@ -254,6 +254,7 @@ static void rp_free(rp *R)
     free(R->wins);
     free(R->req);
     free(R->msg);
+    free(R->wire);
     free(R->rcv);
     if (R->coll) {
         /* instances still running (a deadlock) own their iterators */
@@ -406,7 +407,7 @@ static int run_once(const hs_replay_params *p, const char *bg, const char *out, 
     R->prm = p;
     R->err = err;
     R->stage = stage;
-    R->msg_free = R->rcv_free = R->coll_free = R->rma_free = RP_NIL;
+    R->msg_free = R->rcv_free = R->coll_free = R->rma_free = R->wire_free = RP_NIL;
     R->ready_head = R->ready_tail = RP_NIL;
     hs__coll_tuning_default(&R->tuning);
     hs_mapping_cfg map;

@@ -176,26 +176,49 @@ enum {
 #define M_APP      0x040u   /* the application's, not a background job's */
 #define M_USER     0x080u   /* a user message (counted); not an RMA sync message */
 #define M_DONE     0x100u   /* the receive side has completed */
+#define M_SENT     0x200u   /* the data's last packet has left */
+#define M_ACKED    0x400u   /* ssend: the receiver's acknowledgement is back */
+#define M_CREDIT   0x800u   /* background eager message holding one of its pair's credits */
+#define M_RSIDE    0x1000u  /* the receiver's record of the message */
 
 /* A user-level message (point-to-point, decomposed collective, PSCW
- * notice) from its issue until both sides are done. */
+ * notice) has two records, each touched only by its own side's events:
+ * the sender's, from its issue until its send side is done, and the
+ * receiver's (M_RSIDE), made from the descriptor its first leg (eager data
+ * or RTS) carries when that arrives, until its receive side is done.
+ * Every leg carries the message's descriptor (rp_wire) to the other side:
+ * nothing of one side is read by the other. */
 typedef struct rp_msg {
     uint64_t bytes;
-    hs_time  t_post;     /* issued */
-    hs_time  t_leg;      /* current leg posted (latency) */
-    hs_time  lat;        /* network time of its legs so far */
+    hs_time  t_leg;      /* the last leg this side posted or received was posted */
+    hs_time  lat;        /* network time of its legs so far (as this side knows it) */
     int64_t  tag;
     uint32_t src, dst;   /* global ranks */
     uint32_t comm;
     uint32_t seq;        /* its place among the messages of its key (k-th send) */
     uint32_t next;       /* arrived list / background in-flight list / free list */
-    uint32_t s_tgt, r_tgt;  /* completion targets (index) */
+    uint32_t peer;       /* the other side's record (RP_NIL: not known yet) */
+    uint32_t tgt;        /* this side's completion target (index) */
     uint16_t phase;
     uint16_t flags;
-    uint8_t  s_type, r_type;
-    uint8_t  refs;       /* legs in flight + receive side not done */
-    uint8_t  pad_;
+    uint8_t  type;       /* this side's completion target type (TGT_*) */
+    uint8_t  refs;       /* sender: send side not done + background first leg on its way */
 } rp_msg;
+
+/* What a point-to-point leg carries to the other side: the fabric's payload
+ * of a network leg (hs_fabric_inject_payload), or a record of R->wire for a
+ * leg between ranks of one node (its timer's index). */
+typedef struct rp_wire {
+    uint64_t bytes;
+    hs_time  t_leg;      /* the leg was posted */
+    hs_time  lat;        /* network time of the message's legs before this one */
+    int64_t  tag;
+    uint32_t src, dst, comm, seq;   /* the message's key and place */
+    uint32_t from;       /* the message's record at the leg's source side */
+    uint32_t to;         /* ... at its destination side; RP_NIL: a first leg, which makes it */
+    uint32_t next;       /* free list of R->wire */
+    uint16_t phase, flags;
+} rp_wire;
 
 /* A receive posted before its message arrived. */
 typedef struct rp_recv {
@@ -389,6 +412,7 @@ typedef struct rp {
     /* runtime pools */
     rp_req   *req;   size_t nreq;
     rp_msg   *msg;   size_t capmsg; uint32_t msg_free;
+    rp_wire  *wire;  size_t capwire; uint32_t wire_free;   /* local legs in flight */
     rp_recv  *rcv;   size_t caprcv; uint32_t rcv_free;
     rp_coll  *coll;  size_t capcoll; uint32_t coll_free;
     rp_rma   *rma;   size_t caprma; uint32_t rma_free;
@@ -522,9 +546,10 @@ int  hs__rp_recv(rp *R, uint32_t dst, uint32_t src, uint32_t comm, int64_t tag,
 /* Probe: 1 if a message of the key has arrived (else the actor is queued on
  * the key and woken when one arrives), < 0 on error. */
 int  hs__rp_probe(rp *R, uint32_t actor, uint32_t dst, uint32_t src, uint32_t comm, int64_t tag);
-/* Starts a leg: a fabric message between the ranks' nodes, or local timers. */
+/* Starts a leg: a fabric message between the ranks' nodes, or local timers;
+ * w: the point-to-point descriptor it carries (NULL for RMA legs). */
 int  hs__rp_leg(rp *R, unsigned leg, uint32_t idx, uint32_t src, uint32_t dst,
-                uint64_t bytes, uint16_t phase, int mon, int app);
+                uint64_t bytes, uint16_t phase, int mon, int app, const rp_wire *w);
 void hs__rp_on_sent(void *ctx, hs_fabric *F, uint64_t cookie, hs_time t);
 void hs__rp_on_delivered(void *ctx, hs_fabric *F, uint64_t cookie, hs_time t);
 void hs__rp_on_timer(void *ctx, hs_fabric *F, uint64_t cookie, hs_time t);

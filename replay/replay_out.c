@@ -256,18 +256,11 @@ static void describe_op(rp *R, hs__sbuf *b, const rp_actor *A, const rp_op *o)
     hs__sb_printf(b, "\n");
 }
 
-/* Whether the receive of message M is posted (it may not have met it yet:
- * matching is at the first leg's arrival). */
-static int recv_posted(const rp *R, const rp_msg *M)
-{
-    uint32_t e = hs__rp_mt_find(R, M->dst, M->src, M->comm, M->tag);
-    return e != RP_NIL && M->seq < R->mt[e].rseq;
-}
-
 /* What a rank blocked in a stall waits for (the first few): its receives
- * posted with no message yet, its matched messages not received, and its
- * sends not complete, with where each stands.  Messages that arrived
- * before their receive was posted are not waited for and not listed. */
+ * whose message has not arrived (sent or not yet), its matched messages not
+ * received, and its sends not complete, with where each stands, as each
+ * side's record knows it.  Messages that arrived before their receive was
+ * posted are not waited for and not listed. */
 static void waits_for(rp *R, hs__sbuf *b, uint32_t rank, const uint8_t *isfree)
 {
     char t[32];
@@ -277,16 +270,16 @@ static void waits_for(rp *R, hs__sbuf *b, uint32_t rank, const uint8_t *isfree)
         if (e->dst != rank)
             continue;
         for (uint32_t r = e->rhead; r != RP_NIL; r = R->rcv[r].next) {
-            if (R->rcv[r].seq < e->sseq)   /* its message is on its way: listed below */
-                continue;
             if (shown >= 3) {
                 more++;
                 continue;
             }
             shown++;
-            hs__sb_printf(b, "      receive from rank %u, tag %lld (posted at %s): no message sent "
-                      "yet\n", R->ranks[e->src].jrank, (long long)e->tag,
-                      hs_time_str(R->rcv[r].t_post, t, sizeof t));
+            hs__sb_printf(b, "      receive from rank %u, tag %lld (posted at %s): %s\n",
+                      R->ranks[e->src].jrank, (long long)e->tag,
+                      hs_time_str(R->rcv[r].t_post, t, sizeof t),
+                      R->rcv[r].seq < e->sseq ? "its message is on its way"
+                                              : "no message sent yet");
         }
     }
     for (size_t m = 0; m < R->capmsg; m++) {
@@ -295,9 +288,9 @@ static void waits_for(rp *R, hs__sbuf *b, uint32_t rank, const uint8_t *isfree)
         const rp_msg *M = &R->msg[m];
         if (!(M->flags & M_APP))
             continue;
-        int recv = M->dst == rank && (recv_posted(R, M) || (M->flags & M_MATCHED)) &&
-                   !(M->flags & M_DONE);
-        int send = M->src == rank && M->s_type != TGT_NONE;
+        int rside = (M->flags & M_RSIDE) != 0;
+        int recv = rside && M->dst == rank && (M->flags & M_MATCHED) && !(M->flags & M_DONE);
+        int send = !rside && M->src == rank && M->type != TGT_NONE;
         if (!recv && !send)
             continue;
         if (shown >= 3) {
@@ -306,12 +299,12 @@ static void waits_for(rp *R, hs__sbuf *b, uint32_t rank, const uint8_t *isfree)
         }
         shown++;
         const char *where =
-            (M->flags & M_DONE) ? "received; its send side waits"
-            : !(M->flags & M_ARRIVED) ? ((M->flags & M_RNDV) ? "its RTS is in the network"
-                                                             : "its data are in the network")
-            : !(M->flags & M_MATCHED) ? "arrived, receive not posted"
-            : (M->flags & M_RNDV) ? "matched; CTS or data in the network"
-                                  : "arrived; being copied";
+            recv ? ((M->flags & M_RNDV) ? "matched; CTS or data in the network"
+                                        : "arrived; being copied")
+            : (M->flags & M_RNDV) ? (M->peer == RP_NIL ? "RTS sent, CTS not back yet"
+                                                       : "its data are in the network")
+            : (M->flags & M_SYNC) && (M->flags & M_SENT) ? "sent; acknowledgement not back yet"
+                                                           : "its data are in the network";
         hs__sb_printf(b, "      %s rank %u, tag %lld, %llu bytes: %s (leg posted at %s)\n",
                   recv ? "message from" : "message to", R->ranks[recv ? M->src : M->dst].jrank,
                   (long long)M->tag, (unsigned long long)M->bytes, where,
@@ -326,16 +319,20 @@ static int is_app_rank(const rp *R, uint32_t g)
     return R->jobs[R->ranks[g].job].app;
 }
 
-static void unmatched_send(rp *R, hs__sbuf *bs, unsigned *ls, const rp_ment *e, uint64_t bytes)
+static void unmatched_send(rp *R, hs__sbuf *bs, unsigned *ls, const rp_ment *e, uint64_t bytes,
+                           int in)
 {
+    char sz[48];
+    if (in)
+        snprintf(sz, sizeof sz, "%llu bytes", (unsigned long long)bytes);
+    else
+        snprintf(sz, sizeof sz, "a message (on its way when the run stopped)");
     if ((*ls)++ < REPORT_ITEMS && e->tag >= 0)
-        hs__sb_printf(bs, "  rank %u sent %llu bytes to rank %u with tag %lld: never "
-                  "received\n", R->ranks[e->src].jrank, (unsigned long long)bytes,
-                  R->ranks[e->dst].jrank, (long long)e->tag);
+        hs__sb_printf(bs, "  rank %u sent %s to rank %u with tag %lld: never received\n",
+                  R->ranks[e->src].jrank, sz, R->ranks[e->dst].jrank, (long long)e->tag);
     else if (*ls <= REPORT_ITEMS)
-        hs__sb_printf(bs, "  rank %u sent %llu bytes to rank %u inside a collective or "
-                  "an RMA epoch: never received\n", R->ranks[e->src].jrank,
-                  (unsigned long long)bytes, R->ranks[e->dst].jrank);
+        hs__sb_printf(bs, "  rank %u sent %s to rank %u inside a collective or an RMA epoch: "
+                  "never received\n", R->ranks[e->src].jrank, sz, R->ranks[e->dst].jrank);
 }
 
 void hs__rp_report(rp *R, hs_replay_result *res)
@@ -350,10 +347,16 @@ void hs__rp_report(rp *R, hs_replay_result *res)
         const rp_ment *e = &R->mt[i];
         if (e->dst == RP_NIL || !is_app_rank(R, e->dst))
             continue;
-        /* messages issued without a receive that arrived */
-        for (uint32_t m = e->ahead; m != RP_NIL; m = R->msg[m].next) {
+        /* messages issued without a receive: arrived, then on their way
+         * (the run stopped early; only their sender knew their size) */
+        uint32_t na = 0;
+        for (uint32_t m = e->ahead; m != RP_NIL; m = R->msg[m].next, na++) {
             us++;
-            unmatched_send(R, &bs, &ls, e, R->msg[m].bytes);
+            unmatched_send(R, &bs, &ls, e, R->msg[m].bytes, 1);
+        }
+        for (uint32_t k = na; e->sseq > e->rseq && k < e->sseq - e->rseq; k++) {
+            us++;
+            unmatched_send(R, &bs, &ls, e, 0, 0);
         }
         for (uint32_t r = e->rhead; r != RP_NIL; r = R->rcv[r].next) {
             if (R->rcv[r].seq < e->sseq)   /* matched: its message is on its way */
@@ -363,22 +366,6 @@ void hs__rp_report(rp *R, hs_replay_result *res)
                 hs__sb_printf(&br, "  rank %u posted a receive from rank %u, tag %lld at %s: "
                           "no such message\n", R->ranks[e->dst].jrank, R->ranks[e->src].jrank,
                           (long long)e->tag, hs_time_str(R->rcv[r].t_post, t, sizeof t));
-        }
-    }
-    /* ... and those on their way (the run stopped early) */
-    uint8_t *isfree = calloc(R->capmsg ? R->capmsg : 1, 1);
-    if (isfree) {
-        for (uint32_t m = R->msg_free; m != RP_NIL; m = R->msg[m].next)
-            isfree[m] = 1;
-        for (size_t m = 0; m < R->capmsg; m++) {
-            const rp_msg *M = &R->msg[m];
-            if (isfree[m] || (M->flags & M_ARRIVED) || !is_app_rank(R, M->dst))
-                continue;
-            uint32_t e = hs__rp_mt_find(R, M->dst, M->src, M->comm, M->tag);
-            if (e != RP_NIL && M->seq >= R->mt[e].rseq) {
-                us++;
-                unmatched_send(R, &bs, &ls, &R->mt[e], M->bytes);
-            }
         }
     }
     res->unmatched_sends = us;
@@ -411,6 +398,10 @@ void hs__rp_report(rp *R, hs_replay_result *res)
                   hs_time_str(R->t_end - R->t_stall, t2, sizeof t2),
                   hs_time_str(R->t_stall, t3, sizeof t3), hs_time_str(R->watchdog, t4, sizeof t4),
                   blocked, R->app_actors);
+        uint8_t *isfree = calloc(R->capmsg ? R->capmsg : 1, 1);
+        if (isfree)
+            for (uint32_t m = R->msg_free; m != RP_NIL; m = R->msg[m].next)
+                isfree[m] = 1;
         for (uint32_t a = 0; a < R->nactors && shown < REPORT_ITEMS; a++) {
             const rp_actor *A = &R->actors[a];
             if (!A->app || A->state == A_DONE)
@@ -420,6 +411,7 @@ void hs__rp_report(rp *R, hs_replay_result *res)
                 waits_for(R, &b, A->rank, isfree);
             shown++;
         }
+        free(isfree);
         if (blocked > shown)
             hs__sb_printf(&b, "  ... and %u more\n", blocked - shown);
     }
@@ -458,7 +450,6 @@ void hs__rp_report(rp *R, hs_replay_result *res)
     }
     free(bs.s);
     free(br.s);
-    free(isfree);
     if (R->scale_note[0])
         hs__sb_printf(&b, "%s", R->scale_note);
     res->warnings = R->warnings;
