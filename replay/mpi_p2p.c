@@ -4,11 +4,12 @@
  * Matching.  A message is issued with a key (destination, source,
  * communicator, tag); a receive is posted with a key too, already resolved
  * (the trace says which message each wildcard receive got).  Per key, sends
- * and receives pair in FIFO order.  A send takes its place in the queue
- * when it is issued, not when its first packet arrives, so MPI's
- * non-overtaking rule holds even when adaptive routing reorders packets;
- * the pairing only decides who belongs to whom, the times come from the
- * protocol:
+ * and receives pair in FIFO order: the k-th send with the k-th receive,
+ * numbered by each side.  A send takes its place when it is issued, not
+ * when its first packet arrives, so MPI's non-overtaking rule holds even
+ * when adaptive routing reorders packets; the match is made at the
+ * receiver (first leg in and receive posted).  The pairing only decides who
+ * belongs to whom, the times come from the protocol:
  *   eager       the data leaves at once; the receive completes when the
  *               data is in and the receive posted (an unexpected message
  *               costs a copy out of the bounce buffer at memory bandwidth);

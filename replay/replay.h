@@ -18,8 +18,10 @@
  *   - Point-to-point messages are matched per key (destination, source,
  *     communicator, tag) in FIFO order: receives in the trace are resolved,
  *     so exact keys implement MPI's rules, and a send takes its place in its
- *     key's queue when issued, which is MPI's non-overtaking order whatever
- *     the network does.  Eager messages carry their data at once;
+ *     key's order when issued (the k-th send pairs with the k-th receive,
+ *     matched at the receiver), which is MPI's non-overtaking order whatever
+ *     the network does.  Each side keeps its own record of a message; its
+ *     legs carry its descriptor (rp_wire).  Eager messages carry their data at once;
  *     rendezvous ones send RTS, the receiver answers CTS when the receive is
  *     posted, then the data follows.  Each network transfer ("leg") is a
  *     fabric message; legs between ranks on the same node are timers
