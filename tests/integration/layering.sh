@@ -85,9 +85,9 @@ if [ -d "$BUILD/obj/fabric" ] && command -v nm >/dev/null; then
     done
     t_eq "no module's objects use symbols of a module to its right" "" "$v"
     # and that check sees real references: replay's objects do use fabric's.
-    nm -u $(objs replay) | grep -q ' hs_fabric_inject$' &&
-        t_ok "replay's objects reference fabric (hs_fabric_inject)" ||
-        t_fail "replay's objects reference fabric (hs_fabric_inject)"
+    nm -u $(objs replay) | grep -q ' hs_fabric_inject_payload$' &&
+        t_ok "replay's objects reference fabric (hs_fabric_inject_payload)" ||
+        t_fail "replay's objects reference fabric (hs_fabric_inject_payload)"
 else
     t_fail "object files under $BUILD/obj to check symbols"
 fi
