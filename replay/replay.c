@@ -468,7 +468,16 @@ static int run_once(const hs_replay_params *p, const char *bg, const char *out, 
     if (R->watchdog == 0)
         R->watchdog = 1;
     res->watchdog = R->watchdog;
-    if ((rc = hs_fabric_timer(R->F, R->watchdog, ck_make(TM_WATCHDOG, 0, 0)))) {
+    /* Only a background job (which loops) can keep the network busy while
+     * the application stands still: without one a replay ends, deadlocks
+     * (found when nothing is left to run) or goes idle with packets left
+     * (a network deadlock, found then), so the watchdog, a timer that
+     * reads the whole network and every rank, runs only with background
+     * jobs (docs/replay.md, "When the replay cannot go on"). */
+    int has_bg = 0;
+    for (uint32_t j = 0; j < R->njobs; j++)
+        has_bg |= !R->jobs[j].app;
+    if (has_bg && (rc = hs_fabric_timer(R->F, R->watchdog, ck_make(TM_WATCHDOG, 0, 0)))) {
         rp_free(R);
         return hs_error_set(err, rc, "out of memory");
     }
