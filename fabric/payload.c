@@ -13,10 +13,15 @@ static uint64_t pl_key(uint32_t src, uint64_t mser)
     return ((uint64_t)src << 40 | (mser & ((1ull << 40) - 1))) + 1;
 }
 
+/* splitmix64's finalizer: every bit of the key reaches the low bits (a
+ * multiply alone carries only upwards, so the source, in the high bits,
+ * would not choose the slot and the sources' messages of one serial would
+ * pile up in one cluster). */
 static size_t pl_slot(uint64_t key, size_t mask)
 {
-    key *= 0x9e3779b97f4a7c15ull;
-    return (size_t)(key ^ (key >> 29)) & mask;
+    key = (key ^ (key >> 30)) * 0xbf58476d1ce4e5b9ull;
+    key = (key ^ (key >> 27)) * 0x94d049bb133111ebull;
+    return (size_t)(key ^ (key >> 31)) & mask;
 }
 
 static int pl_grow(hs_fabric *F)
