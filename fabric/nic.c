@@ -191,10 +191,15 @@ void hs__nic_msg_sent(hs_fabric *F, uint32_t m)
         F->cb.sent(F->cb_ctx, F, cookie, F->now);
 }
 
+/* splitmix64's finalizer: every bit of the key reaches the low bits that
+ * choose the slot (a multiply alone carries only upwards, which left the
+ * source, in the high bits, out: the messages of one serial from every
+ * source met in one probe run). */
 static inline size_t rx_slot(uint64_t key, size_t mask)
 {
-    key *= 0x9e3779b97f4a7c15ull;
-    return (size_t)(key ^ (key >> 29)) & mask;
+    key = (key ^ (key >> 30)) * 0xbf58476d1ce4e5b9ull;
+    key = (key ^ (key >> 27)) * 0x94d049bb133111ebull;
+    return (size_t)(key ^ (key >> 31)) & mask;
 }
 
 static int rx_grow(hs_fabric *F)
