@@ -142,11 +142,12 @@ typedef struct hs_replay_params {
     void   (*progress)(void *ctx, const hs_replay_progress *p);
     void    *progress_ctx;
     double   progress_every;   /* seconds between progress calls (2) */
-    hs_time  watchdog;         /* stop when the application has made no progress
-                                  (no packet delivered, no call or computation
-                                  ended) for this long while it computes
-                                  nothing; 0: 10 x hs_fabric_drain_time
-                                  (docs/replay.md, "When the replay cannot go on") */
+    hs_time  watchdog;         /* with background jobs: stop when the application
+                                  has made no progress (no packet delivered, no
+                                  call or computation ended) for this long while
+                                  it computes nothing; 0: 10 x
+                                  hs_fabric_drain_time (docs/replay.md, "When the
+                                  replay cannot go on") */
     uint32_t bg_eager_credits; /* background jobs: eager messages a sender may have
                                   unmatched at one receiver; beyond, rendezvous
                                   (64; bounds their memory) */

@@ -469,6 +469,26 @@ static void test_ssend_waits_for_receiver(void **s)
     rm_trace();
 }
 
+/* The watchdog guards runs with background jobs only: without one, a
+ * watchdog of 1 ps (shorter than any message's flight) stops nothing, and
+ * the ping-pong ends with its analytic time. */
+static void test_watchdog_needs_background(void **s)
+{
+    (void)s;
+    pingpong_trace(4096, 3);
+    hs_replay_params p;
+    params(&p);
+    p.watchdog = 1;
+    hs_replay_result r;
+    hs_error e;
+    hs_error_clear(&e);
+    assert_int_equal(hs_replay_run(&p, &r, &e), 0);
+    assert_int_equal(r.status, 0);
+    assert_int_equal(r.total, 2 * 3 * L(4096));
+    hs_replay_result_free(&r);
+    rm_trace();
+}
+
 static void test_deadlock_reported(void **s)
 {
     (void)s;
@@ -1141,6 +1161,7 @@ int main(void)
         cmocka_unit_test(test_any_source_resolved),
         cmocka_unit_test(test_probe_waits),
         cmocka_unit_test(test_ssend_waits_for_receiver),
+        cmocka_unit_test(test_watchdog_needs_background),
         cmocka_unit_test(test_deadlock_reported),
         cmocka_unit_test(test_leftover_reported),
         cmocka_unit_test(test_max_compute),
