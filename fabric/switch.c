@@ -111,34 +111,35 @@ static void start_tx(hs_fabric *F, uint32_t o, uint32_t pi, uint32_t r, uint32_t
     }
 }
 
-/* The first set bit in cyclic order from `from` among the n bits of
- * req & ~busy (busy NULL: of req alone), or UINT32_MAX; with credit c
- * below the largest packet, only a requester whose packet fits in c.
- * Word-parallel: the cost is a few words, not one step per requester. */
-static uint32_t next_set(const uint64_t *req, const uint64_t *busy, uint32_t n, uint32_t from,
-                         const hs__req *rq, unsigned nvc, int64_t c, int64_t full)
+/* The first set bit in cyclic order from `from` (< n) among the bits of
+ * req & ~busy (busy NULL: of req alone) in w words (no bit at or past n is
+ * ever set), or UINT32_MAX; with credit c below the largest packet, only a
+ * requester whose packet fits in c.  Word-parallel: the cost is a few
+ * words, not one step per requester: the word holding `from` (its bits
+ * from there), the words after it, cyclically, and that word again (its
+ * bits below `from`). */
+static inline __attribute__((always_inline))
+uint32_t next_set(const uint64_t *req, const uint64_t *busy, uint32_t w, uint32_t from,
+                  const hs__req *rq, int64_t c, int64_t full)
 {
-    for (int pass = 0; pass < 2; pass++) {
-        uint32_t lo = pass ? 0 : from, hi = pass ? from : n;
-        if (lo >= hi)
-            continue;
-        for (uint32_t w = lo >> 6; w <= (hi - 1) >> 6; w++) {
-            uint64_t bits = req[w];
-            if (busy)
-                bits &= ~busy[w];
-            if (w == lo >> 6 && (lo & 63))
-                bits &= ~0ull << (lo & 63);
-            if (w == (hi - 1) >> 6 && (hi & 63))
-                bits &= ~0ull >> (64 - (hi & 63));
-            for (; bits; bits &= bits - 1) {
-                uint32_t r = (w << 6) | (uint32_t)__builtin_ctzll(bits);
-                if (busy && c < full && c < (int64_t)rq[r].need)
-                    continue;
-                return r;
-            }
+    uint32_t wf = from >> 6;
+    uint64_t lo = ~0ull << (from & 63);
+    for (uint32_t k = 0; k <= w; k++) {
+        uint64_t bits = req[wf];
+        if (busy)
+            bits &= ~busy[wf];
+        if (k == 0)
+            bits &= lo;
+        else if (k == w)
+            bits &= ~lo;
+        for (; bits; bits &= bits - 1) {
+            uint32_t r = (wf << 6) | (uint32_t)__builtin_ctzll(bits);
+            if (busy && c < full && c < (int64_t)rq[r].need)
+                continue;
+            return r;
         }
+        wf = wf + 1 == w ? 0 : wf + 1;
     }
-    (void)nvc;
     return UINT32_MAX;
 }
 
@@ -174,7 +175,7 @@ void hs__switch_arbitrate(hs_fabric *F, uint32_t o)
             v -= nvc;
         const uint64_t *bv = base + (size_t)v * w;
         uint32_t from = rrv[v] < n ? rrv[v] : 0;
-        uint32_t turn = next_set(bv, NULL, n, from, rq, nvc, 0, 0);
+        uint32_t turn = next_set(bv, NULL, w, from, rq, 0, 0);
         if (turn == UINT32_MAX)
             continue;
         if (cr[v] < (int64_t)rq[turn].need) {
@@ -185,7 +186,7 @@ void hs__switch_arbitrate(hs_fabric *F, uint32_t o)
         /* the head at the turn has credit: it is granted unless its input
          * port is busy (what next_set from the turn would find first) */
         uint32_t r = busy[turn >> 6] >> (turn & 63) & 1
-                     ? next_set(bv, busy, n, turn, rq, nvc, cr[v], full) : turn;
+                     ? next_set(bv, busy, w, turn, rq, cr[v], full) : turn;
         if (r == UINT32_MAX)
             continue;
         uint32_t port = nvc == 1 ? r : r / nvc;
