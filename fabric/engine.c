@@ -388,7 +388,17 @@ void hs__pkt_free(hs_fabric *F, uint32_t p)
  * in advance, so when an event leaves a lane, the event PF_FAR places
  * behind it has its first line fetched (packet or transmitter), the one
  * PF_MID behind what that line points to, and the one PF_NEAR behind the
- * next step.  Prefetches change no result, only when memory is read. */
+ * next step.  Prefetches change no result, only when memory is read.
+ *
+ * gcc 12 (-O2 and -O3) compiled every __builtin_prefetch of this loop
+ * away (the run loop held not one prefetch instruction, although the same
+ * functions compiled alone keep theirs), so on x86 the instruction is
+ * written out (a volatile asm the compiler keeps); elsewhere the builtin. */
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+#define PF(p) __asm__ volatile("prefetcht0 %0" : : "m"(*(const char *)(p)))
+#else
+#define PF(p) __builtin_prefetch(p)
+#endif
 #define PF_FAR 15
 #define PF_MID 10
 #define PF_TURN 7
@@ -401,15 +411,15 @@ static inline void prefetch_far(const hs_fabric *F, uint64_t d)
     switch (d >> EV_SHIFT) {
     case EV_ARRIVE:
     case EV_DELIVER:
-        __builtin_prefetch(&F->pk[arg], 1);
+        PF(&F->pk[arg]);
         break;
     case EV_TX_END:
     case EV_NIC_TX_END:
         /* its three lines: transmitter, credits on their way, credits
          * and accumulated truth */
-        __builtin_prefetch(&F->op[arg], 1);
-        __builtin_prefetch((const char *)&F->op[arg] + 64, 1);
-        __builtin_prefetch((const char *)&F->op[arg] + 128, 1);
+        PF(&F->op[arg]);
+        PF((const char *)&F->op[arg] + 64);
+        PF((const char *)&F->op[arg] + 128);
         break;
     }
 }
@@ -420,21 +430,21 @@ static inline void prefetch_mid(const hs_fabric *F, uint64_t d)
     switch (d >> EV_SHIFT) {
     case EV_ARRIVE: {
         const hs__pkt *p = &F->pk[arg];
-        __builtin_prefetch(&F->op[p->in], 0);
+        PF(&F->op[p->in]);
         break;
     }
     case EV_TX_END: {
         const hs__oport *op = &F->op[arg];
         if (op->cur_in != HS_NIL)
-            __builtin_prefetch(&F->op[op->cur_in], 1);
-        __builtin_prefetch(F->req + op->req_off, 1);
+            PF(&F->op[op->cur_in]);
+        PF(F->req + op->req_off);
         if (F->credits)
-            __builtin_prefetch(&F->credits[(size_t)arg * F->nvc], 1);
+            PF(&F->credits[(size_t)arg * F->nvc]);
         break;
     }
     case EV_NIC_TX_END:
         if (F->credits)
-            __builtin_prefetch(&F->credits[(size_t)arg * F->nvc], 1);
+            PF(&F->credits[(size_t)arg * F->nvc]);
         break;
     }
 }
@@ -445,16 +455,16 @@ static inline void prefetch_near(const hs_fabric *F, uint64_t d)
     switch (d >> EV_SHIFT) {
     case EV_ARRIVE: {
         const hs__pkt *p = &F->pk[arg];
-        __builtin_prefetch(&F->rq[(size_t)F->op[p->in].gp_in * F->nvc + p->vc], 1);
+        PF(&F->rq[(size_t)F->op[p->in].gp_in * F->nvc + p->vc]);
         break;
     }
     case EV_TX_END: {
         uint32_t i = F->op[arg].cur_in;
         if (i != HS_NIL) {
             uint32_t gp = F->op[i].gp_in;
-            __builtin_prefetch(&F->rq[(size_t)gp * F->nvc], 0);
-            __builtin_prefetch(&F->ip[gp], 1);
-            __builtin_prefetch((const char *)&F->op[i] + 64, 1);
+            PF(&F->rq[(size_t)gp * F->nvc]);
+            PF(&F->ip[gp]);
+            PF((const char *)&F->op[i] + 64);
         }
         break;
     }
@@ -496,9 +506,9 @@ static inline void prefetch_turn(const hs_fabric *F, uint64_t d, int head)
         return;
     const hs__req *q = &F->rq[(size_t)F->topo->port_off[op->sw] * F->nvc + r];
     if (!head)
-        __builtin_prefetch(q, 0);
+        PF(q);
     else if (q->head != HS_NIL)
-        __builtin_prefetch(&F->pk[q->head], 1);
+        PF(&F->pk[q->head]);
 }
 
 /* The device a link leaves (its transmitter), as an origin index. */
