@@ -357,6 +357,7 @@ struct hs_fabric {
     uint64_t    cur_key;    /* key of the event being run */
     uint32_t    ext_dev;    /* origin of what is scheduled outside a run */
     size_t      nev;        /* events pending in total */
+    int         pf;         /* the run loop prefetches (state beyond the L2 cache) */
     hs_time   now;
     uint64_t  rng[4];
 
