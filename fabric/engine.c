@@ -407,6 +407,7 @@ void hs__pkt_free(hs_fabric *F, uint32_t p)
 #define PF_TURN 7
 #define PF_NEAR 5
 #define PF_HEAD 3
+#define PF_NEXT 1
 
 static inline void prefetch_far(const hs_fabric *F, uint64_t d)
 {
@@ -508,10 +509,14 @@ static inline void prefetch_turn(const hs_fabric *F, uint64_t d, int head)
     if (r == UINT32_MAX)
         return;
     const hs__req *q = &F->rq[(size_t)F->topo->port_off[op->sw] * F->nvc + r];
-    if (!head)
+    if (head == 0)
         PF(q);
-    else if (q->head != HS_NIL)
+    else if (q->head == HS_NIL)
+        return;
+    else if (head == 1)
         PF(&F->pk[q->head]);
+    else if (F->pk[q->head].next != HS_NIL)
+        PF(&F->pk[F->pk[q->head].next]);   /* routed when that head leaves */
 }
 
 /* The device a link leaves (its transmitter), as an origin index. */
@@ -576,6 +581,11 @@ int hs_fabric_run(hs_fabric *F, hs_time until)
                 F->lhead[src].seq = UINT64_MAX;
             }
             if (F->pf) {
+                /* the lane's own entries, a line (2.7 events) beyond the
+                 * farthest read below: a sequential stream per lane, but
+                 * eight lanes, each read and written, are more streams
+                 * than the hardware prefetcher follows */
+                PF(&L->e[(L->head + PF_FAR + 3) & m]);
                 if (L->n > PF_FAR)
                     prefetch_far(F, L->e[(L->head + PF_FAR) & m].d);
                 if (L->n > PF_MID)
@@ -586,6 +596,8 @@ int hs_fabric_run(hs_fabric *F, hs_time until)
                     prefetch_near(F, L->e[(L->head + PF_NEAR) & m].d);
                 if (L->n > PF_HEAD)
                     prefetch_turn(F, L->e[(L->head + PF_HEAD) & m].d, 1);
+                if (L->n > PF_NEXT)
+                    prefetch_turn(F, L->e[(L->head + PF_NEXT) & m].d, 2);
             }
         }
         F->nev--;
