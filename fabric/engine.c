@@ -392,16 +392,9 @@ void hs__pkt_free(hs_fabric *F, uint32_t p)
  * They cost instructions (8-11% more per hop) and pay only when the
  * state is out of cache: F->pf, set at creation when the transmitters,
  * FIFO records and request bitsets exceed the L2 cache (fabric.c).
- *
- * gcc 12 (-O2 and -O3) compiled every __builtin_prefetch of this loop
- * away (the run loop held not one prefetch instruction, although the same
- * functions compiled alone keep theirs), so on x86 the instruction is
- * written out (a volatile asm the compiler keeps); elsewhere the builtin. */
-#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
-#define PF(p) __asm__ volatile("prefetcht0 %0" : : "m"(*(const char *)(p)))
-#else
-#define PF(p) __builtin_prefetch(p)
-#endif
+ * (hs__pf, engine.h: gcc 12 compiled every __builtin_prefetch of this
+ * loop away.) */
+#define PF(p) hs__pf(p)
 #define PF_FAR 15
 #define PF_MID 10
 #define PF_TURN 7
@@ -519,6 +512,25 @@ static inline void prefetch_turn(const hs_fabric *F, uint64_t d, int head)
         PF(&F->pk[F->pk[q->head].next]);   /* routed when that head leaves */
 }
 
+/* An arrival at an empty FIFO routes its packet and requests the output
+ * at once (hs__switch_arrive): that output's transmitter, if routing can
+ * tell it without its effects. */
+static inline void prefetch_out(const hs_fabric *F, uint64_t d)
+{
+    if (d >> EV_SHIFT != EV_ARRIVE)
+        return;
+    const hs__pkt *p = &F->pk[d & EV_IDX_MASK];
+    const hs__oport *in = &F->op[p->in];
+    if (F->rq[(size_t)in->gp_in * F->nvc + p->vc].tail != HS_NIL)
+        return;
+    uint32_t o = hs__route_guess(F, in->to_sw, p);
+    if (o != HS_NIL) {
+        PF(&F->op[o]);
+        PF((const char *)&F->op[o] + 64);
+        PF((const char *)&F->op[o] + 128);
+    }
+}
+
 /* The device a link leaves (its transmitter), as an origin index. */
 static inline uint32_t link_from_dev(const hs_fabric *F, uint32_t l)
 {
@@ -594,8 +606,10 @@ int hs_fabric_run(hs_fabric *F, hs_time until)
                     prefetch_turn(F, L->e[(L->head + PF_TURN) & m].d, 0);
                 if (L->n > PF_NEAR)
                     prefetch_near(F, L->e[(L->head + PF_NEAR) & m].d);
-                if (L->n > PF_HEAD)
+                if (L->n > PF_HEAD) {
                     prefetch_turn(F, L->e[(L->head + PF_HEAD) & m].d, 1);
+                    prefetch_out(F, L->e[(L->head + PF_HEAD) & m].d);
+                }
                 if (L->n > PF_NEXT)
                     prefetch_turn(F, L->e[(L->head + PF_NEXT) & m].d, 2);
             }

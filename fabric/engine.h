@@ -470,6 +470,19 @@ void hs__on_wake(hs_fabric *F, uint32_t o);
  * arriving one link latency from now. */
 void hs__credit_return(hs_fabric *F, uint32_t l, unsigned vc, uint32_t bytes);
 /* The credits of link o's transmitter, per VC. */
+/* Fetches the cache line at p ahead of its use (a hint; no effect on any
+ * value).  gcc 12 (-O2 and -O3) compiled every __builtin_prefetch of the
+ * run loop away (hash/counters.c saw the same), so on x86 the instruction
+ * is written out, a volatile asm the compiler keeps; elsewhere the
+ * builtin. */
+static inline void hs__pf(const void *p)
+{
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+    __asm__ volatile("prefetcht0 %0" : : "m"(*(const char *)p));
+#else
+    __builtin_prefetch(p);
+#endif
+}
 static inline int64_t *hs__cr(const hs_fabric *F, uint32_t o)
 {
     return F->nvc <= HS_CR_INLINE ? F->op[o].cr : F->credits + (size_t)o * F->nvc;
@@ -554,6 +567,12 @@ static inline uint8_t hs__vc(const hs_fabric *F, const hs__pkt *p, unsigned c)
     return (uint8_t)(c * F->vc_lanes + p->lane);
 }
 void hs__route(hs_fabric *F, uint32_t sw, hs__pkt *p);
+/* The output hs__route would most likely give p at sw, read-only, or
+ * HS_NIL when it cannot tell without its effects (adaptive choices that
+ * read occupancies): a guess, only for prefetching. */
+uint32_t hs__route_guess(const hs_fabric *F, uint32_t sw, const hs__pkt *p);
+uint32_t hs__route_fattree_guess(const hs_fabric *F, uint32_t sw, const hs__pkt *p);
+uint32_t hs__route_dragonfly_guess(const hs_fabric *F, uint32_t sw, const hs__pkt *p);
 void hs__route_fattree(hs_fabric *F, uint32_t sw, hs__pkt *p);
 void hs__route_dragonfly(hs_fabric *F, uint32_t sw, hs__pkt *p);
 void hs__route_torus(hs_fabric *F, uint32_t sw, hs__pkt *p);

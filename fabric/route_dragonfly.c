@@ -105,6 +105,25 @@ static uint32_t pick_intermediate(hs_fabric *F, const hs__pkt *p, uint32_t G, ui
     return x;
 }
 
+/* The output hs__route_dragonfly will choose, without its effects, or
+ * HS_NIL where it makes a Valiant or UGAL choice: for prefetching. */
+uint32_t hs__route_dragonfly_guess(const hs_fabric *F, uint32_t sw, const hs__pkt *p)
+{
+    const hs_topo *t = F->topo;
+    const hs__dragonfly *d = &t->u.df;
+    uint32_t a = d->a;
+    uint32_t G = sw / a, r = sw % a;
+    uint32_t Rd = p->dst / d->p, Gd = Rd / a, rd = Rd % a;
+    if (G != Gd && d->g > 2 && (F->op[p->in].lf & LF_INJECTION) &&
+        t->routing != HS_ROUTE_MIN)
+        return HS_NIL;
+    uint32_t T = p->inter != HS_NIL && p->inter != G ? p->inter : Gd;
+    if (G == T)
+        return t->port_out[t->port_off[sw] + hs__df_local_port(d, r, rd)];
+    unsigned hops;
+    return towards(F, G, r, T, T == Gd ? Rd : HS_NIL, p->dst, &hops, NULL);
+}
+
 void hs__route_dragonfly(hs_fabric *F, uint32_t sw, hs__pkt *p)
 {
     const hs_topo *t = F->topo;

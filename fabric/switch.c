@@ -78,6 +78,16 @@ static void start_tx(hs_fabric *F, uint32_t o, uint32_t pi, uint32_t r, uint32_t
     uint32_t i = p->in;
     unsigned v = p->vc;
     hs__req *q = &F->rq[(size_t)gp * F->nvc + v];
+    if (F->pf && p->next != HS_NIL) {
+        /* the next packet becomes head below, after the transmission is
+         * set up: the transmitter of its likely output (its line was
+         * fetched ahead, engine.c) */
+        uint32_t g = hs__route_guess(F, s, &F->pk[p->next]);
+        if (g != HS_NIL) {
+            hs__pf(&F->op[g]);
+            hs__pf((const char *)&F->op[g] + 128);
+        }
+    }
     q->head = p->next;
     if (p->next == HS_NIL)
         q->tail = q->out = HS_NIL;
