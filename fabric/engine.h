@@ -540,6 +540,9 @@ void hs__switch_arbitrate(hs_fabric *F, uint32_t o);
 
 /* ---- nic.c ------------------------------------------------------------------ */
 void hs__nic_post(hs_fabric *F, uint32_t m);
+/* A message will soon be posted at `node`: fetch its NIC's state (when
+ * the run loop prefetches at all, F->pf). */
+void hs__nic_prefetch(const hs_fabric *F, uint32_t node);
 void hs__nic_kick(hs_fabric *F, uint32_t node);
 void hs__nic_tx_end(hs_fabric *F, uint32_t o);
 void hs__nic_deliver(hs_fabric *F, uint32_t p);
