@@ -407,8 +407,11 @@ static inline void prefetch_far(const hs_fabric *F, uint64_t d)
     uint64_t arg = d & EV_IDX_MASK;
     switch (d >> EV_SHIFT) {
     case EV_ARRIVE:
+        PF(&F->pk[arg]);
+        break;
     case EV_DELIVER:
         PF(&F->pk[arg]);
+        PF(&F->pc[arg]);   /* the cold part, read at delivery */
         break;
     case EV_TX_END:
     case EV_NIC_TX_END:
@@ -439,9 +442,21 @@ static inline void prefetch_mid(const hs_fabric *F, uint64_t d)
             PF(&F->credits[(size_t)arg * F->nvc]);
         break;
     }
-    case EV_NIC_TX_END:
+    case EV_NIC_TX_END: {
+        /* the message whose last packet left (freed), the NIC and its
+         * queue heads (the next packet is cut) */
+        const hs__oport *op = &F->op[arg];
+        uint32_t node = op->sw - F->S;
+        if (op->cur_msg != HS_NIL)
+            PF(&F->ms[op->cur_msg]);
+        PF(&F->nic[node]);
+        PF(&F->mq_head[(size_t)node * F->prm.nic_queues]);
         if (F->credits)
             PF(&F->credits[(size_t)arg * F->nvc]);
+        break;
+    }
+    case EV_DELIVER:
+        PF(&F->nic[F->pk[arg].dst]);
         break;
     }
 }
@@ -463,6 +478,15 @@ static inline void prefetch_near(const hs_fabric *F, uint64_t d)
             PF(&F->ip[gp]);
             PF((const char *)&F->op[i] + 64);
         }
+        break;
+    }
+    case EV_NIC_TX_END: {
+        /* the message the NIC will most likely cut from next (the queue
+         * at its turn) */
+        const hs__nic *n = &F->nic[F->op[arg].sw - F->S];
+        uint32_t m = F->mq_head[n->qoff + n->rrq];
+        if (m != HS_NIL)
+            PF(&F->ms[m]);
         break;
     }
     }
