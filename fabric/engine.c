@@ -522,6 +522,14 @@ static inline void prefetch_turn(const hs_fabric *F, uint64_t d, int head)
     if (d >> EV_SHIFT != EV_TX_END)
         return;
     const hs__oport *op = &F->op[d & EV_IDX_MASK];
+    if (head == 1 && op->cur_in != HS_NIL && F->nvc > 1) {
+        /* the input port the end frees offers its other VC heads to their
+         * outputs (hs__switch_tx_end): their transmitters */
+        const hs__req *rq = &F->rq[(size_t)F->op[op->cur_in].gp_in * F->nvc];
+        for (unsigned v = 0; v < F->nvc; v++)
+            if (rq[v].out != HS_NIL && rq[v].out != (d & EV_IDX_MASK))
+                PF(&F->op[rq[v].out]);
+    }
     uint32_t r = pf_turn(F, op);
     if (r == UINT32_MAX)
         return;

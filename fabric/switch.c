@@ -244,6 +244,14 @@ void hs__switch_tx_end(hs_fabric *F, uint32_t o)
     hs__oport *op = &F->op[o];
     uint32_t i = op->cur_in;
     uint32_t gp = F->op[i].gp_in;
+    unsigned nvc = F->nvc;
+    const hs__req *rq = &F->rq[(size_t)gp * nvc];
+    if (F->pf && nvc > 1)
+        /* the request bitsets of the outputs the freed input offers its
+         * other heads to below (their transmitters were fetched ahead) */
+        for (unsigned v = 0; v < nvc; v++)
+            if (rq[v].out != HS_NIL && rq[v].out != o)
+                hs__pf(F->req + F->op[rq[v].out].req_off);
     op->busy = 0;
     set_ibusy(F, op->sw, gp, gp - F->topo->port_off[op->sw], 0);
     /* the packet's tail has left input buffer i: its space goes back to
@@ -253,8 +261,6 @@ void hs__switch_tx_end(hs_fabric *F, uint32_t o)
     if (!op->busy && op->queued)
         hs__credit_arm(F, o);        /* idle with a request */
     hs__iport *ip = &F->ip[gp];
-    unsigned nvc = F->nvc;
-    const hs__req *rq = &F->rq[(size_t)gp * nvc];
     for (unsigned k = 0; k < nvc && !ip->busy; k++) {
         unsigned v = (ip->rrvc + k) % nvc;
         uint32_t o2 = rq[v].out;   /* the head's output, HS_NIL: no head */
