@@ -555,11 +555,16 @@ static inline void prefetch_out(const hs_fabric *F, uint64_t d)
     const hs__oport *in = &F->op[p->in];
     if (F->rq[(size_t)in->gp_in * F->nvc + p->vc].tail != HS_NIL)
         return;
-    uint32_t o = hs__route_guess(F, in->to_sw, p);
+    uint32_t alt, o = hs__route_guess(F, in->to_sw, p, &alt);
     if (o != HS_NIL) {
         PF(&F->op[o]);
         PF((const char *)&F->op[o] + 64);
         PF((const char *)&F->op[o] + 128);
+    }
+    if (alt != HS_NIL) {   /* UGAL reads the occupancy of both */
+        PF(&F->op[alt]);
+        PF((const char *)&F->op[alt] + 64);
+        PF((const char *)&F->op[alt] + 128);
     }
 }
 

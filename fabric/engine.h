@@ -571,11 +571,12 @@ static inline uint8_t hs__vc(const hs_fabric *F, const hs__pkt *p, unsigned c)
 }
 void hs__route(hs_fabric *F, uint32_t sw, hs__pkt *p);
 /* The output hs__route would most likely give p at sw, read-only, or
- * HS_NIL when it cannot tell without its effects (adaptive choices that
- * read occupancies): a guess, only for prefetching. */
-uint32_t hs__route_guess(const hs_fabric *F, uint32_t sw, const hs__pkt *p);
+ * HS_NIL when it cannot tell; where it weighs two (UGAL), the other in
+ * *alt (else HS_NIL): a guess, only for prefetching. */
+uint32_t hs__route_guess(const hs_fabric *F, uint32_t sw, const hs__pkt *p, uint32_t *alt);
 uint32_t hs__route_fattree_guess(const hs_fabric *F, uint32_t sw, const hs__pkt *p);
-uint32_t hs__route_dragonfly_guess(const hs_fabric *F, uint32_t sw, const hs__pkt *p);
+uint32_t hs__route_dragonfly_guess(const hs_fabric *F, uint32_t sw, const hs__pkt *p,
+                                   uint32_t *alt);
 void hs__route_fattree(hs_fabric *F, uint32_t sw, hs__pkt *p);
 void hs__route_dragonfly(hs_fabric *F, uint32_t sw, hs__pkt *p);
 void hs__route_torus(hs_fabric *F, uint32_t sw, hs__pkt *p);

@@ -82,11 +82,13 @@ static void start_tx(hs_fabric *F, uint32_t o, uint32_t pi, uint32_t r, uint32_t
         /* the next packet becomes head below, after the transmission is
          * set up: the transmitter of its likely output (its line was
          * fetched ahead, engine.c) */
-        uint32_t g = hs__route_guess(F, s, &F->pk[p->next]);
+        uint32_t alt, g = hs__route_guess(F, s, &F->pk[p->next], &alt);
         if (g != HS_NIL) {
             hs__pf(&F->op[g]);
             hs__pf((const char *)&F->op[g] + 128);
         }
+        if (alt != HS_NIL)
+            hs__pf(&F->op[alt]);
     }
     q->head = p->next;
     if (p->next == HS_NIL)
