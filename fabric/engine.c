@@ -618,6 +618,17 @@ int hs_fabric_run(hs_fabric *F, hs_time until)
         hs__fev e = *x;
         if (src == MAX_LANES) {
             heap_pop(F);
+            if (F->pf && F->ev_n) {
+                /* the heap's next event: a keyed credit's or a wake-up's
+                 * transmitter (timers touch the driver's state) */
+                uint64_t hd = F->ev[0].d;
+                unsigned ht = (unsigned)(hd >> EV_SHIFT);
+                if (ht == EV_CREDIT_RING || ht == EV_WAKE) {
+                    PF(&F->op[hd & EV_IDX_MASK]);
+                    PF((const char *)&F->op[hd & EV_IDX_MASK] + 64);
+                    PF((const char *)&F->op[hd & EV_IDX_MASK] + 128);
+                }
+            }
         } else {
             hs__lane *L = &F->lanes[src];
             L->head = (L->head + 1) & (L->cap - 1);
