@@ -388,28 +388,38 @@ void hs__pkt_free(hs_fabric *F, uint32_t p)
  * in advance, so when an event leaves a lane, the event PF_FAR places
  * behind it has its first line fetched (packet or transmitter), the one
  * PF_MID behind what that line points to, and the one PF_NEAR behind the
- * next step.  Prefetches change no result, only when memory is read. */
+ * next step.  Prefetches change no result, only when memory is read.
+ * They cost instructions (8-11% more per hop) and pay only when the
+ * state is out of cache: F->pf, set at creation when the transmitters,
+ * FIFO records and request bitsets exceed the L2 cache (fabric.c).
+ * (hs__pf, engine.h: gcc 12 compiled every __builtin_prefetch of this
+ * loop away.) */
+#define PF(p) hs__pf(p)
 #define PF_FAR 15
 #define PF_MID 10
 #define PF_TURN 7
 #define PF_NEAR 5
 #define PF_HEAD 3
+#define PF_NEXT 1
 
 static inline void prefetch_far(const hs_fabric *F, uint64_t d)
 {
     uint64_t arg = d & EV_IDX_MASK;
     switch (d >> EV_SHIFT) {
     case EV_ARRIVE:
+        PF(&F->pk[arg]);
+        break;
     case EV_DELIVER:
-        __builtin_prefetch(&F->pk[arg], 1);
+        PF(&F->pk[arg]);
+        PF(&F->pc[arg]);   /* the cold part, read at delivery */
         break;
     case EV_TX_END:
     case EV_NIC_TX_END:
         /* its three lines: transmitter, credits on their way, credits
          * and accumulated truth */
-        __builtin_prefetch(&F->op[arg], 1);
-        __builtin_prefetch((const char *)&F->op[arg] + 64, 1);
-        __builtin_prefetch((const char *)&F->op[arg] + 128, 1);
+        PF(&F->op[arg]);
+        PF((const char *)&F->op[arg] + 64);
+        PF((const char *)&F->op[arg] + 128);
         break;
     }
 }
@@ -420,21 +430,33 @@ static inline void prefetch_mid(const hs_fabric *F, uint64_t d)
     switch (d >> EV_SHIFT) {
     case EV_ARRIVE: {
         const hs__pkt *p = &F->pk[arg];
-        __builtin_prefetch(&F->op[p->in], 0);
+        PF(&F->op[p->in]);
         break;
     }
     case EV_TX_END: {
         const hs__oport *op = &F->op[arg];
         if (op->cur_in != HS_NIL)
-            __builtin_prefetch(&F->op[op->cur_in], 1);
-        __builtin_prefetch(F->req + op->req_off, 1);
+            PF(&F->op[op->cur_in]);
+        PF(F->req + op->req_off);
         if (F->credits)
-            __builtin_prefetch(&F->credits[(size_t)arg * F->nvc], 1);
+            PF(&F->credits[(size_t)arg * F->nvc]);
         break;
     }
-    case EV_NIC_TX_END:
+    case EV_NIC_TX_END: {
+        /* the message whose last packet left (freed), the NIC and its
+         * queue heads (the next packet is cut) */
+        const hs__oport *op = &F->op[arg];
+        uint32_t node = op->sw - F->S;
+        if (op->cur_msg != HS_NIL)
+            PF(&F->ms[op->cur_msg]);
+        PF(&F->nic[node]);
+        PF(&F->mq_head[(size_t)node * F->prm.nic_queues]);
         if (F->credits)
-            __builtin_prefetch(&F->credits[(size_t)arg * F->nvc], 1);
+            PF(&F->credits[(size_t)arg * F->nvc]);
+        break;
+    }
+    case EV_DELIVER:
+        PF(&F->nic[F->pk[arg].dst]);
         break;
     }
 }
@@ -445,17 +467,26 @@ static inline void prefetch_near(const hs_fabric *F, uint64_t d)
     switch (d >> EV_SHIFT) {
     case EV_ARRIVE: {
         const hs__pkt *p = &F->pk[arg];
-        __builtin_prefetch(&F->rq[(size_t)F->op[p->in].gp_in * F->nvc + p->vc], 1);
+        PF(&F->rq[(size_t)F->op[p->in].gp_in * F->nvc + p->vc]);
         break;
     }
     case EV_TX_END: {
         uint32_t i = F->op[arg].cur_in;
         if (i != HS_NIL) {
             uint32_t gp = F->op[i].gp_in;
-            __builtin_prefetch(&F->rq[(size_t)gp * F->nvc], 0);
-            __builtin_prefetch(&F->ip[gp], 1);
-            __builtin_prefetch((const char *)&F->op[i] + 64, 1);
+            PF(&F->rq[(size_t)gp * F->nvc]);
+            PF(&F->ip[gp]);
+            PF((const char *)&F->op[i] + 64);
         }
+        break;
+    }
+    case EV_NIC_TX_END: {
+        /* the message the NIC will most likely cut from next (the queue
+         * at its turn) */
+        const hs__nic *n = &F->nic[F->op[arg].sw - F->S];
+        uint32_t m = F->mq_head[n->qoff + n->rrq];
+        if (m != HS_NIL)
+            PF(&F->ms[m]);
         break;
     }
     }
@@ -491,14 +522,50 @@ static inline void prefetch_turn(const hs_fabric *F, uint64_t d, int head)
     if (d >> EV_SHIFT != EV_TX_END)
         return;
     const hs__oport *op = &F->op[d & EV_IDX_MASK];
+    if (head == 1 && op->cur_in != HS_NIL && F->nvc > 1) {
+        /* the input port the end frees offers its other VC heads to their
+         * outputs (hs__switch_tx_end): their transmitters */
+        const hs__req *rq = &F->rq[(size_t)F->op[op->cur_in].gp_in * F->nvc];
+        for (unsigned v = 0; v < F->nvc; v++)
+            if (rq[v].out != HS_NIL && rq[v].out != (d & EV_IDX_MASK))
+                PF(&F->op[rq[v].out]);
+    }
     uint32_t r = pf_turn(F, op);
     if (r == UINT32_MAX)
         return;
     const hs__req *q = &F->rq[(size_t)F->topo->port_off[op->sw] * F->nvc + r];
-    if (!head)
-        __builtin_prefetch(q, 0);
-    else if (q->head != HS_NIL)
-        __builtin_prefetch(&F->pk[q->head], 1);
+    if (head == 0)
+        PF(q);
+    else if (q->head == HS_NIL)
+        return;
+    else if (head == 1)
+        PF(&F->pk[q->head]);
+    else if (F->pk[q->head].next != HS_NIL)
+        PF(&F->pk[F->pk[q->head].next]);   /* routed when that head leaves */
+}
+
+/* An arrival at an empty FIFO routes its packet and requests the output
+ * at once (hs__switch_arrive): that output's transmitter, if routing can
+ * tell it without its effects. */
+static inline void prefetch_out(const hs_fabric *F, uint64_t d)
+{
+    if (d >> EV_SHIFT != EV_ARRIVE)
+        return;
+    const hs__pkt *p = &F->pk[d & EV_IDX_MASK];
+    const hs__oport *in = &F->op[p->in];
+    if (F->rq[(size_t)in->gp_in * F->nvc + p->vc].tail != HS_NIL)
+        return;
+    uint32_t alt, o = hs__route_guess(F, in->to_sw, p, &alt);
+    if (o != HS_NIL) {
+        PF(&F->op[o]);
+        PF((const char *)&F->op[o] + 64);
+        PF((const char *)&F->op[o] + 128);
+    }
+    if (alt != HS_NIL) {   /* UGAL reads the occupancy of both */
+        PF(&F->op[alt]);
+        PF((const char *)&F->op[alt] + 64);
+        PF((const char *)&F->op[alt] + 128);
+    }
 }
 
 /* The device a link leaves (its transmitter), as an origin index. */
@@ -551,6 +618,17 @@ int hs_fabric_run(hs_fabric *F, hs_time until)
         hs__fev e = *x;
         if (src == MAX_LANES) {
             heap_pop(F);
+            if (F->pf && F->ev_n) {
+                /* the heap's next event: a keyed credit's or a wake-up's
+                 * transmitter (timers touch the driver's state) */
+                uint64_t hd = F->ev[0].d;
+                unsigned ht = (unsigned)(hd >> EV_SHIFT);
+                if (ht == EV_CREDIT_RING || ht == EV_WAKE) {
+                    PF(&F->op[hd & EV_IDX_MASK]);
+                    PF((const char *)&F->op[hd & EV_IDX_MASK] + 64);
+                    PF((const char *)&F->op[hd & EV_IDX_MASK] + 128);
+                }
+            }
         } else {
             hs__lane *L = &F->lanes[src];
             L->head = (L->head + 1) & (L->cap - 1);
@@ -562,16 +640,27 @@ int hs_fabric_run(hs_fabric *F, hs_time until)
                 F->lhead[src].t = HS_TIME_NEVER;
                 F->lhead[src].seq = UINT64_MAX;
             }
-            if (L->n > PF_FAR)
-                prefetch_far(F, L->e[(L->head + PF_FAR) & m].d);
-            if (L->n > PF_MID)
-                prefetch_mid(F, L->e[(L->head + PF_MID) & m].d);
-            if (L->n > PF_TURN)
-                prefetch_turn(F, L->e[(L->head + PF_TURN) & m].d, 0);
-            if (L->n > PF_NEAR)
-                prefetch_near(F, L->e[(L->head + PF_NEAR) & m].d);
-            if (L->n > PF_HEAD)
-                prefetch_turn(F, L->e[(L->head + PF_HEAD) & m].d, 1);
+            if (F->pf) {
+                /* the lane's own entries, a line (2.7 events) beyond the
+                 * farthest read below: a sequential stream per lane, but
+                 * eight lanes, each read and written, are more streams
+                 * than the hardware prefetcher follows */
+                PF(&L->e[(L->head + PF_FAR + 3) & m]);
+                if (L->n > PF_FAR)
+                    prefetch_far(F, L->e[(L->head + PF_FAR) & m].d);
+                if (L->n > PF_MID)
+                    prefetch_mid(F, L->e[(L->head + PF_MID) & m].d);
+                if (L->n > PF_TURN)
+                    prefetch_turn(F, L->e[(L->head + PF_TURN) & m].d, 0);
+                if (L->n > PF_NEAR)
+                    prefetch_near(F, L->e[(L->head + PF_NEAR) & m].d);
+                if (L->n > PF_HEAD) {
+                    prefetch_turn(F, L->e[(L->head + PF_HEAD) & m].d, 1);
+                    prefetch_out(F, L->e[(L->head + PF_HEAD) & m].d);
+                }
+                if (L->n > PF_NEXT)
+                    prefetch_turn(F, L->e[(L->head + PF_NEXT) & m].d, 2);
+            }
         }
         F->nev--;
         F->now = e.t;

@@ -378,6 +378,7 @@ struct hs_fabric {
     uint64_t    cur_key;    /* key of the event being run */
     uint32_t    ext_dev;    /* origin of what is scheduled outside a run */
     size_t      nev;        /* events pending in total */
+    int         pf;         /* the run loop prefetches (state beyond the L2 cache) */
     hs_time   now;
     uint64_t  rng[4];
 
@@ -494,6 +495,19 @@ void hs__on_wake(hs_fabric *F, uint32_t o);
  * arriving one link latency from now. */
 void hs__credit_return(hs_fabric *F, uint32_t l, unsigned vc, uint32_t bytes);
 /* The credits of link o's transmitter, per VC. */
+/* Fetches the cache line at p ahead of its use (a hint; no effect on any
+ * value).  gcc 12 (-O2 and -O3) compiled every __builtin_prefetch of the
+ * run loop away (hash/counters.c saw the same), so on x86 the instruction
+ * is written out, a volatile asm the compiler keeps; elsewhere the
+ * builtin. */
+static inline void hs__pf(const void *p)
+{
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+    __asm__ volatile("prefetcht0 %0" : : "m"(*(const char *)p));
+#else
+    __builtin_prefetch(p);
+#endif
+}
 static inline int64_t *hs__cr(const hs_fabric *F, uint32_t o)
 {
     return F->nvc <= HS_CR_INLINE ? F->op[o].cr : F->credits + (size_t)o * F->nvc;
@@ -551,6 +565,9 @@ void hs__switch_arbitrate(hs_fabric *F, uint32_t o);
 
 /* ---- nic.c ------------------------------------------------------------------ */
 void hs__nic_post(hs_fabric *F, uint32_t m);
+/* A message will soon be posted at `node`: fetch its NIC's state (when
+ * the run loop prefetches at all, F->pf). */
+void hs__nic_prefetch(const hs_fabric *F, uint32_t node);
 void hs__nic_kick(hs_fabric *F, uint32_t node);
 void hs__nic_tx_end(hs_fabric *F, uint32_t o);
 void hs__nic_deliver(hs_fabric *F, uint32_t p);
@@ -583,6 +600,13 @@ static inline uint8_t hs__vc(const hs_fabric *F, const hs__pkt *p, unsigned c)
     return (uint8_t)(c * F->vc_lanes + p->lane);
 }
 void hs__route(hs_fabric *F, uint32_t sw, hs__pkt *p);
+/* The output hs__route would most likely give p at sw, read-only, or
+ * HS_NIL when it cannot tell; where it weighs two (UGAL), the other in
+ * *alt (else HS_NIL): a guess, only for prefetching. */
+uint32_t hs__route_guess(const hs_fabric *F, uint32_t sw, const hs__pkt *p, uint32_t *alt);
+uint32_t hs__route_fattree_guess(const hs_fabric *F, uint32_t sw, const hs__pkt *p);
+uint32_t hs__route_dragonfly_guess(const hs_fabric *F, uint32_t sw, const hs__pkt *p,
+                                   uint32_t *alt);
 void hs__route_fattree(hs_fabric *F, uint32_t sw, hs__pkt *p);
 void hs__route_dragonfly(hs_fabric *F, uint32_t sw, hs__pkt *p);
 void hs__route_torus(hs_fabric *F, uint32_t sw, hs__pkt *p);

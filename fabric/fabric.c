@@ -8,6 +8,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 void hs_fabric_params_default(hs_fabric_params *p)
 {
@@ -247,6 +248,18 @@ int hs_fabric_create_topo(hs_fabric **out, hs_topo *t, const hs_fabric_params *p
         memset(F->req, 0, (words ? words : 1) * sizeof *F->req);
     if (F->ibusy)
         memset(F->ibusy, 0, (bwords ? bwords : 1) * sizeof *F->ibusy);
+    /* The run loop's prefetches pay when what the events touch is beyond
+     * the L2 cache, and only cost instructions when it is not (engine.c) */
+    {
+        long l2 = -1;
+#ifdef _SC_LEVEL2_CACHE_SIZE
+        l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+#endif
+        if (l2 <= 0)
+            l2 = 1l << 20;
+        size_t hot = L1 * sizeof *F->op + GP * nvc * sizeof *F->rq + words * sizeof *F->req;
+        F->pf = hot > (size_t)l2;
+    }
     if (!F->req || !F->ibusy) {
         hs_fabric_destroy(F);
         return hs_error_set(err, HS_ENOMEM, "out of memory building the network");

@@ -51,6 +51,20 @@ static void msg_free(hs_fabric *F, uint32_t m)
     F->ms_live--;
 }
 
+void hs__nic_prefetch(const hs_fabric *F, uint32_t node)
+{
+    if (!F->pf)
+        return;
+    size_t q = (size_t)node * F->prm.nic_queues;
+    uint32_t o = hs_topo_node_injection(F->topo, node);
+    hs__pf(&F->nic[node]);
+    hs__pf(&F->mq_tail[q]);
+    hs__pf(&F->mq_head[q]);
+    hs__pf(&F->op[o]);
+    hs__pf((const char *)&F->op[o] + 64);
+    hs__pf((const char *)&F->op[o] + 128);
+}
+
 void hs__nic_post(hs_fabric *F, uint32_t m)
 {
     hs__msg *msg = &F->ms[m];

@@ -22,6 +22,19 @@ void hs__route_table(hs_fabric *F, uint32_t sw, hs__pkt *p)
     p->out_vc = (uint8_t)(p->nsw < F->nvc ? p->nsw : F->nvc - 1);
 }
 
+uint32_t hs__route_guess(const hs_fabric *F, uint32_t sw, const hs__pkt *p, uint32_t *alt)
+{
+    const hs_topo *t = F->topo;
+    *alt = HS_NIL;
+    if (t->node_sw[p->dst] == sw)
+        return F->N + 1 + p->dst;
+    switch (t->kind) {
+    case HS_TOPO_FATTREE: return hs__route_fattree_guess(F, sw, p);
+    case HS_TOPO_DRAGONFLY: return hs__route_dragonfly_guess(F, sw, p, alt);
+    default: return HS_NIL;
+    }
+}
+
 void hs__route(hs_fabric *F, uint32_t sw, hs__pkt *p)
 {
     const hs_topo *t = F->topo;

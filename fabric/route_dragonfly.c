@@ -89,7 +89,7 @@ static uint64_t path_occupancy(hs_fabric *F, const uint32_t *path, unsigned n)
  * key alone, not a draw from a stream shared by all switches, so that it
  * does not depend on the order in which switches route (nor on how they
  * are split over processes in a parallel run, docs/fabric.md). */
-static uint32_t pick_intermediate(hs_fabric *F, const hs__pkt *p, uint32_t G, uint32_t Gd)
+static uint32_t pick_intermediate(const hs_fabric *F, const hs__pkt *p, uint32_t G, uint32_t Gd)
 {
     uint32_t g = F->topo->u.df.g;
     uint64_t z = F->rng[0] ^ (p->key + 0x9e3779b97f4a7c15ull);
@@ -103,6 +103,34 @@ static uint32_t pick_intermediate(hs_fabric *F, const hs__pkt *p, uint32_t G, ui
     if (x >= hi)
         x++;
     return x;
+}
+
+/* The output hs__route_dragonfly will choose, without its effects; where
+ * it chooses between a minimal and a Valiant path (UGAL), the minimal
+ * first hop, and the Valiant one in *alt (else HS_NIL): for prefetching. */
+uint32_t hs__route_dragonfly_guess(const hs_fabric *F, uint32_t sw, const hs__pkt *p,
+                                   uint32_t *alt)
+{
+    const hs_topo *t = F->topo;
+    const hs__dragonfly *d = &t->u.df;
+    uint32_t a = d->a;
+    uint32_t G = sw / a, r = sw % a;
+    uint32_t Rd = p->dst / d->p, Gd = Rd / a, rd = Rd % a;
+    unsigned hops;
+    *alt = HS_NIL;
+    if (G != Gd && d->g > 2 && (F->op[p->in].lf & LF_INJECTION) &&
+        t->routing != HS_ROUTE_MIN) {
+        uint32_t I = pick_intermediate(F, p, G, Gd);
+        uint32_t ov = towards(F, G, r, I, HS_NIL, p->dst, &hops, NULL);
+        if (t->routing == HS_ROUTE_VALIANT)
+            return ov;
+        *alt = ov;
+        return towards(F, G, r, Gd, Rd, p->dst, &hops, NULL);
+    }
+    uint32_t T = p->inter != HS_NIL && p->inter != G ? p->inter : Gd;
+    if (G == T)
+        return t->port_out[t->port_off[sw] + hs__df_local_port(d, r, rd)];
+    return towards(F, G, r, T, T == Gd ? Rd : HS_NIL, p->dst, &hops, NULL);
 }
 
 void hs__route_dragonfly(hs_fabric *F, uint32_t sw, hs__pkt *p)

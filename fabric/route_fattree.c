@@ -5,6 +5,20 @@
  * keeps its lane (vcsel=) on every link. */
 #include "engine.h"
 
+/* The output hs__route_fattree would most likely choose, without its
+ * effects (adaptive: the D-mod-K port, its tie-break): for prefetching. */
+uint32_t hs__route_fattree_guess(const hs_fabric *F, uint32_t sw, const hs__pkt *p)
+{
+    const hs_topo *t = F->topo;
+    const hs__fattree *ft = &t->u.ft;
+    const uint32_t *po = t->port_out + t->port_off[sw];
+    uint32_t port;
+    if (hs__fattree_below(ft, sw, p->dst, &port))
+        return po[port];
+    unsigned l = hs__fattree_level(ft, sw);
+    return po[ft->m[l] + hs__fattree_dmodk_up(ft, l, p->dst)];
+}
+
 void hs__route_fattree(hs_fabric *F, uint32_t sw, hs__pkt *p)
 {
     const hs_topo *t = F->topo;

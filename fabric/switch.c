@@ -78,6 +78,18 @@ static void start_tx(hs_fabric *F, uint32_t o, uint32_t pi, uint32_t r, uint32_t
     uint32_t i = p->in;
     unsigned v = p->vc;
     hs__req *q = &F->rq[(size_t)gp * F->nvc + v];
+    if (F->pf && p->next != HS_NIL) {
+        /* the next packet becomes head below, after the transmission is
+         * set up: the transmitter of its likely output (its line was
+         * fetched ahead, engine.c) */
+        uint32_t alt, g = hs__route_guess(F, s, &F->pk[p->next], &alt);
+        if (g != HS_NIL) {
+            hs__pf(&F->op[g]);
+            hs__pf((const char *)&F->op[g] + 128);
+        }
+        if (alt != HS_NIL)
+            hs__pf(&F->op[alt]);
+    }
     q->head = p->next;
     if (p->next == HS_NIL)
         q->tail = q->out = HS_NIL;
@@ -111,34 +123,35 @@ static void start_tx(hs_fabric *F, uint32_t o, uint32_t pi, uint32_t r, uint32_t
     }
 }
 
-/* The first set bit in cyclic order from `from` among the n bits of
- * req & ~busy (busy NULL: of req alone), or UINT32_MAX; with credit c
- * below the largest packet, only a requester whose packet fits in c.
- * Word-parallel: the cost is a few words, not one step per requester. */
-static uint32_t next_set(const uint64_t *req, const uint64_t *busy, uint32_t n, uint32_t from,
-                         const hs__req *rq, unsigned nvc, int64_t c, int64_t full)
+/* The first set bit in cyclic order from `from` (< n) among the bits of
+ * req & ~busy (busy NULL: of req alone) in w words (no bit at or past n is
+ * ever set), or UINT32_MAX; with credit c below the largest packet, only a
+ * requester whose packet fits in c.  Word-parallel: the cost is a few
+ * words, not one step per requester: the word holding `from` (its bits
+ * from there), the words after it, cyclically, and that word again (its
+ * bits below `from`). */
+static inline __attribute__((always_inline))
+uint32_t next_set(const uint64_t *req, const uint64_t *busy, uint32_t w, uint32_t from,
+                  const hs__req *rq, int64_t c, int64_t full)
 {
-    for (int pass = 0; pass < 2; pass++) {
-        uint32_t lo = pass ? 0 : from, hi = pass ? from : n;
-        if (lo >= hi)
-            continue;
-        for (uint32_t w = lo >> 6; w <= (hi - 1) >> 6; w++) {
-            uint64_t bits = req[w];
-            if (busy)
-                bits &= ~busy[w];
-            if (w == lo >> 6 && (lo & 63))
-                bits &= ~0ull << (lo & 63);
-            if (w == (hi - 1) >> 6 && (hi & 63))
-                bits &= ~0ull >> (64 - (hi & 63));
-            for (; bits; bits &= bits - 1) {
-                uint32_t r = (w << 6) | (uint32_t)__builtin_ctzll(bits);
-                if (busy && c < full && c < (int64_t)rq[r].need)
-                    continue;
-                return r;
-            }
+    uint32_t wf = from >> 6;
+    uint64_t lo = ~0ull << (from & 63);
+    for (uint32_t k = 0; k <= w; k++) {
+        uint64_t bits = req[wf];
+        if (busy)
+            bits &= ~busy[wf];
+        if (k == 0)
+            bits &= lo;
+        else if (k == w)
+            bits &= ~lo;
+        for (; bits; bits &= bits - 1) {
+            uint32_t r = (wf << 6) | (uint32_t)__builtin_ctzll(bits);
+            if (busy && c < full && c < (int64_t)rq[r].need)
+                continue;
+            return r;
         }
+        wf = wf + 1 == w ? 0 : wf + 1;
     }
-    (void)nvc;
     return UINT32_MAX;
 }
 
@@ -174,7 +187,7 @@ void hs__switch_arbitrate(hs_fabric *F, uint32_t o)
             v -= nvc;
         const uint64_t *bv = base + (size_t)v * w;
         uint32_t from = rrv[v] < n ? rrv[v] : 0;
-        uint32_t turn = next_set(bv, NULL, n, from, rq, nvc, 0, 0);
+        uint32_t turn = next_set(bv, NULL, w, from, rq, 0, 0);
         if (turn == UINT32_MAX)
             continue;
         if (cr[v] < (int64_t)rq[turn].need) {
@@ -185,7 +198,7 @@ void hs__switch_arbitrate(hs_fabric *F, uint32_t o)
         /* the head at the turn has credit: it is granted unless its input
          * port is busy (what next_set from the turn would find first) */
         uint32_t r = busy[turn >> 6] >> (turn & 63) & 1
-                     ? next_set(bv, busy, n, turn, rq, nvc, cr[v], full) : turn;
+                     ? next_set(bv, busy, w, turn, rq, cr[v], full) : turn;
         if (r == UINT32_MAX)
             continue;
         uint32_t port = nvc == 1 ? r : r / nvc;
@@ -233,6 +246,14 @@ void hs__switch_tx_end(hs_fabric *F, uint32_t o)
     hs__oport *op = &F->op[o];
     uint32_t i = op->cur_in;
     uint32_t gp = F->op[i].gp_in;
+    unsigned nvc = F->nvc;
+    const hs__req *rq = &F->rq[(size_t)gp * nvc];
+    if (F->pf && nvc > 1)
+        /* the request bitsets of the outputs the freed input offers its
+         * other heads to below (their transmitters were fetched ahead) */
+        for (unsigned v = 0; v < nvc; v++)
+            if (rq[v].out != HS_NIL && rq[v].out != o)
+                hs__pf(F->req + F->op[rq[v].out].req_off);
     op->busy = 0;
     set_ibusy(F, op->sw, gp, gp - F->topo->port_off[op->sw], 0);
     /* the packet's tail has left input buffer i: its space goes back to
@@ -242,8 +263,6 @@ void hs__switch_tx_end(hs_fabric *F, uint32_t o)
     if (!op->busy && op->queued)
         hs__credit_arm(F, o);        /* idle with a request */
     hs__iport *ip = &F->ip[gp];
-    unsigned nvc = F->nvc;
-    const hs__req *rq = &F->rq[(size_t)gp * nvc];
     for (unsigned k = 0; k < nvc && !ip->busy; k++) {
         unsigned v = (ip->rrvc + k) % nvc;
         uint32_t o2 = rq[v].out;   /* the head's output, HS_NIL: no head */

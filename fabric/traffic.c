@@ -339,6 +339,13 @@ static void on_timer(void *ctx, hs_fabric *F, uint64_t node, hs_time t)
             }
             hs_time tn = t + merged_gap(d);
             if (!d->par) {
+                /* the next arrival's source drawn now, as a parallel run
+                 * does (the same draws in the same order: nothing else
+                 * draws in between), so that its NIC's state is fetched
+                 * while the events before it run */
+                d->par_next = 1;
+                d->par_src = merged_source(d);
+                hs__nic_prefetch(F, d->par_src);
                 if (hs_fabric_timer(F, tn, TIMER_MERGED))
                     d->error = HS_ENOMEM;
                 return;

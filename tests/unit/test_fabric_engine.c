@@ -581,14 +581,17 @@ static void test_determinism(void **state)
  * saturation with packets of two sizes (a short last packet, so that the
  * arbiter's credit test per candidate matters), several VCs and adaptive
  * routing, and in a run that drains to idle. */
-static hs_fabric *run_credits(const char *spec, int events, double load, hs_pattern pat,
-                              hs_traffic_result *r, hs_fabric_stats *st)
+/* pf: the run loop's prefetching on (1), off (0) or as set up (-1). */
+static hs_fabric *run_credits_pf(const char *spec, int events, int pf, double load,
+                                 hs_pattern pat, hs_traffic_result *r, hs_fabric_stats *st)
 {
     hs_fabric_params p;
     hs_fabric_params_default(&p);
     p.seed = 3;
     hs_fabric *F = make(spec, &p);
     F->cr_events = events;
+    if (pf >= 0)
+        F->pf = pf;
     hs_traffic_cfg c;
     hs_traffic_cfg_default(&c);
     c.seed = 3;
@@ -602,6 +605,12 @@ static hs_fabric *run_credits(const char *spec, int events, double load, hs_patt
     assert_int_equal(hs_traffic_run(F, &c, r, &e), 0);
     hs_fabric_get_stats(F, st);
     return F;
+}
+
+static hs_fabric *run_credits(const char *spec, int events, double load, hs_pattern pat,
+                              hs_traffic_result *r, hs_fabric_stats *st)
+{
+    return run_credits_pf(spec, events, -1, load, pat, r, st);
 }
 
 /* Adds the credits of the EV_CREDIT events still queued. */
@@ -659,6 +668,44 @@ static void test_keyed_credits(void **state)
         for (uint32_t l = 1; l <= a->L; l++)
             for (unsigned v = 0; v < a->nvc; v++)
                 assert_int_equal(hs__cr(a, l)[v], hs__cr(b, l)[v]);
+        hs_fabric_destroy(a);
+        hs_fabric_destroy(b);
+    }
+}
+
+/* The run loop's prefetches (on for networks beyond the L2 cache) read
+ * the state of events still to come: they must change nothing, and (run
+ * under ASan here) read only what exists, on small networks forced on:
+ * more than 4 VCs (credits outside the transmitter), ejection and
+ * injection links, hot spots. */
+static void test_prefetch_neutral(void **state)
+{
+    (void)state;
+    static const struct { const char *spec; double load; hs_pattern pat; } cfg[] = {
+        { "dragonfly:a=4,p=2,h=2,g=9,routing=ugal", 1.0, HS_PAT_UNIFORM },
+        { "dragonfly:a=4,p=2,h=2,g=9,vcs=6", 0.9, HS_PAT_UNIFORM },
+        { "fattree:k=4,n=3", 1.0, HS_PAT_UNIFORM },
+        { "fattree:k=4,n=2", 1.0, HS_PAT_HOTSPOT },
+        { "torus:4x4x2", 0.8, HS_PAT_UNIFORM },
+    };
+    for (size_t k = 0; k < sizeof cfg / sizeof cfg[0]; k++) {
+        hs_traffic_result ra, rb;
+        hs_fabric_stats sa, sb;
+        hs_fabric *a = run_credits_pf(cfg[k].spec, 0, 0, cfg[k].load, cfg[k].pat, &ra, &sa);
+        hs_fabric *b = run_credits_pf(cfg[k].spec, 0, 1, cfg[k].load, cfg[k].pat, &rb, &sb);
+        assert_true(sa.hops > 1000);
+        assert_memory_equal(&ra, &rb, sizeof ra);
+        assert_int_equal(sa.events, sb.events);
+        assert_int_equal(sa.hops, sb.hops);
+        assert_int_equal(sa.packets_delivered, sb.packets_delivered);
+        assert_int_equal(a->now, b->now);
+        assert_memory_equal(hs__truth_sum(a), hs__truth_sum(b), (a->L + 1) * sizeof *a->truth);
+        assert_int_equal(a->nrec, b->nrec);
+        for (size_t i = 0; i < a->nrec; i++) {
+            assert_int_equal(a->rec[i].key, b->rec[i].key);
+            assert_int_equal(a->rec[i].t, b->rec[i].t);
+            assert_int_equal(a->rec[i].field, b->rec[i].field);
+        }
         hs_fabric_destroy(a);
         hs_fabric_destroy(b);
     }
@@ -1266,6 +1313,7 @@ int main(void)
         cmocka_unit_test(test_window_coarsening),
         cmocka_unit_test(test_determinism),
         cmocka_unit_test(test_keyed_credits),
+        cmocka_unit_test(test_prefetch_neutral),
         cmocka_unit_test(test_incast_tree),
         cmocka_unit_test(test_inband_truth),
         cmocka_unit_test(test_hop_overflow),
