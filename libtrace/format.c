@@ -469,9 +469,21 @@ int hs__encode(const uint8_t *raw, size_t raw_len, size_t *off_io, int32_t rank,
             p = hs__put_u(p, r->bytes2);
             p = hs__put_s(p, (int64_t)(r->req - c.prev_req));
             c.prev_req = r->req;
-            if (op)
+            if (r->kind == HS_TRACE_WIRE_OP) {
                 p = hs__put_u(p, r->aux);
-            if (r->kind == HS__WIRE_OPDONE) {
+            } else if (r->kind == HS__WIRE_OPDONE) {
+                /* The peer (a 64-bit UUID: ten varint bytes) as a mark: 0
+                 * none, 1 the same as the block's last one stored, else 2
+                 * and its 8 bytes, little-endian */
+                if (r->aux == 0 || r->aux == c.prev_aux) {
+                    *p++ = r->aux != 0;
+                } else {
+                    *p++ = 2;
+                    for (int b = 0; b < 8; b++)
+                        p[b] = (uint8_t)(r->aux >> (8 * b));
+                    p += 8;
+                    c.prev_aux = r->aux;
+                }
                 uint64_t td = r->done_t >> shift;
                 q = hs__put_u(q, td > c.prev_t ? td - c.prev_t : 0);
                 p = hs__put_u(p, r->done_flags & HS_TRACE_F_ALL);
@@ -772,8 +784,31 @@ int hs__decode_one(hs__codec *c, const uint8_t *s, size_t slen, size_t *spos,
             goto bad;
         r->req = c->prev_req += (uint64_t)sd;
     }
-    if ((f & HS__F_AUX) && du(&d, &r->aux, "aux value"))
+    if (kind == HS__WIRE_OPDONE) {   /* the peer as a mark (hs__encode) */
+        if (d.p >= d.end) {
+            d.why = "peer mark";
+            goto bad;
+        }
+        uint8_t m = *d.p++;
+        if (m == 1 && c->prev_aux) {
+            r->aux = c->prev_aux;
+        } else if (m == 2 && d.end - d.p >= 8) {
+            r->aux = 0;
+            for (int b = 0; b < 8; b++)
+                r->aux |= (uint64_t)d.p[b] << (8 * b);
+            d.p += 8;
+            if (!r->aux) {
+                d.why = "peer mark";
+                goto bad;
+            }
+            c->prev_aux = r->aux;
+        } else if (m != 0) {
+            d.why = "peer mark";
+            goto bad;
+        }
+    } else if ((f & HS__F_AUX) && du(&d, &r->aux, "aux value")) {
         goto bad;
+    }
     if (f & HS__F_REPEAT) {
         uint64_t rep;
         if (du(&d, &rep, "repeat count"))

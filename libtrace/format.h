@@ -213,6 +213,7 @@ typedef struct hs__codec {
     uint8_t  shift;
     uint64_t prev_t;    /* units */
     uint64_t prev_req;
+    uint64_t prev_aux;  /* the last aux an HS__WIRE_OPDONE stored in full */
 } hs__codec;
 
 /* An event block's payload holds two streams: the structure stream (kind,

@@ -595,7 +595,8 @@ void hs__wire_ep(uint64_t t0, uint64_t t1, uint64_t hash)
  * or a release after the completion was already written, take no lock: a
  * sequence count, odd while a change is being made, tells a reader that
  * its probe may have missed a key being moved, and it looks again under
- * the lock.  A full table leaves requests untracked (no WIRE_DONE). */
+ * the lock.  A full table leaves requests untracked (no WIRE_DONE).  Under
+ * a serialised MPI (req_nolock) there is neither lock nor count. */
 #define REQ_SLOTS (1u << 16)
 #define REQ_PROBE 64
 typedef struct reqent {

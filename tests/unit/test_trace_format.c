@@ -601,6 +601,55 @@ static void test_encode_wire_opdone(void **state)
     assert_memory_equal(st, want, sizeof want);
     assert_int_equal(tl, sizeof want_t);
     assert_memory_equal(tm, want_t, sizeof want_t);
+    /* the peer: in full (mark 2, 8 bytes little-endian), then the same
+     * again (mark 1); the req delta and the times as before */
+    hs__rec p1 = a;
+    p1.aux = 0x0102030405060708ull;
+    p1.req = 2;
+    hs__rec p2 = p1;
+    p2.req = 3;
+    put_rec(raw, &used, &p1, NULL, 0);
+    put_rec(raw, &used, &p2, NULL, 0);
+    off = 0;
+    assert_int_equal(hs__encode(raw, used, &off, 0, 0, st, sizeof st, &sl, tm, sizeof tm, &tl, &n,
+                                &base), 0);
+    const uint8_t want2[] = { HS__WIRE_OPDONE, 0x80, 0x02, (uint8_t)(2 * HS_TRACE_WOP_TAG_RECV),
+                              8, 7, 2, 2, 8, 7, 6, 5, 4, 3, 2, 1, (uint8_t)HS_TRACE_F_ERROR, 5,
+                              9 };
+    const uint8_t want3[] = { HS__WIRE_OPDONE, 0x80, 0x02, (uint8_t)(2 * HS_TRACE_WOP_TAG_RECV),
+                              8, 7, 2, 1, (uint8_t)HS_TRACE_F_ERROR, 5, 9 };
+    assert_int_equal(n, 3);
+    assert_int_equal(sl, sizeof want + sizeof want2 + sizeof want3);
+    assert_memory_equal(st + sizeof want, want2, sizeof want2);
+    assert_memory_equal(st + sizeof want + sizeof want2, want3, sizeof want3);
+    {
+        hs__codec c3 = { .prev_t = base };
+        size_t sp3 = 0, tp3 = 0, wc3 = 0;
+        uint64_t *w3 = NULL;
+        const char *why3 = NULL;
+        hs__rec o3;
+        for (int i = 0; i < 3; i++) {
+            assert_int_equal(hs__decode_one(&c3, st, sl, &sp3, tm, tl, &tp3, &o3, &w3, &wc3,
+                                            &why3), 0);
+            assert_true(o3.aux == (i ? p1.aux : 0));
+        }
+        /* mark 1 with no peer stored before it in the block, mark 3: refused */
+        c3 = (hs__codec){ .prev_t = base };
+        sp3 = tp3 = 0;
+        assert_int_equal(hs__decode_one(&c3, want3, sizeof want3, &sp3, tm, tl, &tp3, &o3, &w3,
+                                        &wc3, &why3), HS_EFORMAT);
+        assert_string_equal(why3, "peer mark");
+        uint8_t bad3[sizeof want3];
+        memcpy(bad3, want3, sizeof want3);
+        bad3[7] = 3;
+        c3 = (hs__codec){ .prev_t = base };
+        sp3 = tp3 = 0;
+        assert_int_equal(hs__decode_one(&c3, bad3, sizeof bad3, &sp3, tm, tl, &tp3, &o3, &w3,
+                                        &wc3, &why3), HS_EFORMAT);
+        free(w3);
+    }
+    used = 0;
+    put_rec(raw, &used, &a, NULL, 0);
     /* a completion before the operation's end is stored at its end */
     a.done_t = 50;
     used = 0;
@@ -625,6 +674,8 @@ static void test_encode_wire_opdone(void **state)
                            .t1 = t + (v >> 8), .repeat = 1, .tag2 = (int32_t)(k % 12),
                            .bytes = v, .bytes2 = w, .req = v ^ 0x5555, .aux = ~v,
                            .flags = (uint32_t)k % 3 };
+        if (k % 5 == 4)   /* the peer of two records before: in full, or by its mark */
+            in[k].aux = in[k - 2].aux;
         if (in[k].kind == HS__WIRE_OPDONE) {
             /* the completion up to 2^64 - 1 units after the end */
             in[k].done_t = in[k].t1 + (UINT64_MAX - in[k].t1 < w ? UINT64_MAX - in[k].t1 : w);
