@@ -425,7 +425,7 @@ int hs__encode(const uint8_t *raw, size_t raw_len, size_t *off_io, int32_t rank,
         __builtin_prefetch(raw + off + 8 * sizeof(hs__rec));
         __builtin_prefetch(raw + off + 8 * sizeof(hs__rec) + 64);
         const hs__kind_desc *d = &hs__kinds[r->kind & 0xff];
-        if (r->kind > HS_TRACE_KIND_MAX || !d->name)
+        if (r->kind > HS_TRACE_KIND_MAX || (!d->name && r->kind != HS__WIRE_OPDONE))
             return HS_EINVAL;
         /* The next record's offset depends on this one's size: keep that
          * chain short for the common record without lists (the branch is
@@ -449,24 +449,47 @@ int hs__encode(const uint8_t *raw, size_t raw_len, size_t *off_io, int32_t rank,
             c.prev_t = *base = t0;
         uint64_t dur = t1 > t0 ? t1 - t0 : 0;
         /* The wire level's operations and completions (libhopscope-wire.so
-         * writes two per UCP operation): the same bytes as the general code
-         * below, straight from their fields without its chain of field
-         * tests (checked by test_encode_wire_kinds). */
-        if (r->kind == HS_TRACE_WIRE_OP || r->kind == HS_TRACE_WIRE_DONE) {
+         * writes one or two per UCP operation): the same bytes as the
+         * general code below, straight from their fields without its chain
+         * of field tests (checked by test_encode_wire_kinds).  An operation
+         * with its completion (HS__WIRE_OPDONE) is a wire_op's fields, then
+         * the completion's flags, bytes and tag; its time after the
+         * duration (units after the operation's end, never negative). */
+        if (r->kind == HS_TRACE_WIRE_OP || r->kind == HS_TRACE_WIRE_DONE ||
+            r->kind == HS__WIRE_OPDONE) {
             q = hs__put_s(q, (int64_t)(t0 - c.prev_t));
             q = hs__put_u(q, dur);
             c.prev_t = t0 + dur;
             *p++ = (uint8_t)r->kind;
             p = hs__put_u(p, r->flags & HS_TRACE_F_ALL);
-            int op = r->kind == HS_TRACE_WIRE_OP;
+            int op = r->kind != HS_TRACE_WIRE_DONE;
             if (op)
                 p = hs__put_s(p, r->tag2);
             p = hs__put_u(p, r->bytes);
             p = hs__put_u(p, r->bytes2);
             p = hs__put_s(p, (int64_t)(r->req - c.prev_req));
             c.prev_req = r->req;
-            if (op)
+            if (r->kind == HS_TRACE_WIRE_OP) {
                 p = hs__put_u(p, r->aux);
+            } else if (r->kind == HS__WIRE_OPDONE) {
+                /* The peer (a 64-bit UUID: ten varint bytes) as a mark: 0
+                 * none, 1 the same as the block's last one stored, else 2
+                 * and its 8 bytes, little-endian */
+                if (r->aux == 0 || r->aux == c.prev_aux) {
+                    *p++ = r->aux != 0;
+                } else {
+                    *p++ = 2;
+                    for (int b = 0; b < 8; b++)
+                        p[b] = (uint8_t)(r->aux >> (8 * b));
+                    p += 8;
+                    c.prev_aux = r->aux;
+                }
+                uint64_t td = r->done_t >> shift;
+                q = hs__put_u(q, td > c.prev_t ? td - c.prev_t : 0);
+                p = hs__put_u(p, r->done_flags & HS_TRACE_F_ALL);
+                p = hs__put_u(p, r->done_bytes);
+                p = hs__put_u(p, r->done_stag);
+            }
             off += rsz;
             n++;
             continue;
@@ -714,7 +737,7 @@ int hs__decode_one(hs__codec *c, const uint8_t *s, size_t slen, size_t *spos,
         return HS_EFORMAT;
     }
     unsigned kind = *d.p++;
-    const hs__kind_desc *k = &hs__kinds[kind];
+    const hs__kind_desc *k = &hs__kinds[kind == HS__WIRE_OPDONE ? HS_TRACE_WIRE_OP : kind];
     if (!k->name) {
         *why = "unknown event kind";
         return HS_EFORMAT;
@@ -761,8 +784,31 @@ int hs__decode_one(hs__codec *c, const uint8_t *s, size_t slen, size_t *spos,
             goto bad;
         r->req = c->prev_req += (uint64_t)sd;
     }
-    if ((f & HS__F_AUX) && du(&d, &r->aux, "aux value"))
+    if (kind == HS__WIRE_OPDONE) {   /* the peer as a mark (hs__encode) */
+        if (d.p >= d.end) {
+            d.why = "peer mark";
+            goto bad;
+        }
+        uint8_t m = *d.p++;
+        if (m == 1 && c->prev_aux) {
+            r->aux = c->prev_aux;
+        } else if (m == 2 && d.end - d.p >= 8) {
+            r->aux = 0;
+            for (int b = 0; b < 8; b++)
+                r->aux |= (uint64_t)d.p[b] << (8 * b);
+            d.p += 8;
+            if (!r->aux) {
+                d.why = "peer mark";
+                goto bad;
+            }
+            c->prev_aux = r->aux;
+        } else if (m != 0) {
+            d.why = "peer mark";
+            goto bad;
+        }
+    } else if ((f & HS__F_AUX) && du(&d, &r->aux, "aux value")) {
         goto bad;
+    }
     if (f & HS__F_REPEAT) {
         uint64_t rep;
         if (du(&d, &rep, "repeat count"))
@@ -778,6 +824,26 @@ int hs__decode_one(hs__codec *c, const uint8_t *s, size_t slen, size_t *spos,
         goto bad;
     if (k->lb && decode_list(c, &d, k->lb, &r->nb, words, wcap, &wused))
         goto bad;
+    if (kind == HS__WIRE_OPDONE) {   /* the completion (fields a wire_op has not) */
+        uint64_t dd, df;
+        if (du(&dt, &dd, "completion time")) {
+            *why = dt.why;
+            return HS_EFORMAT;
+        }
+        if (du(&d, &df, "completion flags") || du(&d, &r->done_bytes, "completion bytes") ||
+            du(&d, &r->done_stag, "completion tag"))
+            goto bad;
+        if (df & ~(uint64_t)HS_TRACE_F_ALL) {
+            d.why = "unknown completion flag bits";
+            goto bad;
+        }
+        if (dd > UINT64_MAX - r->t1) {
+            d.why = "completion time";
+            goto bad;
+        }
+        r->done_t = r->t1 + dd;
+        r->done_flags = (uint16_t)df;
+    }
     *spos = (size_t)(d.p - s);
     *tpos = (size_t)(dt.p - t);
     return 0;

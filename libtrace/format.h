@@ -69,13 +69,35 @@ int  hs__blk_hdr_unpack(const uint8_t in[HS__BLK_HDR_LEN], hs__blk_hdr *h);
 typedef struct hs__rec {
     uint64_t t0, t1;
     uint64_t bytes, bytes2, req, aux;
-    int32_t  peer, tag, peer2, tag2;
-    uint32_t comm, comm2, win;
+    union {
+        struct {
+            int32_t  peer, tag, peer2;
+            uint32_t comm, comm2, win;
+        };
+        /* HS__WIRE_OPDONE only (fields a wire_op does not have): the
+         * completion of the operation, as its wire_done would hold it */
+        struct {
+            uint64_t done_t;       /* ticks (the writers), units (decoded) */
+            uint64_t done_bytes, done_stag;
+        };
+    };
+    int32_t  tag2;
     uint32_t flags, repeat;
     uint32_t na, nb;
     uint16_t kind;
-    uint16_t pad_;
+    uint16_t done_flags;           /* HS__WIRE_OPDONE: the wire_done's flags */
 } hs__rec;
+
+/* A wire operation with its completion in one record (docs/formats.md,
+ * "Wire files"): written instead of a wire_op and its wire_done when the
+ * completion is seen on the posting thread before the wire_op's record left
+ * the thread's buffer.  A file-format kind only: not an hs_trace_kind (not
+ * in hs__kinds); the reader returns it as the wire_op and, in start order
+ * among the thread's events, the wire_done. */
+#define HS__WIRE_OPDONE 165
+/* hs_trace_writer of a wire file: write HS__WIRE_OPDONE records (off by
+ * default: the writer stores the events as given). */
+void hs__writer_merge_wire(hs_trace_writer *w, int on);
 
 /* List types.  Words per item in brackets. */
 enum {
@@ -171,7 +193,7 @@ static inline int hs__get_u(const uint8_t **pp, const uint8_t *end, uint64_t *ou
  * bytes. */
 #define HS__ENC_REC_MAX  (1 + 15 * 10)
 #define HS__ENC_WORD_MAX 10
-#define HS__ENC_TIME_MAX (2 * 10)
+#define HS__ENC_TIME_MAX (3 * 10)   /* gap, duration; HS__WIRE_OPDONE: its completion */
 /* Structure-stream size bound for a raw buffer of raw_len bytes: a raw
  * record is at least sizeof(hs__rec) and each list word 8 bytes. */
 static inline size_t hs__enc_bound(size_t raw_len)
@@ -191,6 +213,7 @@ typedef struct hs__codec {
     uint8_t  shift;
     uint64_t prev_t;    /* units */
     uint64_t prev_req;
+    uint64_t prev_aux;  /* the last aux an HS__WIRE_OPDONE stored in full */
 } hs__codec;
 
 /* An event block's payload holds two streams: the structure stream (kind,

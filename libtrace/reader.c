@@ -87,6 +87,13 @@ typedef struct tstream {
     hs__codec codec;
     int      have;          /* rec holds the next record (lookahead) */
     hs__rec  rec;
+    /* Wire files: the wire_done of each HS__WIRE_OPDONE record already
+     * returned as its wire_op, waiting for its place in start order (a
+     * min-heap by t0, then op id), and the file's next record meanwhile. */
+    hs__rec *pend;
+    size_t   npend, pcap;
+    int      fhave;
+    hs__rec  frec;
     uint64_t *words;
     size_t   wcap;
 } tstream;
@@ -655,6 +662,7 @@ void hs_trace_cursor_close(hs_trace_cursor *c)
         free(c->ts[i].comp);
         free(c->ts[i].pay);
         free(c->ts[i].words);
+        free(c->ts[i].pend);
     }
     free(c->ts);
     free(c->blk);
@@ -683,10 +691,107 @@ static int stream_error(hs_trace_cursor *c, tstream *s, const char *why, hs_erro
                         b->h.nevents - s->left, b->h.nevents, s->spos, s->tpos);
 }
 
-/* Makes s->rec the stream's next record; s->have = 0 at its end. */
+static int stream_more(const tstream *s)
+{
+    return s->left > 0 || s->next < s->nblocks || s->fhave || s->npend > 0;
+}
+
+static int pend_before(const hs__rec *a, const hs__rec *b)
+{
+    return a->t0 < b->t0 || (a->t0 == b->t0 && a->req < b->req);
+}
+
+static int pend_push(tstream *s, const hs__rec *r)
+{
+    if (grow((void **)&s->pend, &s->pcap, s->npend + 1, sizeof *s->pend))
+        return HS_ENOMEM;
+    size_t i = s->npend++;
+    while (i > 0 && pend_before(r, &s->pend[(i - 1) / 2])) {
+        s->pend[i] = s->pend[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    s->pend[i] = *r;
+    return 0;
+}
+
+static void pend_pop(tstream *s, hs__rec *out)
+{
+    *out = s->pend[0];
+    hs__rec last = s->pend[--s->npend];
+    size_t i = 0, n = s->npend;
+    for (;;) {
+        size_t k = 2 * i + 1;
+        if (k >= n)
+            break;
+        if (k + 1 < n && pend_before(&s->pend[k + 1], &s->pend[k]))
+            k++;
+        if (!pend_before(&s->pend[k], &last))
+            break;
+        s->pend[i] = s->pend[k];
+        i = k;
+    }
+    if (n)
+        s->pend[i] = last;
+}
+
+static int decode_next(hs_trace_cursor *c, tstream *s, hs_error *err);
+
+/* Makes s->rec the stream's next record; s->have = 0 at its end.  An
+ * operation with its completion (HS__WIRE_OPDONE) is returned as its
+ * wire_op; its wire_done waits in s->pend and comes when no record of the
+ * file starts before it (a record of the file starting at the same time
+ * comes first: a completion reported inside a later posting call carries
+ * that call's time and was written after it). */
 static int advance(hs_trace_cursor *c, tstream *s, hs_error *err)
 {
     s->have = 0;
+    if (!s->fhave) {
+        int rc = decode_next(c, s, err);
+        if (rc)
+            return rc;
+        if (s->fhave && s->frec.kind == HS__WIRE_OPDONE) {
+            if (!c->wire)
+                return stream_error(c, s, "a wire event in a rank file", err);
+            hs__rec *r = &s->frec, d;
+            memset(&d, 0, sizeof d);
+            d.kind = HS_TRACE_WIRE_DONE;
+            d.t0 = d.t1 = r->done_t;
+            d.flags = r->done_flags;
+            d.req = r->req;
+            d.bytes = r->done_bytes;
+            d.bytes2 = r->done_stag;
+            d.peer = d.peer2 = HS_TRACE_RANK_NONE;
+            d.tag = d.tag2 = HS_TRACE_TAG_NONE;
+            d.comm = d.comm2 = d.win = HS__NOIDX;
+            d.repeat = 1;
+            if (pend_push(s, &d))
+                return hs_error_set(err, HS_ENOMEM, "out of memory");
+            /* the wire_op as a plain record of its kind decodes */
+            r->kind = HS_TRACE_WIRE_OP;
+            r->peer = r->peer2 = HS_TRACE_RANK_NONE;
+            r->tag = HS_TRACE_TAG_NONE;
+            r->comm = r->comm2 = r->win = HS__NOIDX;
+            r->done_flags = 0;
+        }
+    }
+    if (s->npend && (!s->fhave || s->pend[0].t0 < s->frec.t0)) {
+        pend_pop(s, &s->rec);
+        s->have = 1;
+        return 0;
+    }
+    if (s->fhave) {
+        s->rec = s->frec;
+        s->fhave = 0;
+        s->have = 1;
+    }
+    return 0;
+}
+
+/* Decodes the file's next record of s into s->frec (s->fhave = 0 at the
+ * end of the stream's blocks). */
+static int decode_next(hs_trace_cursor *c, tstream *s, hs_error *err)
+{
+    s->fhave = 0;
     while (s->left == 0) {
         if (s->next >= s->nblocks)
             return 0;
@@ -703,9 +808,9 @@ static int advance(hs_trace_cursor *c, tstream *s, hs_error *err)
     }
     const char *why = NULL;
     if (hs__decode_one(&s->codec, s->pay, s->slen, &s->spos, s->pay + s->slen,
-                       s->pay_len - s->slen, &s->tpos, &s->rec, &s->words, &s->wcap, &why))
+                       s->pay_len - s->slen, &s->tpos, &s->frec, &s->words, &s->wcap, &why))
         return stream_error(c, s, why ? why : "malformed event", err);
-    s->have = 1;
+    s->fhave = 1;
     if (--s->left == 0 && (s->spos != s->slen || s->tpos != s->pay_len - s->slen))
         return stream_error(c, s, "bytes left after the announced events", err);
     return 0;
@@ -991,7 +1096,7 @@ int hs_trace_next(hs_trace_cursor *c, hs_trace_event *ev, hs_error *err)
     /* Prime every stream's lookahead once. */
     for (size_t i = 0; i < c->nts; i++) {
         tstream *s = &c->ts[i];
-        if (!s->have && (s->left > 0 || s->next < s->nblocks)) {
+        if (!s->have && stream_more(s)) {
             int rc = advance(c, s, err);
             if (rc)
                 return rc;
@@ -1018,7 +1123,7 @@ int hs_trace_next(hs_trace_cursor *c, hs_trace_event *ev, hs_error *err)
     if (ev->t_end > c->info.last_time)
         c->info.last_time = ev->t_end;
     best->have = 0;
-    if (best->left > 0 || best->next < best->nblocks)
+    if (stream_more(best))
         if ((rc = advance(c, best, err)))
             return rc;
     return 1;

@@ -37,6 +37,12 @@ typedef struct hs__wire_host {
     int (*thread)(void);           /* this thread's writer index in the rank file, or -1
                                       when the thread has recorded no MPI event yet */
     hs__wire_end_fn *end_hook;     /* where to register the end hook */
+    /* 1 once MPI_Init returned a thread level below MPI_THREAD_MULTIPLE
+     * (0 before, and under MULTIPLE): the application calls MPI from one
+     * thread at a time, so the library's UCP calls, their callbacks and
+     * status checks are serialised, and the wire library's request table
+     * takes no lock (as the MPI level's own tables, interpose/tables.c) */
+    const int *serial;
 } hs__wire_host;
 
 /* Exported by libhopscope.so; the wire library finds it with dlsym. */

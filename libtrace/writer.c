@@ -50,7 +50,29 @@ struct hs_trace_writer {
     uint64_t *wins;           /* window ids by local index */
     uint32_t nwins, wcap;
     int wire;                 /* a wire file: WIRE_* events only */
+    int merge;                /* wire: completions into their operation's record */
 };
+
+/* A wire writer that puts a wire_done into its wire_op's record
+ * (HS__WIRE_OPDONE) when that record is one of the thread's last 256
+ * still buffered, as libhopscope-wire.so does (tests of the reader). */
+void hs__writer_merge_wire(hs_trace_writer *w, int on)
+{
+    w->merge = on;
+}
+
+/* The wire_op of ev (a wire_done) among the last records of its thread's
+ * buffer, or NULL.  Wire records have no lists: all sizeof(hs__rec). */
+static hs__rec *merge_target(wthread *th, const hs_trace_event *ev)
+{
+    uint64_t t = (uint64_t)ev->t_start + NS_BIAS;
+    for (size_t k = 1; k <= 256 && k * sizeof(hs__rec) <= th->used; k++) {
+        hs__rec *r = (hs__rec *)(th->raw + th->used - k * sizeof(hs__rec));
+        if (r->kind == HS_TRACE_WIRE_OP && r->req == ev->req)
+            return r->t1 <= t ? r : NULL;
+    }
+    return NULL;
+}
 
 static int ensure(uint8_t **buf, size_t *cap, size_t need)
 {
@@ -253,6 +275,17 @@ int hs_trace_writer_event(hs_trace_writer *w, const hs_trace_event *ev, hs_error
     if (th->used_once && ev->t_start < th->last_start)
         return hs_error_set(err, HS_EINVAL, "%s at %lld ns starts before the previous event "
                             "of thread %u", d->name, (long long)ev->t_start, ev->thread);
+
+    hs__rec *m;
+    if (w->merge && ev->kind == HS_TRACE_WIRE_DONE && (m = merge_target(th, ev))) {
+        m->done_t = (uint64_t)ev->t_start + NS_BIAS;
+        m->done_flags = (uint16_t)ev->flags;
+        m->done_bytes = ev->bytes;
+        m->done_stag = ev->bytes2;
+        m->kind = HS__WIRE_OPDONE;
+        th->last_start = ev->t_start;
+        return 0;
+    }
 
     /* The lists as the raw record stores them. */
     uint32_t na = 0, nb = 0;

@@ -101,6 +101,9 @@ typedef enum hs_trace_kind {
                                      bytes2 = ns spent inside them (clock ticks in
                                      the file), aux = calls that returned nonzero
                                      (made progress) */
+    /* 165 is taken in wire files by an operation stored with its completion
+     * (docs/formats.md "Wire files"); the reader returns it as a WIRE_OP
+     * and a WIRE_DONE, never as a kind of its own. */
 
     HS_TRACE_KIND_MAX = 255
 } hs_trace_kind;

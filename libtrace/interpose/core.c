@@ -1109,6 +1109,7 @@ void hs__start(int provided, uint64_t t0, uint64_t t1)
     job_epoch_ns = hi[0].epoch_ns;
     host_leaders(hi, hs__g.size, hs__g.sync_leader);
     hs__g.mt = provided == MPI_THREAD_MULTIPLE;
+    hs__g.serial = !hs__g.mt;
     hs__g.sample_rate = s.rate;
     hs__g.sample_seed = s.seed;
     hs__g.sample_thr = hs__monitor_threshold(s.rate);

@@ -125,6 +125,8 @@ typedef struct hs__global {
     _Atomic int paused;        /* MPI_Pcontrol(0) */
     int      started, finished, disabled;
     int      mt;               /* MPI_THREAD_MULTIPLE: tables take locks */
+    int      serial;           /* set once MPI_Init returned a level below MULTIPLE:
+                                  one thread at a time in MPI (wire_host.h) */
     int      rank, size;
     int      use_tsc;
     uint8_t  shift;

@@ -23,6 +23,7 @@ const hs__wire_host *hopscope_wire_host_v1(void)
         .size = &hs__g.size, .shift = &hs__g.shift, .tick_hz = &hs__g.tick_hz,
         .flush_ticks = &hs__g.flush_ticks, .zlevel = &hs__g.zlevel, .tzlevel = &hs__g.tzlevel,
         .dir = hs__g.dir, .clk0 = &hs__g.clk0, .thread = wire_thread, .end_hook = &hs__wire_end,
+        .serial = &hs__g.serial,
     };
     return &h;
 }

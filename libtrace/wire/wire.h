@@ -13,8 +13,13 @@
  * call UCP gets a user-data slot of ours, and the original callback the
  * caller's user data from it: wire_ucx.c).
  *
+ * A completion seen on the posting thread while the operation's record is
+ * still in the thread's buffer goes into that record (HS__WIRE_OPDONE,
+ * format.h): one record per operation.
+ *
  * Invariants: no allocation on the common path (per-thread buffers and
- * user-data slots, one fixed request table, sized at first use); a thread-local depth guard so
+ * user-data slots, one fixed request table, sized at first use, locked
+ * only under MPI_THREAD_MULTIPLE); a thread-local depth guard so
  * that UCP calls made by UCP itself (ucp_tag_send_nb -> ucp_tag_send_nbx)
  * are recorded once; any internal failure stops recording, never the
  * application. */

@@ -35,6 +35,16 @@ HS__WHIDDEN int hs__wire_proto;
  * as soon as libhopscope.so has it. */
 #define PROVISIONAL_THREAD 0x8000u
 #define WIRE_BUF_BYTES (1u << 20)
+/* A block's structure stream ends before 64000 bytes: zlib's 64 KiB window
+ * then never slides within a block (sliding rescans its hash tables: with
+ * blocks of 180 KB it was 2/3 of the cost of deflate, callgrind), and
+ * every block starts from a reset state anyway. */
+#define WIRE_BLOCK_STRUCT 64000u
+/* Where this thread's last OPRING operations were written in its buffer
+ * (by op counter), so that a completion seen on the posting thread can be
+ * put into the operation's record (HS__WIRE_OPDONE) instead of a record of
+ * its own.  An entry is a hint, checked against the record found there. */
+#define OPRING 256u
 
 struct hs__wbuf {
     uint8_t *raw;
@@ -50,6 +60,7 @@ struct hs__wbuf {
     uint64_t tlast;            /* start of the last record of this thread */
     /* the current run of ucp_worker_progress calls (prog_calls 0: none) */
     uint64_t prog_t0, prog_t1, prog_calls, prog_useful, prog_ticks;
+    uint32_t opoff[OPRING];    /* byte offset of op counter k's record, at k % OPRING */
     uint8_t *enc, *tenc, *out;
     size_t enc_cap, tenc_cap, out_cap;
     z_stream zs, zt;
@@ -57,6 +68,10 @@ struct hs__wbuf {
     hs__wbuf *next_all;
 };
 
+/* The request table (below) takes no lock: *hs__wh->serial, copied here
+ * when a thread's buffer learns its writer index (after MPI_Init; read
+ * through the host table on every lookup it cost more than the lock). */
+static int req_nolock;
 static _Atomic(hs__wbuf *) all_bufs;
 static _Atomic uint32_t nbufs;
 static pthread_key_t buf_key;
@@ -190,8 +205,9 @@ static int write_buf(hs__wbuf *b, int in_signal)
         size_t sl, tl, blen;
         uint32_t n;
         hs__blk_hdr h = { .type = HS__BLK_EVENTS, .thread = b->thread };
-        if (hs__encode(b->raw, b->used, &off, *hs__wh->rank, *hs__wh->shift, b->enc, b->enc_cap,
-                       &sl, b->tenc, b->tenc_cap, &tl, &n, &h.base) != 0)
+        if (hs__encode(b->raw, b->used, &off, *hs__wh->rank, *hs__wh->shift, b->enc,
+                       b->enc_cap < WIRE_BLOCK_STRUCT ? b->enc_cap : WIRE_BLOCK_STRUCT, &sl,
+                       b->tenc, b->tenc_cap, &tl, &n, &h.base) != 0)
             return -1;
         h.nevents = n;
         h.sync_tick = hs__wnow();
@@ -383,6 +399,7 @@ static hs__rec *reserve_in(hs__wbuf *b)
     int started = ready();
     if (hs__wunlikely(!b->thread_final) && started) {
         int t = hs__wh->thread();
+        req_nolock = *hs__wh->serial;   /* set by now: MPI_Init is over */
         if (t >= 0) {
             if (b->used && (uint16_t)t != b->thread)
                 flush_buf(b, 0);
@@ -412,6 +429,14 @@ static void commit(hs__rec *r)
     hs__wbuf *b = hs__wt.buf;
     b->used += sizeof *r;
     b->tlast = r->t0;
+    /* The next record's lines, for writing: the buffer is larger than L2,
+     * so they are usually not cached, and a store that misses holds up
+     * every locked instruction after it (ours, UCP's spin locks) until the
+     * line arrives; fetched now, they arrive during the application's own
+     * work.  (Past the end of the buffer: harmless, a prefetch never
+     * faults.) */
+    __builtin_prefetch(b->raw + b->used + sizeof *r, 1, 3);
+    __builtin_prefetch(b->raw + b->used + sizeof *r + 64, 1, 3);
     if (hs__wunlikely(r->t1 - b->last_flush > *hs__wh->flush_ticks) && ready())
         flush_buf(b, 0);
 }
@@ -454,12 +479,43 @@ uint64_t hs__wire_op(int op, uint64_t t0, uint64_t t1, uint32_t flags, uint64_t 
     r->bytes2 = tag;
     r->req = id;
     r->aux = peer_hash;
+    b->opoff[id % OPRING] = (uint32_t)((uint8_t *)r - b->raw);
     commit(r);
     return id;
 }
 
+/* The completion of operation id into the operation's own record, when
+ * this thread posted it and the record is still in the thread's buffer
+ * (not yet encoded): one record per operation instead of two.  1 when
+ * done.  The thread's pending run of progress calls is written first, as
+ * before a record of its own, so the runs are cut as they were. */
+static int merge_done(hs__wbuf *b, uint64_t id, const hs__wdone *d)
+{
+    if ((id >> 40) != b->serial || b->closed)
+        return 0;
+    if (hs__wunlikely(b->prog_calls != 0 || hs__wt.poll_t0 != 0))
+        prog_emit(b, d->t);
+    size_t off = b->opoff[id % OPRING];
+    hs__rec *r = (hs__rec *)(b->raw + off);
+    if (off + sizeof *r > b->used || r->kind != HS_TRACE_WIRE_OP || r->req != id ||
+        atomic_load_explicit(&b->busy, memory_order_relaxed))
+        return 0;
+    r->done_t = d->t > r->t1 ? d->t : r->t1;
+    r->done_flags = (uint16_t)(d->flags & HS_TRACE_F_ALL);
+    r->done_bytes = d->bytes;
+    r->done_stag = d->stag;
+    r->kind = HS__WIRE_OPDONE;
+    b->tlast = d->t;
+    if (hs__wunlikely(d->t - b->last_flush > *hs__wh->flush_ticks) && ready())
+        flush_buf(b, 0);
+    return 1;
+}
+
 static void write_done(uint64_t id, const hs__wdone *d)
 {
+    hs__wbuf *b = hs__wt.buf;
+    if (hs__wlikely(b != NULL) && merge_done(b, id, d))
+        return;
     hs__rec *r = reserve(d->t);
     if (!r)
         return;
@@ -539,7 +595,8 @@ void hs__wire_ep(uint64_t t0, uint64_t t1, uint64_t hash)
  * or a release after the completion was already written, take no lock: a
  * sequence count, odd while a change is being made, tells a reader that
  * its probe may have missed a key being moved, and it looks again under
- * the lock.  A full table leaves requests untracked (no WIRE_DONE). */
+ * the lock.  A full table leaves requests untracked (no WIRE_DONE).  Under
+ * a serialised MPI (req_nolock) there is neither lock nor count. */
 #define REQ_SLOTS (1u << 16)
 #define REQ_PROBE 64
 typedef struct reqent {
@@ -566,8 +623,17 @@ static inline void key_set(size_t i, void *k)
 {
     __atomic_store_n(&reqs[i].key, k, __ATOMIC_RELAXED);
 }
-static void rlock(void)
+/* Takes the lock unless MPI is serialised (wire_host.h: hs__wh->serial,
+ * set once MPI_Init returned a thread level below MPI_THREAD_MULTIPLE,
+ * before which it is 0): then one thread at a time is in here, and the
+ * lock's locked instruction, which waits for every store before it to
+ * reach the cache (after an 8 KiB send, UCP's copy), was a sixth of the
+ * capture's cost per call (bench/wire_overhead.sh, docs/performance.md).
+ * Returns what runlock takes: whether the lock was taken. */
+static inline __attribute__((always_inline)) void rlock(int locked)
 {
+    if (!locked)
+        return;
     while (atomic_flag_test_and_set_explicit(&req_lock, memory_order_acquire))
         ;
     /* odd: keys may move (the fence orders this before the changes) */
@@ -575,8 +641,10 @@ static void rlock(void)
                           memory_order_relaxed);
     atomic_thread_fence(memory_order_release);
 }
-static void runlock(void)
+static inline __attribute__((always_inline)) void runlock(int locked)
 {
+    if (!locked)
+        return;
     atomic_store_explicit(&req_seq, atomic_load_explicit(&req_seq, memory_order_relaxed) + 1,
                           memory_order_release);
     atomic_flag_clear_explicit(&req_lock, memory_order_release);
@@ -628,20 +696,18 @@ static void req_del(size_t i)
     }
 }
 
-void hs__wreq_add(void *req, uint64_t id, int cb)
+static inline __attribute__((always_inline)) void wreq_add(void *req, uint64_t id, int cb, int lk)
 {
-    if (!reqs || !id)
-        return;
-    rlock();
+    rlock(lk);
     size_t i = req_find(req);
     if (i == SIZE_MAX) {
-        runlock();
+        runlock(lk);
         return;
     }
     if (key_at(i) == req && reqs[i].early) {
         hs__wdone d = reqs[i].d;
         req_del(i);
-        runlock();
+        runlock(lk);
         if (d.t < hs__wt.last_t)   /* within the posting call: its stamp */
             d.t = hs__wt.last_t;
         hs__wire_done(id, &d);
@@ -651,28 +717,26 @@ void hs__wreq_add(void *req, uint64_t id, int cb)
     reqs[i].early = 0;
     reqs[i].cb = cb;
     key_set(i, req);
-    runlock();
+    runlock(lk);
 }
 
-void hs__wreq_done(void *req, hs__wdone *d)
+static inline __attribute__((always_inline)) void wreq_done(void *req, hs__wdone *d, int lk)
 {
-    if (!reqs || !req)
-        return;
     int depth = hs__wt.depth;
     /* not tracked, and no posting call of this thread running that could
      * still add it: nothing to record, and no clock to read */
     if (!depth && !req_maybe(req))
         return;
-    rlock();
+    rlock(lk);
     size_t i = req_find(req);
     if (i == SIZE_MAX) {
-        runlock();
+        runlock(lk);
         return;
     }
     if (key_at(i) == req && !reqs[i].early) {
         uint64_t id = reqs[i].id;
         req_del(i);
-        runlock();
+        runlock(lk);
         /* Inside a wrapper's real call the completion is written with that
          * call's stamp (hs__wire_deferred), read when it returns: no clock
          * here.  Otherwise one reading, now that it is known to be needed. */
@@ -688,18 +752,51 @@ void hs__wreq_done(void *req, hs__wdone *d)
         reqs[i].d = *d;
         key_set(i, req);
     }
-    runlock();
+    runlock(lk);
+}
+
+static inline __attribute__((always_inline)) void wreq_forget(void *req, int lk)
+{
+    if (!req_maybe(req))
+        return;
+    rlock(lk);
+    size_t i = req_find(req);
+    if (i != SIZE_MAX && key_at(i) == req && !reqs[i].cb)
+        req_del(i);
+    runlock(lk);
+}
+
+/* Each in two copies, with and without the lock (req_nolock): the copy
+ * without has no trace of it (with the choice made inside, the unlocked
+ * path measured as slow as the locked one). */
+void hs__wreq_add(void *req, uint64_t id, int cb)
+{
+    if (!reqs || !id)
+        return;
+    if (req_nolock)
+        wreq_add(req, id, cb, 0);
+    else
+        wreq_add(req, id, cb, 1);
+}
+
+void hs__wreq_done(void *req, hs__wdone *d)
+{
+    if (!reqs || !req)
+        return;
+    if (req_nolock)
+        wreq_done(req, d, 0);
+    else
+        wreq_done(req, d, 1);
 }
 
 void hs__wreq_forget(void *req)
 {
-    if (!reqs || !req || !req_maybe(req))
+    if (!reqs || !req)
         return;
-    rlock();
-    size_t i = req_find(req);
-    if (i != SIZE_MAX && key_at(i) == req && !reqs[i].cb)
-        req_del(i);
-    runlock();
+    if (req_nolock)
+        wreq_forget(req, 0);
+    else
+        wreq_forget(req, 1);
 }
 
 /* ---- start and end -------------------------------------------------------------- */
@@ -747,12 +844,13 @@ __attribute__((constructor)) static void wire_ctor(void)
     const char *dis = getenv("HOPSCOPE_DISABLE");
     if (dis && *dis && strcmp(dis, "0") != 0)
         return;
-    reqs = calloc(REQ_SLOTS, sizeof *reqs);
-    if (!reqs)
+    reqent *rt = calloc(REQ_SLOTS, sizeof *rt);
+    if (!rt)
         return;
     const char *proto = getenv("HOPSCOPE_WIRE_PROTOCOL");
     hs__wire_proto = proto && *proto && strcmp(proto, "0") != 0;
     hs__wh = h;
+    reqs = rt;   /* after hs__wh: the table's users read hs__wh->serial */
     *h->end_hook = wire_end;
     atomic_store(&hs__wire_on, 1);
 }

@@ -135,6 +135,61 @@ static void test_wire_pingpong(void **s)
     assert_int_equal(system(cmd), 0);
 }
 
+/* Rank 0 sends B to itself (a copy: shared-memory latency + B at memory
+ * bandwidth), then B to rank 1 without waiting for the copy (no completion
+ * between the two posts): the send to rank 1 leaves at once, so rank 1's
+ * receive completes after L(B), not after the copy and L(B) (as when the
+ * copy's arrival completed it at its issue, advancing the rank to the
+ * copy's end: MPICH's alltoall, whose blocks include one to itself, then
+ * replayed 1.7x the model's time at 64 KiB, docs/replay.md). */
+static void test_wire_self_copy(void **s)
+{
+    (void)s;
+    const uint64_t B = 1 << 20;
+    snprintf(dir, sizeof dir, "/tmp/hs-test-wire-XXXXXX");
+    assert_non_null(mkdtemp(dir));
+    manifest(2);
+    hs_error e;
+    hs_trace_writer *w;
+    const uint64_t U0 = 0x5000, U1 = 0x5001;
+    assert_int_equal(hs_trace_writer_open_wire(&w, dir, 0, 2, &e), 0);
+    ev_put(w, HS_TRACE_WIRE_WORKER, 0, -100, -100, 100, 0, 0, U0, 0);
+    ev_put(w, HS_TRACE_WIRE_OP, HS_TRACE_WOP_TAG_RECV, 0, 0, B, 5, 1, 0, HS_TRACE_F_WIRE_IN);
+    ev_put(w, HS_TRACE_WIRE_OP, HS_TRACE_WOP_TAG_SEND, 1, 1, B, 5, 2, U0, 0);
+    ev_put(w, HS_TRACE_WIRE_OP, HS_TRACE_WOP_TAG_SEND, 2, 2, B, 6, 3, U1, 0);
+    ev_put(w, HS_TRACE_WIRE_DONE, 0, 50, 50, 0, 0, 2, 0, 0);
+    ev_put(w, HS_TRACE_WIRE_DONE, 0, 60, 60, B, 5, 1, 0, 0);
+    ev_put(w, HS_TRACE_WIRE_DONE, 0, 70, 70, 0, 0, 3, 0, 0);
+    assert_int_equal(hs_trace_writer_close(w, &e), 0);
+    assert_int_equal(hs_trace_writer_open_wire(&w, dir, 1, 2, &e), 0);
+    ev_put(w, HS_TRACE_WIRE_WORKER, 0, -100, -100, 100, 0, 0, U1, 0);
+    ev_put(w, HS_TRACE_WIRE_OP, HS_TRACE_WOP_TAG_RECV, 0, 0, B, 6, 1, 0, HS_TRACE_F_WIRE_IN);
+    ev_put(w, HS_TRACE_WIRE_DONE, 0, 80, 80, B, 6, 1, 0, 0);
+    assert_int_equal(hs_trace_writer_close(w, &e), 0);
+
+    hs_replay_params p;
+    hs_replay_params_default(&p);
+    p.trace = dir;
+    p.topo = TOPO;
+    p.ppn = 1;
+    p.wire = 1;
+    p.compute_scale = 0;
+    hs_replay_result r;
+    int rc = hs_replay_run(&p, &r, &e);
+    if (rc)
+        fail_msg("%s", hs_error_str(&e, rc));
+    hs_time copy = p.shm_latency + (hs_time)((__int128)B * 1000000000000 / p.mem_bw);
+    assert_true(copy > 0 && L(B) > 0);
+    assert_int_equal(r.status, 0);
+    assert_int_equal(r.rank_time[1], L(B));
+    assert_int_equal(r.rank_time[0], copy > L(B) ? copy : L(B));
+    assert_int_equal(r.total, copy > L(B) ? copy : L(B));
+    hs_replay_result_free(&r);
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 static void mpi_put(hs_trace_writer *w, int kind, int64_t t0, int64_t t1, uint64_t bytes)
 {
     hs_trace_event ev;
@@ -404,6 +459,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_wire_pingpong),
+        cmocka_unit_test(test_wire_self_copy),
         cmocka_unit_test(test_wire_reduction),
         cmocka_unit_test(test_wire_rendezvous),
         cmocka_unit_test(test_wire_rndv_crossing),

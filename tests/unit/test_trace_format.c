@@ -568,6 +568,171 @@ static void test_encode_wire_kinds(void **state)
     free(words);
 }
 
+/* An operation stored with its completion (HS__WIRE_OPDONE, what the wire
+ * library writes when it sees the completion on the posting thread): exact
+ * bytes of one, then every length of every field decoded back, with the
+ * completion's time after the operation's end (0 .. 2^64 - 1 units). */
+static void test_encode_wire_opdone(void **state)
+{
+    (void)state;
+    static uint8_t raw[64 << 10];
+    static uint8_t st[64 << 10], tm[64 << 10];
+    size_t used = 0, off = 0, sl, tl;
+    uint32_t n;
+    uint64_t base;
+    hs__rec a = { .kind = HS__WIRE_OPDONE, .t0 = 100, .t1 = 100, .tag2 = HS_TRACE_WOP_TAG_RECV,
+                  .flags = HS_TRACE_F_WIRE_IN, .bytes = 8, .bytes2 = 7, .req = 1, .aux = 0,
+                  .repeat = 1 };
+    a.done_t = 300;
+    a.done_flags = HS_TRACE_F_ERROR;
+    a.done_bytes = 5;
+    a.done_stag = 9;
+    put_rec(raw, &used, &a, NULL, 0);
+    assert_int_equal(hs__encode(raw, used, &off, 0, 0, st, sizeof st, &sl, tm, sizeof tm, &tl, &n,
+                                &base), 0);
+    /* kind, flags 0x100 (2 bytes), op (zigzag), bytes, tag, req delta
+     * (zigzag), peer hash; completion flags, bytes, tag.  Times: gap,
+     * duration, completion 200 units after the end. */
+    const uint8_t want[] = { HS__WIRE_OPDONE, 0x80, 0x02, (uint8_t)(2 * HS_TRACE_WOP_TAG_RECV),
+                             8, 7, 2, 0, (uint8_t)HS_TRACE_F_ERROR, 5, 9 };
+    const uint8_t want_t[] = { 0, 0, 0xc8, 0x01 };
+    assert_int_equal(n, 1);
+    assert_int_equal(sl, sizeof want);
+    assert_memory_equal(st, want, sizeof want);
+    assert_int_equal(tl, sizeof want_t);
+    assert_memory_equal(tm, want_t, sizeof want_t);
+    /* the peer: in full (mark 2, 8 bytes little-endian), then the same
+     * again (mark 1); the req delta and the times as before */
+    hs__rec p1 = a;
+    p1.aux = 0x0102030405060708ull;
+    p1.req = 2;
+    hs__rec p2 = p1;
+    p2.req = 3;
+    put_rec(raw, &used, &p1, NULL, 0);
+    put_rec(raw, &used, &p2, NULL, 0);
+    off = 0;
+    assert_int_equal(hs__encode(raw, used, &off, 0, 0, st, sizeof st, &sl, tm, sizeof tm, &tl, &n,
+                                &base), 0);
+    const uint8_t want2[] = { HS__WIRE_OPDONE, 0x80, 0x02, (uint8_t)(2 * HS_TRACE_WOP_TAG_RECV),
+                              8, 7, 2, 2, 8, 7, 6, 5, 4, 3, 2, 1, (uint8_t)HS_TRACE_F_ERROR, 5,
+                              9 };
+    const uint8_t want3[] = { HS__WIRE_OPDONE, 0x80, 0x02, (uint8_t)(2 * HS_TRACE_WOP_TAG_RECV),
+                              8, 7, 2, 1, (uint8_t)HS_TRACE_F_ERROR, 5, 9 };
+    assert_int_equal(n, 3);
+    assert_int_equal(sl, sizeof want + sizeof want2 + sizeof want3);
+    assert_memory_equal(st + sizeof want, want2, sizeof want2);
+    assert_memory_equal(st + sizeof want + sizeof want2, want3, sizeof want3);
+    {
+        hs__codec c3 = { .prev_t = base };
+        size_t sp3 = 0, tp3 = 0, wc3 = 0;
+        uint64_t *w3 = NULL;
+        const char *why3 = NULL;
+        hs__rec o3;
+        for (int i = 0; i < 3; i++) {
+            assert_int_equal(hs__decode_one(&c3, st, sl, &sp3, tm, tl, &tp3, &o3, &w3, &wc3,
+                                            &why3), 0);
+            assert_true(o3.aux == (i ? p1.aux : 0));
+        }
+        /* mark 1 with no peer stored before it in the block, mark 3: refused */
+        c3 = (hs__codec){ .prev_t = base };
+        sp3 = tp3 = 0;
+        assert_int_equal(hs__decode_one(&c3, want3, sizeof want3, &sp3, tm, tl, &tp3, &o3, &w3,
+                                        &wc3, &why3), HS_EFORMAT);
+        assert_string_equal(why3, "peer mark");
+        uint8_t bad3[sizeof want3];
+        memcpy(bad3, want3, sizeof want3);
+        bad3[7] = 3;
+        c3 = (hs__codec){ .prev_t = base };
+        sp3 = tp3 = 0;
+        assert_int_equal(hs__decode_one(&c3, bad3, sizeof bad3, &sp3, tm, tl, &tp3, &o3, &w3,
+                                        &wc3, &why3), HS_EFORMAT);
+        free(w3);
+    }
+    used = 0;
+    put_rec(raw, &used, &a, NULL, 0);
+    /* a completion before the operation's end is stored at its end */
+    a.done_t = 50;
+    used = 0;
+    put_rec(raw, &used, &a, NULL, 0);
+    off = 0;
+    assert_int_equal(hs__encode(raw, used, &off, 0, 0, st, sizeof st, &sl, tm, sizeof tm, &tl, &n,
+                                &base), 0);
+    assert_int_equal(tl, 3);
+    assert_int_equal(tm[2], 0);
+
+    enum { N = 66 };
+    hs__rec in[N];
+    used = 0;
+    uint64_t t = 5;
+    for (int k = 0; k < N; k++) {
+        uint64_t v = k == 0 ? 0 : k >= 64 ? UINT64_MAX : ((1ull << (k - 1)) | (k > 1 ? 1 : 0));
+        if (k == 65)
+            v = 1ull << 63;
+        uint64_t w = v ^ (v >> 1);
+        t += (uint64_t)(k % 20) << (k % 40);
+        in[k] = (hs__rec){ .kind = k % 3 ? HS__WIRE_OPDONE : HS_TRACE_WIRE_OP, .t0 = t,
+                           .t1 = t + (v >> 8), .repeat = 1, .tag2 = (int32_t)(k % 12),
+                           .bytes = v, .bytes2 = w, .req = v ^ 0x5555, .aux = ~v,
+                           .flags = (uint32_t)k % 3 };
+        if (k % 5 == 4)   /* the peer of two records before: in full, or by its mark */
+            in[k].aux = in[k - 2].aux;
+        if (in[k].kind == HS__WIRE_OPDONE) {
+            /* the completion up to 2^64 - 1 units after the end */
+            in[k].done_t = in[k].t1 + (UINT64_MAX - in[k].t1 < w ? UINT64_MAX - in[k].t1 : w);
+            in[k].done_flags = (uint16_t)(k % 2 ? HS_TRACE_F_CANCELLED | HS_TRACE_F_WIRE_RNDV
+                                                : 0);
+            in[k].done_bytes = w;
+            in[k].done_stag = v;
+        }
+        put_rec(raw, &used, &in[k], NULL, 0);
+    }
+    off = 0;
+    assert_int_equal(hs__encode(raw, used, &off, 2, 0, st, sizeof st, &sl, tm, sizeof tm, &tl, &n,
+                                &base), 0);
+    assert_int_equal(n, N);
+    assert_int_equal(off, used);
+    hs__codec c = { .rank = 2, .prev_t = base };
+    size_t sp = 0, tp = 0, wcap = 0;
+    uint64_t *words = NULL;
+    const char *why = NULL;
+    for (int k = 0; k < N; k++) {
+        hs__rec o;
+        assert_int_equal(hs__decode_one(&c, st, sl, &sp, tm, tl, &tp, &o, &words, &wcap, &why), 0);
+        assert_int_equal(o.kind, in[k].kind);
+        assert_int_equal(o.flags, in[k].flags);
+        assert_true(o.t0 == in[k].t0);
+        assert_true(o.t1 == in[k].t1);
+        assert_true(o.bytes == in[k].bytes);
+        assert_true(o.bytes2 == in[k].bytes2);
+        assert_true(o.req == in[k].req);
+        assert_int_equal(o.tag2, in[k].tag2);
+        assert_true(o.aux == in[k].aux);
+        if (in[k].kind == HS__WIRE_OPDONE) {
+            assert_true(o.done_t == in[k].done_t);
+            assert_int_equal(o.done_flags, in[k].done_flags);
+            assert_true(o.done_bytes == in[k].done_bytes);
+            assert_true(o.done_stag == in[k].done_stag);
+        }
+    }
+    assert_int_equal(sp, sl);
+    assert_int_equal(tp, tl);
+    /* a completion time past 2^64 - 1 is refused, as are unknown flag bits */
+    uint8_t bad_t[] = { 0, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01 };
+    c = (hs__codec){ .rank = 0, .prev_t = 10 };
+    sp = tp = 0;
+    hs__rec o;
+    assert_int_equal(hs__decode_one(&c, want, sizeof want, &sp, bad_t, sizeof bad_t, &tp, &o,
+                                    &words, &wcap, &why), HS_EFORMAT);
+    assert_string_equal(why, "completion time");
+    const uint8_t bad_flags[] = { HS__WIRE_OPDONE, 0, 2, 0, 0, 0, 0, 0x80, 0x80, 0x04, 0, 0 };
+    c = (hs__codec){ .rank = 0, .prev_t = 10 };
+    sp = tp = 0;
+    assert_int_equal(hs__decode_one(&c, bad_flags, sizeof bad_flags, &sp, want_t, sizeof want_t,
+                                    &tp, &o, &words, &wcap, &why), HS_EFORMAT);
+    assert_string_equal(why, "unknown completion flag bits");
+    free(words);
+}
+
 static void test_roundtrip(void **state)
 {
     (void)state;
@@ -1619,6 +1784,7 @@ int main(void)
         cmocka_unit_test(test_roundtrip),
         cmocka_unit_test(test_encode_fast_shapes),
         cmocka_unit_test(test_encode_wire_kinds),
+        cmocka_unit_test(test_encode_wire_opdone),
         cmocka_unit_test(test_otf2_roundtrip),
 #if HS_HAVE_OTF2
         cmocka_unit_test(test_otf2_intercomm),

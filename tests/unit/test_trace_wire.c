@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "hopscope/trace.h"
+#include "../../libtrace/format.h"
 #include "test_trace_util.h"
 
 /* nranks ranks, rank r on host "h(r % nhosts)". */
@@ -165,6 +166,158 @@ static int read_error(const char *dir, char *msg, size_t n)
         snprintf(msg, n, "%s", e.msg);
     hs_trace_close(t);
     return rc < 0;
+}
+
+/* ---- operations stored with their completion ------------------------------ */
+
+static hs_trace_event wdone(int64_t t, uint64_t id, uint32_t flags, uint64_t bytes, uint64_t stag,
+                            uint16_t thread)
+{
+    hs_trace_event ev;
+    hs_trace_event_init(&ev, HS_TRACE_WIRE_DONE);
+    ev.t_start = ev.t_end = t;
+    ev.req = id;
+    ev.flags = flags;
+    ev.bytes = bytes;
+    ev.bytes2 = stag;
+    ev.thread = thread;
+    return ev;
+}
+
+/* Rank 0's wire events of the merge test, in the order a writer sees them. */
+static size_t merge_events(hs_trace_event *e)
+{
+    size_t n = 0;
+    e[n++] = worker(-1000, uuid_of(0));
+    /* completed later, after other operations of the thread started */
+    e[n++] = wop(HS_TRACE_WOP_TAG_SEND, 100, 8192, uuid_of(1), 1, 0);
+    e[n++] = wop(HS_TRACE_WOP_TAG_RECV, 200, 64, 0, 2, HS_TRACE_F_WIRE_IN);
+    e[n] = wop(HS_TRACE_WOP_PUT, 250, 16, uuid_of(1), 3, HS_TRACE_F_WIRE_IMM);
+    e[n++].t_end = 250;
+    /* the send's completion reported inside the receive's posting call: the
+     * receive's time, written after it (the reader keeps that order) */
+    e[n] = wop(HS_TRACE_WOP_TAG_RECV, 300, 64, 0, 4, HS_TRACE_F_WIRE_IN);
+    e[n++].t_end = 300;
+    e[n++] = wdone(300, 1, HS_TRACE_F_WIRE_RNDV | HS_TRACE_F_WIRE_RGET, 0, 0, 0);
+    e[n++] = prog(310, 400, 5, 2, 60);
+    e[n++] = wdone(400, 2, 0, 40, 0x77, 0);
+    /* another thread: its events interleave by start time */
+    e[n++] = wop(HS_TRACE_WOP_TAG_SEND, 150, 3, uuid_of(1), 5, 0);
+    e[n - 1].thread = 1;
+    e[n++] = wdone(450, 5, HS_TRACE_F_ERROR, 0, 0, 1);
+    /* completed on another thread than the one that posted it: never merged */
+    e[n++] = wdone(460, 4, HS_TRACE_F_CANCELLED, 0, 0, 1);
+    e[n++] = wop(HS_TRACE_WOP_GET, 500, 32, uuid_of(1), 6, HS_TRACE_F_WIRE_IN);
+    e[n++] = wdone(520, 6, 0, 0, 0, 0);
+    return n;
+}
+
+static void write_merge_job(const char *dir, int merge)
+{
+    write_manifest(dir, 2, 1);
+    hs_error e;
+    hs_trace_event ev[32];
+    size_t n = merge_events(ev);
+    for (uint32_t r = 0; r < 2; r++) {
+        hs_trace_writer *w;
+        assert_int_equal(hs_trace_writer_open(&w, dir, r, 2, &e), 0);   /* no MPI events */
+        assert_int_equal(hs_trace_writer_close(w, &e), 0);
+        assert_int_equal(hs_trace_writer_open_wire(&w, dir, r, 2, &e), 0);
+        hs__writer_merge_wire(w, merge);
+        if (r == 0) {
+            for (size_t i = 0; i < n; i++)
+                put(w, &ev[i]);
+        } else {
+            hs_trace_event x = worker(-1000, uuid_of(1));
+            put(w, &x);
+        }
+        assert_int_equal(hs_trace_writer_close(w, &e), 0);
+    }
+}
+
+/* A wire file with operations stored with their completion reads as the
+ * same events, in the same order, as one with a wire_done per completion
+ * (docs/formats.md "Wire files"); the merged file holds fewer records. */
+static void test_wire_opdone(void **state)
+{
+    (void)state;
+    char *dir[2] = { test_tmpdir("wire_sep"), test_tmpdir("wire_merged") };
+    hs_trace_event got[2][32];
+    size_t ngot[2] = { 0, 0 };
+    uint64_t records[2];
+    for (int m = 0; m < 2; m++) {
+        write_merge_job(dir[m], m);
+        hs_trace *t;
+        hs_error e;
+        assert_int_equal(hs_trace_open(dir[m], &t, &e), 0);
+        hs_trace_cursor *c;
+        assert_int_equal(hs_trace_wire_open(t, 0, &c, &e), 0);
+        hs_trace_rank_info info;
+        hs_trace_cursor_info(c, &info);
+        records[m] = info.events;
+        int rc;
+        hs_trace_event ev;
+        while ((rc = hs_trace_next(c, &ev, &e)) == 1) {
+            assert_true(ngot[m] < 32);
+            got[m][ngot[m]++] = ev;
+        }
+        assert_int_equal(rc, 0);
+        hs_trace_cursor_close(c);
+        hs_trace_close(t);
+    }
+    /* four operations merged: on thread 0 the send (completed at 300), the
+     * receive (400) and the get (520), thread 1's send (450); the receive
+     * posted on thread 0 and completed on thread 1 keeps its wire_done */
+    assert_int_equal(records[0], 13);
+    assert_int_equal(records[1], 13 - 4);
+    assert_int_equal(ngot[0], 13);
+    assert_int_equal(ngot[1], 13);
+    static const int kinds[] = { HS_TRACE_WIRE_WORKER, HS_TRACE_WIRE_OP, HS_TRACE_WIRE_OP,
+                                 HS_TRACE_WIRE_OP, HS_TRACE_WIRE_OP, HS_TRACE_WIRE_OP,
+                                 HS_TRACE_WIRE_DONE, HS_TRACE_WIRE_PROGRESS, HS_TRACE_WIRE_DONE,
+                                 HS_TRACE_WIRE_DONE, HS_TRACE_WIRE_DONE, HS_TRACE_WIRE_OP,
+                                 HS_TRACE_WIRE_DONE };
+    static const int64_t starts[] = { -1000, 100, 150, 200, 250, 300, 300, 310, 400, 450, 460,
+                                      500, 520 };
+    for (size_t i = 0; i < 13; i++) {
+        const hs_trace_event *a = &got[0][i], *b = &got[1][i];
+        assert_int_equal(a->kind, kinds[i]);
+        assert_int_equal(a->t_start, starts[i]);
+        assert_int_equal(b->kind, a->kind);
+        assert_int_equal(b->thread, a->thread);
+        assert_int_equal(b->flags, a->flags);
+        assert_true(b->t_start == a->t_start && b->t_end == a->t_end);
+        assert_true(b->bytes == a->bytes && b->bytes2 == a->bytes2);
+        assert_true(b->req == a->req && b->aux == a->aux);
+        assert_int_equal(b->peer, a->peer);
+        assert_int_equal(b->tag2, a->tag2);
+    }
+    /* the receive's completion: its length and sender tag */
+    assert_true(got[1][8].req == 2 && got[1][8].bytes == 40 && got[1][8].bytes2 == 0x77);
+    assert_int_equal(got[1][6].flags, HS_TRACE_F_WIRE_RNDV | HS_TRACE_F_WIRE_RGET);
+    assert_int_equal(got[1][9].thread, 1);
+    /* trace stats --wire counts the same */
+    hs_trace_wire_stats *ws[2];
+    for (int m = 0; m < 2; m++) {
+        hs_trace *t;
+        hs_error e;
+        assert_int_equal(hs_trace_open(dir[m], &t, &e), 0);
+        int rc = hs_trace_wire_stats_compute(t, &ws[m], &e);
+        if (rc)
+            fail_msg("%s", e.msg);
+        hs_trace_close(t);
+    }
+    assert_int_equal(ws[0]->completions, 5);
+    assert_int_equal(ws[1]->completions, 5);
+    assert_int_equal(ws[0]->rndv_ops, ws[1]->rndv_ops);
+    assert_int_equal(ws[0]->rndv_get, ws[1]->rndv_get);
+    assert_int_equal(ws[0]->with_request, ws[1]->with_request);
+    for (int m = 0; m < 2; m++)
+        hs_trace_wire_stats_free(ws[m]);
+    for (int m = 0; m < 2; m++) {
+        rm_rf(dir[m]);
+        free(dir[m]);
+    }
 }
 
 static void test_wire_rejects(void **state)
@@ -386,6 +539,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_wire_mapping),
         cmocka_unit_test(test_wire_rejects),
+        cmocka_unit_test(test_wire_opdone),
         cmocka_unit_test(test_wire_stats),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
