@@ -449,6 +449,8 @@ static int run_once(const hs_replay_params *p, const char *bg, const char *out, 
         if (!R->req)
             rc = hs_error_set(err, HS_ENOMEM, "out of memory");
     }
+    if (!rc && (rc = hs__rp_phases_prepass(R)))
+        rc = hs_error_set(err, rc, "out of memory");
     if (rc) {
         rp_free(R);
         return rc;
@@ -477,6 +479,7 @@ static int run_once(const hs_replay_params *p, const char *bg, const char *out, 
     int has_bg = 0;
     for (uint32_t j = 0; j < R->njobs; j++)
         has_bg |= !R->jobs[j].app;
+    R->to_idle = !has_bg;
     if (has_bg && (rc = hs_fabric_timer(R->F, R->watchdog, ck_make(TM_WATCHDOG, 0, 0)))) {
         rp_free(R);
         return hs_error_set(err, rc, "out of memory");
@@ -489,7 +492,7 @@ static int run_once(const hs_replay_params *p, const char *bg, const char *out, 
     hs_time slice = HS_PS_PER_US;
     double last = wall_now();
     int net_deadlock = 0;
-    while (!R->stop && !R->error) {
+    while (!R->error && (!R->stop || R->to_idle)) {
         hs_time now = hs_fabric_now(R->F);
         double t0 = wall_now();
         int r = hs_fabric_run(R->F, now > HS_TIME_NEVER - slice ? HS_TIME_NEVER : now + slice);
@@ -512,6 +515,8 @@ static int run_once(const hs_replay_params *p, const char *bg, const char *out, 
                 R->stop = 1;
             }
         }
+        if (r == 1 && R->to_idle)
+            break;                /* the end without a background: the network is idle */
         if (dt < 0.02 && slice < HS_PS_PER_S / 1000)
             slice *= 2;
         else if (dt > 0.2 && slice > 1000)

@@ -439,6 +439,7 @@ typedef struct rp {
     int       finished;      /* the application is done */
     int       deadlock;
     int       stop;          /* stopped: finished or deadlocked */
+    int       to_idle;       /* no background: the run goes on until the network is idle */
     int       error;         /* sticky failure inside a callback */
     /* the application's packets against --max-packets (every message as if
      * it crossed the network): estimated from the trace when loading, and
@@ -529,6 +530,7 @@ void hs__rp_req_done(rp *R, uint32_t gi);
 /* Re-evaluates an actor blocked in an RMA synchronisation call. */
 void hs__rp_rma_recheck(rp *R, uint32_t a);
 void hs__rp_check_end(rp *R);
+int  hs__rp_phases_prepass(rp *R);
 /* The watchdog's timer: stops on a network deadlock or when the
  * application has made no progress for R->watchdog; else re-arms. */
 void hs__rp_watchdog(rp *R);

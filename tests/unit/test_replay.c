@@ -489,6 +489,41 @@ static void test_watchdog_needs_background(void **s)
     rm_trace();
 }
 
+/* Phase ids are given before the run, by a scan of the ranks' programs in
+ * rank order (docs/replay.md, "Phases and time"): rank 1 sends tag 9 at
+ * time 0, while rank 0 computes for 10 us before its send of tag 5, yet
+ * tag 5 is phase 0 (the first tag of rank 0's program) and tag 9 phase 1.
+ * Given at first use in simulated time, tag 9 was phase 0.  Without a
+ * background the run ends when the network is idle: nothing is left in
+ * flight, and the job's time is still its last rank's finish. */
+static void test_phases_before_run(void **s)
+{
+    (void)s;
+    tw w[2];
+    new_trace(2, w);
+    send_(&w[0], HS_TRACE_SEND, 1, 5, 64, 10000);
+    recv_(&w[0], 1, 9, 64, 0);
+    send_(&w[1], HS_TRACE_SEND, 0, 9, 64, 0);
+    recv_(&w[1], 0, 5, 64, 0);
+    finish(w, 2);
+    hs_replay_result r;
+    assert_int_equal(replay(NULL, 1, &r), 0);
+    assert_int_equal(r.status, 0);
+    assert_int_equal(r.nphases, 2);
+    assert_string_equal(r.phases[0].name, "tag 5");
+    assert_string_equal(r.phases[1].name, "tag 9");
+    assert_int_equal(r.phases[0].messages, 1);
+    assert_int_equal(r.phases[1].messages, 1);
+    assert_int_equal(r.net.packets_in_flight, 0);
+    assert_int_equal(r.net.messages_delivered, 2);
+    /* rank 0: 10 us, then its eager send; rank 1's receive completes when
+     * that message arrives */
+    assert_int_equal(r.rank_time[1], 10000 * HS_PS_PER_NS + L(64));
+    assert_int_equal(r.total, r.rank_time[1]);
+    hs_replay_result_free(&r);
+    rm_trace();
+}
+
 static void test_deadlock_reported(void **s)
 {
     (void)s;
@@ -1162,6 +1197,7 @@ int main(void)
         cmocka_unit_test(test_probe_waits),
         cmocka_unit_test(test_ssend_waits_for_receiver),
         cmocka_unit_test(test_watchdog_needs_background),
+        cmocka_unit_test(test_phases_before_run),
         cmocka_unit_test(test_deadlock_reported),
         cmocka_unit_test(test_leftover_reported),
         cmocka_unit_test(test_max_compute),
