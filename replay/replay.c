@@ -398,6 +398,109 @@ static int place_app(rp *R, hs_mapping_cfg *map, hs_error *err)
     return rc;
 }
 
+/* The run of one process of a parallel replay: to global idle, the
+ * network's and the replay's results gathered at part 0, which writes the
+ * run directory (docs/fabric.md, "Parallel runs").  Every process goes
+ * through the same collective steps, failed or not. */
+static int run_par(rp *R, const hs_replay_params *p, const char *out, hs_replay_result *res,
+                   hs_mapping_cfg *map, double w0, double w_loaded, uint64_t warnings0,
+                   hs_error *err)
+{
+    const hs_fabric_transport *tr = p->transport;
+    int frc = hs_fabric_run_parallel(R->F, tr);
+    int lrc = R->error ? R->error : frc < 0 && frc != HS_EDEADLOCK ? frc : 0;
+    int grc = hs_fabric_gather_results(R->F, tr);
+    if (!lrc)
+        lrc = grc;
+    uint64_t us = 0, ur = 0;
+    int rc = hs__rp_par_gather(R, tr, lrc, warnings0, &us, &ur);
+    R->t_end = hs_fabric_now(R->F);
+    double w_ran = wall_now();
+    res->wall_load += w_loaded - w0;
+    res->wall_run += w_ran - w_loaded;
+    res->ops += R->nops;
+    if (hs_fabric_part(R->F) != 0 || rc) {
+        if (rc)
+            rc = rc == HS_ECHILD ? hs_error_set(err, rc, "another process of the run failed")
+               : R->over_packets
+               ? hs_error_set(err, HS_ERANGE, "the application has sent more than "
+                              "--max-packets %llu packets: raise the limit (0: none)",
+                              (unsigned long long)p->max_packets)
+               : hs_error_set(err, rc, "replay failed: %s", hs_strerror(rc));
+        rp_free(R);
+        return rc;
+    }
+    /* part 0: the whole run's results */
+    const rp_job *J = &R->jobs[0];
+    if (frc == HS_EDEADLOCK || R->app_done != R->app_actors || us || ur) {
+        char tb[32];
+        rc = hs_error_set(err, HS_EDEADLOCK, "the replay did not complete at %s (%s%u of %u "
+                          "ranks/threads finished, %llu messages never received, %llu receives "
+                          "never matched): a parallel run does not gather the report; replay "
+                          "it with hopscope to see why", hs_time_str(R->t_end, tb, sizeof tb),
+                          frc == HS_EDEADLOCK ? "packets stuck in the network; " : "",
+                          R->app_done, R->app_actors, (unsigned long long)us,
+                          (unsigned long long)ur);
+        rp_free(R);
+        return rc;
+    }
+    res->ranks = J->nranks;
+    res->actors = R->app_actors;
+    res->rank_time = calloc(J->nranks ? J->nranks : 1, sizeof *res->rank_time);
+    if (!res->rank_time) {
+        rp_free(R);
+        return hs_error_set(err, HS_ENOMEM, "out of memory");
+    }
+    uint64_t comp = 0, comm = 0;
+    for (uint32_t a = J->actor0; a < J->actor0 + J->nactors; a++) {
+        const rp_actor *A = &R->actors[a];
+        uint32_t r = R->ranks[A->rank].jrank;
+        if (A->t_end > res->rank_time[r])
+            res->rank_time[r] = A->t_end;
+        comp += A->compute;
+        comm += A->comm;
+    }
+    for (uint32_t r = 0; r < J->nranks; r++)
+        if (res->rank_time[r] > res->total)
+            res->total = res->rank_time[r];
+    res->compute_mean = J->nranks ? (hs_time)((comp + J->nranks / 2) / J->nranks) : 0;
+    res->comm_mean = J->nranks ? (hs_time)((comm + J->nranks / 2) / J->nranks) : 0;
+    res->messages = R->app_msgs;
+    res->bytes = R->app_bytes;
+    hs__rp_lat_stats(R, -1, &res->lat);
+    hs__rp_report(R, res);
+    res->unmatched_sends = us;
+    res->unmatched_recvs = ur;
+    hs__rp_phases_result(R, res);
+    hs_fabric_stats st;
+    hs_fabric_get_stats(R->F, &st);
+    res->events += st.events;
+    res->hops += st.hops;
+    res->net = st;
+    res->packets_monitored = st.packets_monitored;
+    res->packets_overflowed = st.packets_overflowed;
+    res->max_route_links = hs_fabric_max_route_links(R->F);
+    res->monitor_p = R->jobs[0].sample_rate;
+    {
+        const hs_scheme *s = hs_fabric_scheme(R->F);
+        res->hop_bits = s->c;
+        res->field_bits = s->field_bits;
+    }
+    if (out) {
+        rc = hs_mkdir_p(out, err);
+        if (!rc)
+            rc = hs__rp_write_app_json(R, out, res, map, err);
+        if (!rc) {
+            extra_ctx x = { R, res };
+            rc = hs_fabric_write_rundir(R->F, out, manifest_extra, &x, err);
+        }
+    }
+    res->wall_write += wall_now() - w_ran;
+    res->wall += wall_now() - w0;
+    rp_free(R);
+    return rc;
+}
+
 static int run_once(const hs_replay_params *p, const char *bg, const char *out, const char *stage,
                     const hs_replay_result *iso, hs_replay_result *res, hs_error *err)
 {
@@ -422,6 +525,20 @@ static int run_once(const hs_replay_params *p, const char *bg, const char *out, 
         rc = hs__rp_coll_parse(R, p->coll, err);
     if (!rc)
         rc = hs_fabric_create(&R->F, p->topo, &p->net, err);
+    if (!rc && p->transport) {
+        /* this process simulates one part of the network and the ranks on
+         * its nodes (docs/fabric.md, "Parallel runs") */
+        rc = hs_fabric_partition(R->F, p->nparts, p->part);
+        if (rc)
+            rc = hs_error_set(err, rc == HS_ENOMEM ? HS_ENOMEM : HS_EINVAL,
+                              "cannot split %s over %u processes: %s", p->topo, p->nparts,
+                              rc == HS_ENOTSUP ? "routing=ugal-g (it reads queues of every "
+                                                 "group) and router=booksim (a cycle-level "
+                                                 "model of one process) run with hopscope only"
+                              : rc == HS_EINVAL ? "more processes than switches"
+                              : hs_strerror(rc));
+        R->par = 1;
+    }
     if (!rc) {
         R->nnodes = hs_topo_nodes(hs_fabric_topo(R->F));
         rc = hs__rp_load_trace(R, p->trace, 1, err);
@@ -451,6 +568,14 @@ static int run_once(const hs_replay_params *p, const char *bg, const char *out, 
     }
     if (!rc && (rc = hs__rp_phases_prepass(R)))
         rc = hs_error_set(err, rc, "out of memory");
+    if (!rc && R->par && R->nwins)
+        rc = hs_error_set(err, HS_EINVAL, "the trace uses one-sided communication (RMA), "
+                          "which does not run in parallel: replay it with hopscope");
+    if (!rc && R->par && hs_fabric_nparts(R->F) > 1 &&
+        hs_fabric_lookahead(R->F) == HS_TIME_NEVER)
+        rc = hs_error_set(err, HS_EINVAL, "no link is cut between the parts");
+    if (!rc && R->par && hs_fabric_nparts(R->F) > 1 && (rc = hs__rp_par_balance(R)))
+        rc = hs_error_set(err, rc, "cannot balance the partition: %s", hs_strerror(rc));
     if (rc) {
         rp_free(R);
         return rc;
@@ -484,10 +609,15 @@ static int run_once(const hs_replay_params *p, const char *bg, const char *out, 
         rp_free(R);
         return hs_error_set(err, rc, "out of memory");
     }
-    /* Every actor starts at time 0, the end of MPI_Init. */
+    /* Every actor starts at time 0, the end of MPI_Init (in a parallel
+     * run, the actors of this process's nodes). */
+    uint64_t warnings0 = R->warnings;
     for (uint32_t a = 0; a < R->nactors; a++)
-        hs__rp_actor_ready(R, a);
+        if (!R->par || hs_fabric_node_local(R->F, R->ranks[R->actors[a].rank].node))
+            hs__rp_actor_ready(R, a);
     hs__rp_drain(R);
+    if (R->par)
+        return run_par(R, p, out, res, &map, w0, w_loaded, warnings0, err);
 
     hs_time slice = HS_PS_PER_US;
     double last = wall_now();
@@ -696,6 +826,13 @@ int hs_replay_run(const hs_replay_params *p, hs_replay_result *res, hs_error *er
     int rc = check_params(p, err);
     if (rc)
         return rc;
+    if (p->transport && (p->background || p->congestion_impact || p->wire || p->on_message))
+        return hs_error_set(err, HS_EINVAL, "%s does not run in parallel: replay it with hopscope",
+                            p->wire ? "a wire-level replay"
+                            : p->on_message ? "a replay reporting every message"
+                            : "a replay with background jobs (their eager credits read the "
+                              "receiver's state at once, and they loop until the application "
+                              "ends)");
     if (p->wire) {
         if (p->background || p->congestion_impact)
             return hs_error_set(err, HS_EINVAL, "a wire-level replay takes no background");

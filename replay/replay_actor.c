@@ -363,7 +363,9 @@ void hs__rp_rma_recheck(rp *R, uint32_t a)
 
 void hs__rp_check_end(rp *R)
 {
-    if (R->stop)
+    /* a part of a parallel run sees only its own ranks: the end is global
+     * idle, and whether every rank finished is gathered then */
+    if (R->stop || R->par)
         return;
     if (R->app_pending == 0 && R->ready_head == RP_NIL) {
         if (R->app_done == R->app_actors)

@@ -343,7 +343,9 @@ void hs__rp_report(rp *R, hs_replay_result *res)
     uint64_t us = 0, ur = 0;
     unsigned ls = 0, lr = 0;
     hs__sbuf bs = { NULL, 0, 0 }, br = { NULL, 0, 0 };
-    for (size_t i = 0; i < R->capmt; i++) {
+    /* a parallel run's leftovers are counted at the receivers and
+     * gathered (replay_par.c); a run with any is refused there */
+    for (size_t i = 0; i < R->capmt && !R->par; i++) {
         const rp_ment *e = &R->mt[i];
         if (e->dst == RP_NIL || !is_app_rank(R, e->dst))
             continue;
