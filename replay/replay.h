@@ -441,6 +441,7 @@ typedef struct rp {
     int       stop;          /* stopped: finished or deadlocked */
     int       to_idle;       /* no background: the run goes on until the network is idle */
     int       par;           /* a part of a parallel run: the end is decided at global idle */
+    uint32_t  par_qmax;      /* part 0 of a parallel run: the other parts' nic_queue_max */
     int       error;         /* sticky failure inside a callback */
     /* the application's packets against --max-packets (every message as if
      * it crossed the network): estimated from the trace when loading, and

@@ -785,6 +785,8 @@ int hs__rp_write_app_json(rp *R, const char *dir, const hs_replay_result *res,
             uint32_t q = hs_fabric_nic_queue_max(R->F, R->ranks[J->rank0 + r].node);
             qmax = q > qmax ? q : qmax;
         }
+        if (R->par_qmax > qmax)   /* other parts' NICs (a parallel run) */
+            qmax = R->par_qmax;
         hs_json_key(&j, "nic_queue_max");
         hs_json_uint(&j, qmax);
     }

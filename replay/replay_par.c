@@ -116,6 +116,14 @@ static void pack(rp *R, int status, uint64_t warnings0, pk *p)
     put64(p, R->app_bytes);
     put64(p, R->jobs[0].messages);
     put64(p, R->jobs[0].bytes);
+    /* the longest injection queue of its application NICs (app.json) */
+    uint32_t qmax = 0;
+    for (uint32_t r = 0; r < R->jobs[0].nranks; r++) {
+        uint32_t node = R->ranks[R->jobs[0].rank0 + r].node;
+        uint32_t q = hs_fabric_node_local(R->F, node) ? hs_fabric_nic_queue_max(R->F, node) : 0;
+        qmax = q > qmax ? q : qmax;
+    }
+    put64(p, qmax);
     /* its actors */
     uint64_t na = 0;
     for (uint32_t a = 0; a < R->nactors; a++)
@@ -171,6 +179,9 @@ static int merge(rp *R, rd *r, int *status, uint64_t *us, uint64_t *ur)
     R->app_bytes += get64(r);
     R->jobs[0].messages += get64(r);
     R->jobs[0].bytes += get64(r);
+    uint64_t qmax = get64(r);
+    if (qmax > R->par_qmax)
+        R->par_qmax = (uint32_t)qmax;
     uint64_t na = get64(r);
     for (uint64_t i = 0; i < na && !r->bad; i++) {
         uint64_t a = get64(r);
