@@ -1,0 +1,137 @@
+#!/bin/sh
+# The MPI replay over MPI processes (issue 15; docs/fabric.md, "Parallel
+# runs"): `mpirun -np N hopscope-par simulate -i TRACE` writes run
+# directories byte-identical to `hopscope simulate -i TRACE` with 1, 2 and 3
+# processes under Open MPI and MPICH, on a fat-tree, a dragonfly (UGAL, a
+# random mapping, two ranks per node) and a torus (shared-memory legs, a
+# shifted mapping, a collective); a replay whose messages all cross the
+# partition; a killed process stops the run with an error and no run
+# directory; what a parallel replay refuses.
+. tests/integration/lib.sh
+
+hash_dir() { (cd "$1" 2>/dev/null && md5sum -- * | md5sum | cut -c1-32); }
+
+"$HOPSCOPE" gen halo3d --ranks 8 --iters 1 --size 8K -o "$T_TMP/halo" > /dev/null
+"$HOPSCOPE" gen pf3d --ranks 16 --iters 1 -o "$T_TMP/pf3d" > /dev/null
+"$HOPSCOPE" gen canary --ranks 16 --iters 1 -o "$T_TMP/canary" > /dev/null
+# Ping-pong pairs (2i, 2i+1), rank 2i on node i and rank 2i+1 on node 8+i of
+# a 4x4 torus: two parts of 8 equally loaded nodes each (slabs of the
+# slowest dimension), so every message crosses between them.
+"$HOPSCOPE" gen pingpong --ranks 16 --iters 3 --size 20K -o "$T_TMP/pp" > /dev/null
+: > "$T_TMP/cross.map"
+for i in 0 1 2 3 4 5 6 7; do
+    echo "$((2 * i)) $i" >> "$T_TMP/cross.map"
+    echo "$((2 * i + 1)) $((8 + i))" >> "$T_TMP/cross.map"
+done
+
+# name|trace|topology|options
+CASES="fattree|halo|fattree:k=4,n=2|
+dragonfly|pf3d|dragonfly:a=4,p=2,h=2,routing=ugal|--ppn 2 --map random
+torus|canary|torus:4x4|--ppn 2 --map shift:5
+all-cross|pp|torus:4x4|--map file:$T_TMP/cross.map"
+
+echo "$CASES" | while IFS='|' read -r name tr topo opts; do
+    rm -rf "$T_TMP/run"
+    # shellcheck disable=SC2086
+    "$HOPSCOPE" simulate -i "$T_TMP/$tr" --topo "$topo" $opts --quiet -o "$T_TMP/run" \
+        > /dev/null 2>&1 < /dev/null
+    echo "$name $(hash_dir "$T_TMP/run")"
+    mv "$T_TMP/run" "$T_TMP/seq-$name"
+done > "$T_TMP/seq.hashes"
+t_eq "sequential replays wrote their run directories" 4 \
+    "$(grep -c ' [0-9a-f]\{32\}$' "$T_TMP/seq.hashes")"
+t_grep "the all-cross replay: every message crosses the network" '"messages": 48' \
+    "$T_TMP/seq-all-cross/app.json"
+
+for mpi in openmpi mpich; do
+    PAR="$BUILD/bin/$mpi/hopscope-par"
+    case $mpi in openmpi) RUN=$MPIRUN_OMPI ;; *) RUN=$MPIRUN_MPICH ;; esac
+    if [ ! -x "$PAR" ]; then
+        t_fail "hopscope-par built for $mpi" "missing $PAR"
+        continue
+    fi
+    echo "$CASES" | while IFS='|' read -r name tr topo opts; do
+        want=$(sed -n "s/^$name //p" "$T_TMP/seq.hashes")
+        got=""
+        nps="1 2 3"
+        [ "$name" = all-cross ] && nps="2"
+        for np in $nps; do
+            # the same run directory name: app.json records the command line
+            rm -rf "$T_TMP/run"
+            # shellcheck disable=SC2086
+            timeout 120 $RUN -np $np "$PAR" simulate -i "$T_TMP/$tr" --topo "$topo" $opts \
+                --quiet -o "$T_TMP/run" > "$T_TMP/p.log" 2>&1 < /dev/null
+            h=$(hash_dir "$T_TMP/run")
+            [ "$h" = "$want" ] && got="$got $np:same" || got="$got $np:differs"
+        done
+        exp=" 1:same 2:same 3:same"
+        [ "$name" = all-cross ] && exp=" 2:same"
+        t_eq "$mpi: replay $name, run directory identical to hopscope's" "$exp" "$got"
+    done
+done
+
+# The processes of a run under mpirun PID (the launcher's descendants
+# named hopscope-par), by process id.
+ranks_of() {
+    kids=$1 all=""
+    while [ -n "$kids" ]; do
+        next=""
+        for k in $kids; do
+            for c in $(cat /proc/"$k"/task/*/children 2>/dev/null); do
+                next="$next $c"
+                [ "$(cat /proc/"$c"/comm 2>/dev/null)" = hopscope-par ] && all="$all $c"
+            done
+        done
+        kids=$next
+    done
+    echo $all
+}
+
+# Kill one process of a long replay: the run fails and leaves no run
+# directory (nor its RUN.part-PID).
+"$HOPSCOPE" gen halo3d --ranks 16 --iters 100000 --size 4K --compute 1us \
+    -o "$T_TMP/long" > /dev/null
+for mpi in openmpi mpich; do
+    PAR="$BUILD/bin/$mpi/hopscope-par"
+    [ -x "$PAR" ] || continue
+    case $mpi in openmpi) RUN=$MPIRUN_OMPI ;; *) RUN=$MPIRUN_MPICH ;; esac
+    rm -rf "$T_TMP/killed"*
+    timeout 120 $RUN -np 2 "$PAR" simulate -i "$T_TMP/long" --topo torus:4x4 --max-packets 0 \
+        --quiet -o "$T_TMP/killed" > "$T_TMP/k.log" 2>&1 < /dev/null &
+    launcher=$!
+    victims=""
+    for i in $(seq 1 100); do
+        victims=$(ranks_of $launcher)
+        [ "$(echo $victims | wc -w)" -ge 2 ] && break
+        sleep 0.1
+    done
+    sleep 1
+    v=$(echo $victims | awk '{print $NF}')
+    [ -n "$v" ] && kill -9 "$v"
+    wait $launcher
+    rc=$?
+    t_eq "$mpi: a killed process stops the replay with an error" "failed" \
+        "$([ -n "$v" ] && [ $rc -ne 0 ] && [ $rc -ne 124 ] && echo failed || echo "rc=$rc victim=$v")"
+    t_eq "$mpi: and leaves no run directory" "" "$(ls -d "$T_TMP"/killed* 2>/dev/null)"
+done
+
+PAR="$BUILD/bin/openmpi/hopscope-par"
+if [ -x "$PAR" ]; then
+    $MPIRUN_OMPI -np 2 "$PAR" simulate -i "$T_TMP/halo" --topo fattree:k=4,n=2 \
+        --background incast -o "$T_TMP/bg" > "$T_TMP/r1" 2>&1 < /dev/null
+    t_eq "a replay with background jobs is refused in parallel (usage error)" 2 $?
+    t_grep "the refusal names the background" 'background jobs' "$T_TMP/r1"
+    t_eq "and leaves no run directory" "" "$(ls -d "$T_TMP"/bg* 2>/dev/null)"
+    # a rank that recorded nothing: its neighbours wait for ever; the
+    # sequential run reports the deadlock, the parallel one fails, says to
+    # replay it with hopscope for the report, and writes nothing
+    cp -r "$T_TMP/halo" "$T_TMP/dead"
+    head -c 64 "$T_TMP/halo/rank-000005.hst" > "$T_TMP/dead/rank-000005.hst"
+    timeout 60 $MPIRUN_OMPI -np 2 "$PAR" simulate -i "$T_TMP/dead" --topo fattree:k=4,n=2 \
+        -o "$T_TMP/rd" > "$T_TMP/r2" 2>&1 < /dev/null
+    t_eq "a deadlocked replay fails in parallel (exit 1)" 1 $?
+    t_grep "and says to replay it with hopscope" 'did not complete .*replay it with hopscope' \
+        "$T_TMP/r2"
+    t_eq "and leaves no run directory" "" "$(ls -d "$T_TMP"/rd* 2>/dev/null)"
+fi
+exit $t_failed
