@@ -438,6 +438,12 @@ static void check_hop_width(const sim_opts *o)
 }
 
 static int place_whole(const char *tmp, const char *out, hs_error *err);
+static void print_par_stats(const hs_fabric *F, const hs_fabric_transport *tr);
+
+static void replay_par_stats(void *ctx, const hs_fabric *F)
+{
+    print_par_stats(F, ctx);
+}
 
 static int replay(sim_opts *o)
 {
@@ -465,6 +471,10 @@ static int replay(sim_opts *o)
         o->rp.transport = hs__par_transport;
         o->rp.nparts = hs__par_np;
         o->rp.part = hs__par_rank;
+        if (o->par_stats) {
+            o->rp.on_parallel_done = replay_par_stats;
+            o->rp.on_parallel_ctx = (void *)hs__par_transport;
+        }
         if (o->out) {
             if ((size_t)snprintf(tmp, sizeof tmp, "%s.part-%ld", o->out, (long)getpid()) >=
                 sizeof tmp)

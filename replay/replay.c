@@ -414,6 +414,8 @@ static int run_par(rp *R, const hs_replay_params *p, const char *out, hs_replay_
         lrc = grc;
     uint64_t us = 0, ur = 0;
     int rc = hs__rp_par_gather(R, tr, lrc, warnings0, &us, &ur);
+    if (p->on_parallel_done)
+        p->on_parallel_done(p->on_parallel_ctx, R->F);
     R->t_end = hs_fabric_now(R->F);
     double w_ran = wall_now();
     res->wall_load += w_loaded - w0;

@@ -170,6 +170,11 @@ typedef struct hs_replay_params {
      * on_message.  NULL: a sequential run. */
     const hs_fabric_transport *transport;
     unsigned nparts, part;
+    /* A parallel run: called in every process once the results are
+     * gathered, with its fabric (hs_fabric_par_stats_get; collective calls
+     * such as hs_fabric_par_critical are allowed).  NULL: none. */
+    void   (*on_parallel_done)(void *ctx, const hs_fabric *f);
+    void    *on_parallel_ctx;
 } hs_replay_params;
 
 /* One application message, as on_message sees it. */

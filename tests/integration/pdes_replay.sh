@@ -5,8 +5,10 @@
 # processes under Open MPI and MPICH, on a fat-tree, a dragonfly (UGAL, a
 # random mapping, two ranks per node) and a torus (shared-memory legs, a
 # shifted mapping, a collective); a replay whose messages all cross the
-# partition; a killed process stops the run with an error and no run
-# directory; what a parallel replay refuses.
+# partition; a trace recorded under Open MPI with wildcard receives; a
+# killed process stops the run with an error and no run directory; what a
+# parallel replay refuses (background jobs, RMA) and a replay that does not
+# complete.
 . tests/integration/lib.sh
 
 hash_dir() { (cd "$1" 2>/dev/null && md5sum -- * | md5sum | cut -c1-32); }
@@ -69,6 +71,26 @@ for mpi in openmpi mpich; do
         t_eq "$mpi: replay $name, run directory identical to hopscope's" "$exp" "$got"
     done
 done
+
+# The all-cross replay with --par-stats: every packet crosses the cut once
+# (a torus path from row y to row y+2 crosses one of the two cuts) and its
+# buffer's credit comes back across it: events sent over both parts = 2 x
+# the packets injected; and the network's files are still hopscope's.
+PAR="$BUILD/bin/openmpi/hopscope-par"
+if [ -x "$PAR" ]; then
+    rm -rf "$T_TMP/run"
+    timeout 120 $MPIRUN_OMPI -np 2 "$PAR" simulate -i "$T_TMP/pp" --topo torus:4x4 \
+        --map "file:$T_TMP/cross.map" --par-stats --quiet -o "$T_TMP/run" \
+        > "$T_TMP/ps.log" 2>&1 < /dev/null
+    pk=$(sed -n 's/.*"packets_injected": \([0-9]*\).*/\1/p' "$T_TMP/run/manifest.json")
+    t_eq "all-cross: events sent between the parts = 2 x packets ($pk)" "$((2 * ${pk:-0}))" \
+        "$(awk '/^par-stats part/ { for (i = 1; i < NF; i++) if ($i == "sent") s += $(i+1) }
+                END { print s + 0 }' "$T_TMP/ps.log")"
+    # (app.json records the command line, which now has --par-stats)
+    t_eq "all-cross with --par-stats: the network's files still hopscope's" \
+        "$(cd "$T_TMP/seq-all-cross" && md5sum -- $(ls | grep -v '^app.json$') | md5sum)" \
+        "$(cd "$T_TMP/run" && md5sum -- $(ls | grep -v '^app.json$') | md5sum)"
+fi
 
 # The processes of a run under mpirun PID (the launcher's descendants
 # named hopscope-par), by process id.
@@ -133,5 +155,32 @@ if [ -x "$PAR" ]; then
     t_grep "and says to replay it with hopscope" 'did not complete .*replay it with hopscope' \
         "$T_TMP/r2"
     t_eq "and leaves no run directory" "" "$(ls -d "$T_TMP"/rd* 2>/dev/null)"
+    # Recorded under Open MPI: wildcard receives (nbany) replay identically
+    # with 2 and 3 processes; one-sided communication is refused.
+    for prog in "nbany 256" "rma 3"; do
+        set -- $prog
+        rm -rf "$T_TMP/rec-$1"
+        timeout 120 "$HOPSCOPE" record -o "$T_TMP/rec-$1" -- $MPIRUN_OMPI -np 4 \
+            "$BUILD/tests/mpi/openmpi/$1" "$2" > "$T_TMP/rec-$1.out" 2>&1 < /dev/null ||
+            t_fail "recorded $1 under Open MPI" "$(tail -3 "$T_TMP/rec-$1.out")"
+    done
+    rm -rf "$T_TMP/run"
+    "$HOPSCOPE" simulate -i "$T_TMP/rec-nbany" --topo fattree:k=4,n=2 --quiet -o "$T_TMP/run" \
+        > /dev/null 2>&1 < /dev/null
+    want=$(hash_dir "$T_TMP/run")
+    got=""
+    for np in 2 3; do
+        rm -rf "$T_TMP/run"
+        timeout 120 $MPIRUN_OMPI -np $np "$PAR" simulate -i "$T_TMP/rec-nbany" \
+            --topo fattree:k=4,n=2 --quiet -o "$T_TMP/run" > /dev/null 2>&1 < /dev/null
+        [ "$(hash_dir "$T_TMP/run")" = "$want" ] && got="$got $np:same" || got="$got $np:differs"
+    done
+    t_eq "recorded wildcard receives (nbany): run directory identical to hopscope's" \
+        " 2:same 3:same" "$got"
+    timeout 60 $MPIRUN_OMPI -np 2 "$PAR" simulate -i "$T_TMP/rec-rma" --topo fattree:k=4,n=2 \
+        -o "$T_TMP/rma" > "$T_TMP/r3" 2>&1 < /dev/null
+    t_eq "a replay with one-sided communication is refused in parallel (usage error)" 2 $?
+    t_grep "the refusal names RMA" 'one-sided communication' "$T_TMP/r3"
+    t_eq "and leaves no run directory" "" "$(ls -d "$T_TMP"/rma* 2>/dev/null)"
 fi
 exit $t_failed
