@@ -432,7 +432,18 @@ static int run_par(rp *R, const hs_replay_params *p, const char *out, hs_replay_
         rp_free(R);
         return rc;
     }
-    /* part 0: the whole run's results */
+    /* part 0: the whole run's results.  --max-packets bounds the packets
+     * the application sent in the whole run: each part checked its own
+     * count as it went; the sum, over the bound, fails the run as the
+     * sequential run fails (at some point of it) */
+    if (p->max_packets && R->app_packets > p->max_packets) {
+        rc = hs_error_set(err, HS_ERANGE, "the application has sent %llu packets, more than "
+                          "--max-packets %llu: raise the limit (0: none)",
+                          (unsigned long long)R->app_packets,
+                          (unsigned long long)p->max_packets);
+        rp_free(R);
+        return rc;
+    }
     const rp_job *J = &R->jobs[0];
     if (frc == HS_EDEADLOCK || R->app_done != R->app_actors || us || ur) {
         char tb[32];

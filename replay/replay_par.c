@@ -114,6 +114,7 @@ static void pack(rp *R, int status, uint64_t warnings0, pk *p)
     put64(p, R->warnings - warnings0);
     put64(p, R->app_msgs);
     put64(p, R->app_bytes);
+    put64(p, R->app_packets);
     put64(p, R->jobs[0].messages);
     put64(p, R->jobs[0].bytes);
     /* the longest injection queue of its application NICs (app.json) */
@@ -177,6 +178,7 @@ static int merge(rp *R, rd *r, int *status, uint64_t *us, uint64_t *ur)
     R->warnings += get64(r);
     R->app_msgs += get64(r);
     R->app_bytes += get64(r);
+    R->app_packets += get64(r);
     R->jobs[0].messages += get64(r);
     R->jobs[0].bytes += get64(r);
     uint64_t qmax = get64(r);

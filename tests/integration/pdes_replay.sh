@@ -155,6 +155,18 @@ if [ -x "$PAR" ]; then
     t_grep "and says to replay it with hopscope" 'did not complete .*replay it with hopscope' \
         "$T_TMP/r2"
     t_eq "and leaves no run directory" "" "$(ls -d "$T_TMP"/rd* 2>/dev/null)"
+    # --max-packets 64 on a canary whose allreduce brings its 48 estimated
+    # packets to 96: the sequential replay stops; with 3 processes each
+    # stays under 64, and the run still fails (part 0 checks the sum)
+    "$HOPSCOPE" gen canary --ranks 16 --iters 1 -o "$T_TMP/can1" > /dev/null
+    "$HOPSCOPE" simulate -i "$T_TMP/can1" --topo torus:4x4 --max-packets 64 --quiet \
+        -o "$T_TMP/mp-seq" > /dev/null 2>&1 < /dev/null
+    t_eq "max-packets: the sequential replay stops (exit 1)" 1 $?
+    timeout 60 $MPIRUN_OMPI -np 3 "$PAR" simulate -i "$T_TMP/can1" --topo torus:4x4 \
+        --max-packets 64 --quiet -o "$T_TMP/mp" > "$T_TMP/r4" 2>&1 < /dev/null
+    t_eq "max-packets: so does the parallel one, 3 processes (exit 1)" 1 $?
+    t_grep "max-packets: it names the sum" 'sent 96 packets, more than --max-packets 64' "$T_TMP/r4"
+    t_eq "max-packets: and leaves no run directory" "" "$(ls -d "$T_TMP"/mp "$T_TMP"/mp.part* 2>/dev/null)"
     # Recorded under Open MPI: wildcard receives (nbany) replay identically
     # with 2 and 3 processes; one-sided communication is refused.
     for prog in "nbany 256" "rma 3"; do
