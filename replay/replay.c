@@ -445,18 +445,20 @@ static int run_par(rp *R, const hs_replay_params *p, const char *out, hs_replay_
         return rc;
     }
     const rp_job *J = &R->jobs[0];
-    if (frc == HS_EDEADLOCK || R->app_done != R->app_actors || us || ur) {
+    if (frc == HS_EDEADLOCK) {
+        /* a cycle of full buffers may span processes: not searched */
         char tb[32];
-        rc = hs_error_set(err, HS_EDEADLOCK, "the replay did not complete at %s (%s%u of %u "
-                          "ranks/threads finished, %llu messages never received, %llu receives "
-                          "never matched): a parallel run does not gather the report; replay "
-                          "it with hopscope to see why", hs_time_str(R->t_end, tb, sizeof tb),
-                          frc == HS_EDEADLOCK ? "packets stuck in the network; " : "",
-                          R->app_done, R->app_actors, (unsigned long long)us,
-                          (unsigned long long)ur);
+        rc = hs_error_set(err, HS_EDEADLOCK, "the network deadlocked (packets stuck in buffers "
+                          "at %s, %u of %u ranks/threads finished): a parallel run does not "
+                          "search the cycle; replay it with hopscope to see it",
+                          hs_time_str(R->t_end, tb, sizeof tb), R->app_done, R->app_actors);
         rp_free(R);
         return rc;
     }
+    /* at global idle, ranks not done cannot go on: the sequential run's
+     * deadlock, found there too */
+    if (R->app_done != R->app_actors)
+        R->deadlock = 1;
     res->ranks = J->nranks;
     res->actors = R->app_actors;
     res->rank_time = calloc(J->nranks ? J->nranks : 1, sizeof *res->rank_time);
@@ -468,8 +470,9 @@ static int run_par(rp *R, const hs_replay_params *p, const char *out, hs_replay_
     for (uint32_t a = J->actor0; a < J->actor0 + J->nactors; a++) {
         const rp_actor *A = &R->actors[a];
         uint32_t r = R->ranks[A->rank].jrank;
-        if (A->t_end > res->rank_time[r])
-            res->rank_time[r] = A->t_end;
+        hs_time e = A->state == A_DONE ? A->t_end : R->t_end;
+        if (e > res->rank_time[r])
+            res->rank_time[r] = e;
         comp += A->compute;
         comm += A->comm;
     }
@@ -484,6 +487,20 @@ static int run_par(rp *R, const hs_replay_params *p, const char *out, hs_replay_
     hs__rp_report(R, res);
     res->unmatched_sends = us;
     res->unmatched_recvs = ur;
+    if (!res->status && (us || ur))
+        res->status = HS_ESTATE;
+    if (us || ur) {
+        /* the leftovers one by one are the receivers' processes': counts only */
+        char *old = res->report;
+        size_t n = (old ? strlen(old) : 0) + 300;
+        res->report = malloc(n);
+        if (res->report)
+            snprintf(res->report, n, "%s%llu message%s never received, %llu receive%s never "
+                     "matched (a parallel run gathers the counts: replay it with hopscope "
+                     "for the list)\n", old ? old : "", (unsigned long long)us,
+                     us == 1 ? "" : "s", (unsigned long long)ur, ur == 1 ? "" : "s");
+        free(old);
+    }
     hs__rp_phases_result(R, res);
     hs_fabric_stats st;
     hs_fabric_get_stats(R->F, &st);

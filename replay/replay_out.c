@@ -242,7 +242,11 @@ static void describe_op(rp *R, hs__sbuf *b, const rp_actor *A, const rp_op *o)
         uint32_t pend = 0;
         for (uint32_t i = 0; i < o->naux; i++)
             pend += R->req[K->req0 + (uint32_t)R->aux[o->aux + i]].pending != 0;
-        hs__sb_printf(b, " on %u request%s, %u not complete", o->naux, o->naux == 1 ? "" : "s", pend);
+        if (R->par && !hs_fabric_node_local(R->F, K->node))   /* another process's requests */
+            hs__sb_printf(b, " on %u request%s", o->naux, o->naux == 1 ? "" : "s");
+        else
+            hs__sb_printf(b, " on %u request%s, %u not complete", o->naux,
+                          o->naux == 1 ? "" : "s", pend);
         break;
     }
     case OP_COLL:

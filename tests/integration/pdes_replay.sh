@@ -7,8 +7,8 @@
 # shifted mapping, a collective); a replay whose messages all cross the
 # partition; a trace recorded under Open MPI with wildcard receives; a
 # killed process stops the run with an error and no run directory; what a
-# parallel replay refuses (background jobs, RMA) and a replay that does not
-# complete.
+# parallel replay refuses (background jobs, RMA); a deadlocked replay and
+# one over --max-packets.
 . tests/integration/lib.sh
 
 hash_dir() { (cd "$1" 2>/dev/null && md5sum -- * | md5sum | cut -c1-32); }
@@ -144,17 +144,28 @@ if [ -x "$PAR" ]; then
     t_eq "a replay with background jobs is refused in parallel (usage error)" 2 $?
     t_grep "the refusal names the background" 'background jobs' "$T_TMP/r1"
     t_eq "and leaves no run directory" "" "$(ls -d "$T_TMP"/bg* 2>/dev/null)"
-    # a rank that recorded nothing: its neighbours wait for ever; the
-    # sequential run reports the deadlock, the parallel one fails, says to
-    # replay it with hopscope for the report, and writes nothing
+    # a rank that recorded nothing: its neighbours wait for ever.  At
+    # global idle the parallel run finds the deadlock as the sequential one
+    # does: exit 1, the same run directory (status deadlock, the leftovers'
+    # counts), and a report of the blocked ranks with the leftovers' counts
     cp -r "$T_TMP/halo" "$T_TMP/dead"
     head -c 64 "$T_TMP/halo/rank-000005.hst" > "$T_TMP/dead/rank-000005.hst"
-    timeout 60 $MPIRUN_OMPI -np 2 "$PAR" simulate -i "$T_TMP/dead" --topo fattree:k=4,n=2 \
-        -o "$T_TMP/rd" > "$T_TMP/r2" 2>&1 < /dev/null
-    t_eq "a deadlocked replay fails in parallel (exit 1)" 1 $?
-    t_grep "and says to replay it with hopscope" 'did not complete .*replay it with hopscope' \
-        "$T_TMP/r2"
-    t_eq "and leaves no run directory" "" "$(ls -d "$T_TMP"/rd* 2>/dev/null)"
+    timeout 60 "$HOPSCOPE" simulate -i "$T_TMP/dead" --topo fattree:k=4,n=2 --quiet \
+        -o "$T_TMP/rd" > /dev/null 2>&1 < /dev/null
+    t_eq "deadlock: the sequential replay exits 1" 1 $?
+    want=$(hash_dir "$T_TMP/rd")
+    for np in 2 3; do
+        rm -rf "$T_TMP/rd"
+        timeout 60 $MPIRUN_OMPI -np $np "$PAR" simulate -i "$T_TMP/dead" --topo fattree:k=4,n=2 \
+            --quiet -o "$T_TMP/rd" > "$T_TMP/r2" 2>&1 < /dev/null
+        t_eq "deadlock, $np processes: exit 1" 1 $?
+        t_eq "deadlock, $np processes: run directory identical to hopscope's" "$want" \
+            "$(hash_dir "$T_TMP/rd")"
+    done
+    t_grep "deadlock: the report names the blocked ranks" \
+        '^deadlock at .*: 3 of 8 application ranks/threads cannot go on' "$T_TMP/r2"
+    t_grep "deadlock: and the leftovers' counts" \
+        '6 messages never received, 6 receives never matched' "$T_TMP/r2"
     # --max-packets 64 on a canary whose allreduce brings its 48 estimated
     # packets to 96: the sequential replay stops; with 3 processes each
     # stays under 64, and the run still fails (part 0 checks the sum)
