@@ -17,7 +17,7 @@ BUILD=$1; OUT=$2
 H=$BUILD/bin/hopscope
 P=$BUILD/bin/openmpi/hopscope-par
 T=fattree:k=32,n=2
-ITERS=${ITERS:-10}
+ITERS=${ITERS:-20}
 RUNS=${RUNS:-3}
 W=$(mktemp -d "${TMPDIR:-/tmp}/hopscope-bench-pdes-replay.XXXXXX")
 trap 'rm -rf "$W"' EXIT
