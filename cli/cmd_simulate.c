@@ -437,6 +437,14 @@ static void check_hop_width(const sim_opts *o)
             "%u)\n", CMD, longest, c, (1u << c) - 2, fit);
 }
 
+static int place_whole(const char *tmp, const char *out, hs_error *err);
+static void print_par_stats(const hs_fabric *F, const hs_fabric_transport *tr);
+
+static void replay_par_stats(void *ctx, const hs_fabric *F)
+{
+    print_par_stats(F, ctx);
+}
+
 static int replay(sim_opts *o)
 {
     if (o->traffic_opt)
@@ -448,19 +456,48 @@ static int replay(sim_opts *o)
     o->rp.topo = o->topo;
     o->rp.net = o->prm;
     o->rp.out = o->out;
-    if (!o->quiet) {
+    if (!o->quiet && !hs__par_transport) {
         o->rp.progress = progress;
         o->rp.progress_every = 3.0;
     }
     hs_error err;
     hs_error_clear(&err);
+    char tmp[4096];
+    if (hs__par_transport) {
+        /* hopscope-par: this process replays the ranks of its part of the
+         * network; part 0 writes the run directory beside RUN and renames
+         * it into place, so a run whose processes did not all finish
+         * leaves none */
+        o->rp.transport = hs__par_transport;
+        o->rp.nparts = hs__par_np;
+        o->rp.part = hs__par_rank;
+        if (o->par_stats) {
+            o->rp.on_parallel_done = replay_par_stats;
+            o->rp.on_parallel_ctx = (void *)hs__par_transport;
+        }
+        if (o->out) {
+            if ((size_t)snprintf(tmp, sizeof tmp, "%s.part-%ld", o->out, (long)getpid()) >=
+                sizeof tmp)
+                return hs__usage_error(CMD, "run directory name too long");
+            hs__rm_rf(tmp);
+            o->rp.out = tmp;
+        }
+    }
     hs_replay_result r;
     int rc = hs_replay_run(&o->rp, &r, &err);
+    if (!rc && hs__par_transport && o->out && hs__par_rank == 0)
+        rc = place_whole(tmp, o->out, &err);
     if (rc) {
         fprintf(stderr, "hopscope %s: %s\n", CMD, hs_error_str(&err, rc));
         hs_replay_result_free(&r);
+        if (hs__par_transport && o->out)
+            hs__rm_rf(tmp);
         return rc == HS_EINVAL || rc == HS_EFORMAT || rc == HS_ENOENT || rc == HS_EVERSION
                    ? (rc == HS_EINVAL ? HS_EXIT_USAGE : HS_EXIT_FAIL) : HS_EXIT_FAIL;
+    }
+    if (hs__par_transport && hs__par_rank != 0) {
+        hs_replay_result_free(&r);   /* part 0 has the results: it reports */
+        return HS_EXIT_OK;
     }
     char a[32], b[32], c[32], d[32];
     if (!o->quiet) {
@@ -573,21 +610,13 @@ int hs__cmd_simulate_check(int argc, char **argv)
 
 static int sim_main(const char *cmd, int argc, char **argv);
 
-/* A parallel run's run directory: written whole beside RUN and renamed
- * into place, so that a run whose processes did not all finish leaves no
- * run directory, and an older RUN is replaced only by a complete one. */
-static int write_rundir_whole(hs_fabric *F, const char *out, extra_ctx *x, hs_error *err)
+/* Renames the complete run directory tmp to out (replacing an older one). */
+static int place_whole(const char *tmp, const char *out, hs_error *err)
 {
-    char tmp[4096], old[4096];
-    if ((size_t)snprintf(tmp, sizeof tmp, "%s.part-%ld", out, (long)getpid()) >= sizeof tmp ||
-        (size_t)snprintf(old, sizeof old, "%s.old-%ld", out, (long)getpid()) >= sizeof old)
+    char old[4096];
+    int rc;
+    if ((size_t)snprintf(old, sizeof old, "%s.old-%ld", out, (long)getpid()) >= sizeof old)
         return hs_error_set(err, HS_EINVAL, "run directory name too long");
-    hs__rm_rf(tmp);
-    int rc = hs_fabric_write_rundir(F, tmp, add_traffic, x, err);
-    if (rc) {
-        hs__rm_rf(tmp);
-        return rc;
-    }
     if (rename(tmp, out) == 0)
         return 0;
     if (errno != ENOTEMPTY && errno != EEXIST) {
@@ -603,6 +632,23 @@ static int write_rundir_whole(hs_fabric *F, const char *out, extra_ctx *x, hs_er
     }
     hs__rm_rf(old);
     return 0;
+}
+
+/* A parallel run's run directory: written whole beside RUN and renamed
+ * into place, so that a run whose processes did not all finish leaves no
+ * run directory, and an older RUN is replaced only by a complete one. */
+static int write_rundir_whole(hs_fabric *F, const char *out, extra_ctx *x, hs_error *err)
+{
+    char tmp[4096];
+    if ((size_t)snprintf(tmp, sizeof tmp, "%s.part-%ld", out, (long)getpid()) >= sizeof tmp)
+        return hs_error_set(err, HS_EINVAL, "run directory name too long");
+    hs__rm_rf(tmp);
+    int rc = hs_fabric_write_rundir(F, tmp, add_traffic, x, err);
+    if (rc) {
+        hs__rm_rf(tmp);
+        return rc;
+    }
+    return place_whole(tmp, out, err);
 }
 
 /* --par-stats: one line per process on stderr (bench/pdes.sh reads them). */
@@ -653,9 +699,6 @@ static int sim_main(const char *cmd, int argc, char **argv)
     if (!o.topo)
         return hs__usage_error(CMD, "give the network: --topo SPEC (see 'hopscope help topo')");
     check_hop_width(&o);
-    if (o.rp.trace && hs__par_transport)
-        return hs__usage_error(CMD, "a replay (-i) does not run in parallel yet: run it with "
-                               "hopscope (docs/fabric.md, \"Parallel runs\")");
     if (o.rp.trace)
         return replay(&o);
     if (o.rp.map || o.rp.background || o.rp.congestion_impact)

@@ -26,7 +26,7 @@ typedef struct pk {
 
 static void put(pk *w, const void *x, size_t n)
 {
-    if (w->err)
+    if (w->err || n == 0)   /* nothing (x may be NULL: a part without records) */
         return;
     if (w->dry) {
         w->n += n;
@@ -298,8 +298,10 @@ static int merge_records(hs_fabric *F, const hs__record *b, size_t nb)
             m[k] = j >= nb || (i < na && rec_cmp(&a[i], &b[j]) <= 0) ? a[i++] : b[j++];
         F->rec_dropped += n - keep;
     } else {
-        memcpy(m, a, na * sizeof *m);
-        memcpy(m + na, b, nb * sizeof *m);
+        if (na)   /* a part without records has none (NULL) */
+            memcpy(m, a, na * sizeof *m);
+        if (nb)
+            memcpy(m + na, b, nb * sizeof *m);
     }
     free(F->rec);
     F->rec = m;

@@ -166,6 +166,22 @@ static void phase_name(const hs_fabric *F, uint16_t id, char *buf, size_t n)
         snprintf(buf, n, "phase%u", id);
 }
 
+/* The phases' indices in the order their blocks are written: by phase id
+ * (the index is the order of first use in this process, which a
+ * partitioned run cannot reproduce; the ids are the client's, the same in
+ * every process).  NULL: out of memory. */
+static uint16_t *phase_order(const hs_fabric *F)
+{
+    uint16_t *o = malloc((F->nphase ? F->nphase : 1) * sizeof *o);
+    if (!o)
+        return NULL;
+    unsigned k = 0;
+    for (unsigned id = 0; id < 65536 && k < F->nphase; id++)
+        if (F->phase_idx[id] != 0xffff)
+            o[k++] = F->phase_idx[id];
+    return o;
+}
+
 /* TSV cells must not contain tabs or newlines (file names may). */
 static void tsv_cell(FILE *f, const char *s)
 {
@@ -269,12 +285,18 @@ static int write_phases(const hs_fabric *F, const char *dir, hs_error *err)
         return hs_error_set(err, HS_EIO, "cannot create '%s': %s", path, strerror(errno));
     fprintf(f, "# hopscope phases %d\n", FILE_VERSION);
     fprintf(f, "phase\tindex\tname\n");
+    uint16_t *ord = phase_order(F);
+    if (!ord) {
+        fclose(f);
+        return HS_ENOMEM;
+    }
     for (unsigned i = 0; i < F->nphase; i++) {
-        phase_name(F, F->phase_ids[i], a, sizeof a);
-        fprintf(f, "%u\t%u\t", F->phase_ids[i], i);
+        phase_name(F, F->phase_ids[ord[i]], a, sizeof a);
+        fprintf(f, "%u\t%u\t", F->phase_ids[ord[i]], i);
         tsv_cell(f, a);
         fputc('\n', f);
     }
+    free(ord);
     if (ferror(f) | (fclose(f) != 0))
         return hs_error_set(err, HS_EIO, "cannot write '%s'", path);
     return 0;
@@ -456,9 +478,18 @@ static int write_counters(const hs_fabric *F, const char *dir, uint32_t *nsets_o
     wr_u32(w, F->counters_ok ? 1 : 0);
     wr_u64(w, F->counters_ok ? 1ull << F->scheme.k : 0);
     wr_u64(w, F->prm.window);
-    for (unsigned i = 0; i < F->nphase; i++)
+    uint16_t *ord = phase_order(F);
+    if (!ord) {
+        wr_close(w, err);
+        free(w);
+        return HS_ENOMEM;
+    }
+    for (unsigned k = 0; k < F->nphase; k++) {
+        unsigned i = ord[k];
         if (F->ct_ph[i].n)
             wr_counters(w, 1, F->phase_ids[i], &F->ct_ph[i], second);
+    }
+    free(ord);
     for (size_t i = 0; i < F->nctwin; i++)
         if (F->ct_win[i])
             wr_counters(w, 2, i, F->ct_win[i], second);
@@ -530,6 +561,12 @@ static int write_truth(hs_fabric *F, const char *dir, uint32_t *nwin_out, hs_err
         free(w);
         return rc;
     }
+    uint16_t *ord = phase_order(F);
+    if (!ord) {
+        wr_close(w, err);
+        free(w);
+        return HS_ENOMEM;
+    }
     wr_header(w, "HSTRUTH\0", 48);
     wr_u32(w, F->L);
     wr_u32(w, F->nphase);
@@ -538,7 +575,7 @@ static int write_truth(hs_fabric *F, const char *dir, uint32_t *nwin_out, hs_err
     wr_u64(w, F->prm.window);
     wr_u64(w, 0);
     for (unsigned i = 0; i < F->nphase; i++)
-        wr_u32(w, F->phase_ids[i]);
+        wr_u32(w, F->phase_ids[ord[i]]);
     for (size_t i = 0; i < F->nwin; i++)
         if (F->truth_win[i])
             wr_u64(w, i);
@@ -547,7 +584,8 @@ static int write_truth(hs_fabric *F, const char *dir, uint32_t *nwin_out, hs_err
         wr_truth(w, &tot[l]);
     for (unsigned i = 0; i < F->nphase; i++)
         for (uint32_t l = 1; l <= F->L; l++)
-            wr_truth(w, &F->truth_ph[i][l]);
+            wr_truth(w, &F->truth_ph[ord[i]][l]);
+    free(ord);
     for (size_t i = 0; i < F->nwin; i++)
         if (F->truth_win[i])
             for (uint32_t l = 1; l <= F->L; l++)

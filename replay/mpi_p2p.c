@@ -607,9 +607,11 @@ static void arrived(rp *R, uint32_t m)
 {
     rp_msg *M = &R->msg[m];
     M->flags |= M_ARRIVED;
-    uint32_t e = hs__rp_mt_find(R, M->dst, M->src, M->comm, M->tag);
-    if (e == RP_NIL) {   /* cannot be: the entry lives while its messages are unmatched */
-        R->error = HS_EINVAL;
+    /* the receiver's entry: in a parallel run the sender's is another
+     * process's, and the receiver may have posted nothing on this key yet */
+    uint32_t e = mt_get(R, M->dst, M->src, M->comm, M->tag);
+    if (e == RP_NIL) {
+        R->error = HS_ENOMEM;
         return;
     }
     if (!(M->flags & M_APP)) {   /* background: the sender's record leaves its list */

@@ -398,6 +398,139 @@ static int place_app(rp *R, hs_mapping_cfg *map, hs_error *err)
     return rc;
 }
 
+/* The run of one process of a parallel replay: to global idle, the
+ * network's and the replay's results gathered at part 0, which writes the
+ * run directory (docs/fabric.md, "Parallel runs").  Every process goes
+ * through the same collective steps, failed or not. */
+static int run_par(rp *R, const hs_replay_params *p, const char *out, hs_replay_result *res,
+                   hs_mapping_cfg *map, double w0, double w_loaded, uint64_t warnings0,
+                   hs_error *err)
+{
+    const hs_fabric_transport *tr = p->transport;
+    int frc = hs_fabric_run_parallel(R->F, tr);
+    int lrc = R->error ? R->error : frc < 0 && frc != HS_EDEADLOCK ? frc : 0;
+    int grc = hs_fabric_gather_results(R->F, tr);
+    if (!lrc)
+        lrc = grc;
+    uint64_t us = 0, ur = 0;
+    int rc = hs__rp_par_gather(R, tr, lrc, warnings0, &us, &ur);
+    if (p->on_parallel_done)
+        p->on_parallel_done(p->on_parallel_ctx, R->F);
+    R->t_end = hs_fabric_now(R->F);
+    double w_ran = wall_now();
+    res->wall_load += w_loaded - w0;
+    res->wall_run += w_ran - w_loaded;
+    res->ops += R->nops;
+    if (hs_fabric_part(R->F) != 0 || rc) {
+        if (rc)
+            rc = rc == HS_ECHILD ? hs_error_set(err, rc, "another process of the run failed")
+               : R->over_packets
+               ? hs_error_set(err, HS_ERANGE, "the application has sent more than "
+                              "--max-packets %llu packets: raise the limit (0: none)",
+                              (unsigned long long)p->max_packets)
+               : hs_error_set(err, rc, "replay failed: %s", hs_strerror(rc));
+        rp_free(R);
+        return rc;
+    }
+    /* part 0: the whole run's results.  --max-packets bounds the packets
+     * the application sent in the whole run: each part checked its own
+     * count as it went; the sum, over the bound, fails the run as the
+     * sequential run fails (at some point of it) */
+    if (p->max_packets && R->app_packets > p->max_packets) {
+        rc = hs_error_set(err, HS_ERANGE, "the application has sent %llu packets, more than "
+                          "--max-packets %llu: raise the limit (0: none)",
+                          (unsigned long long)R->app_packets,
+                          (unsigned long long)p->max_packets);
+        rp_free(R);
+        return rc;
+    }
+    const rp_job *J = &R->jobs[0];
+    if (frc == HS_EDEADLOCK) {
+        /* a cycle of full buffers may span processes: not searched */
+        char tb[32];
+        rc = hs_error_set(err, HS_EDEADLOCK, "the network deadlocked (packets stuck in buffers "
+                          "at %s, %u of %u ranks/threads finished): a parallel run does not "
+                          "search the cycle; replay it with hopscope to see it",
+                          hs_time_str(R->t_end, tb, sizeof tb), R->app_done, R->app_actors);
+        rp_free(R);
+        return rc;
+    }
+    /* at global idle, ranks not done cannot go on: the sequential run's
+     * deadlock, found there too */
+    if (R->app_done != R->app_actors)
+        R->deadlock = 1;
+    res->ranks = J->nranks;
+    res->actors = R->app_actors;
+    res->rank_time = calloc(J->nranks ? J->nranks : 1, sizeof *res->rank_time);
+    if (!res->rank_time) {
+        rp_free(R);
+        return hs_error_set(err, HS_ENOMEM, "out of memory");
+    }
+    uint64_t comp = 0, comm = 0;
+    for (uint32_t a = J->actor0; a < J->actor0 + J->nactors; a++) {
+        const rp_actor *A = &R->actors[a];
+        uint32_t r = R->ranks[A->rank].jrank;
+        hs_time e = A->state == A_DONE ? A->t_end : R->t_end;
+        if (e > res->rank_time[r])
+            res->rank_time[r] = e;
+        comp += A->compute;
+        comm += A->comm;
+    }
+    for (uint32_t r = 0; r < J->nranks; r++)
+        if (res->rank_time[r] > res->total)
+            res->total = res->rank_time[r];
+    res->compute_mean = J->nranks ? (hs_time)((comp + J->nranks / 2) / J->nranks) : 0;
+    res->comm_mean = J->nranks ? (hs_time)((comm + J->nranks / 2) / J->nranks) : 0;
+    res->messages = R->app_msgs;
+    res->bytes = R->app_bytes;
+    hs__rp_lat_stats(R, -1, &res->lat);
+    hs__rp_report(R, res);
+    res->unmatched_sends = us;
+    res->unmatched_recvs = ur;
+    if (!res->status && (us || ur))
+        res->status = HS_ESTATE;
+    if (us || ur) {
+        /* the leftovers one by one are the receivers' processes': counts only */
+        char *old = res->report;
+        size_t n = (old ? strlen(old) : 0) + 300;
+        res->report = malloc(n);
+        if (res->report)
+            snprintf(res->report, n, "%s%llu message%s never received, %llu receive%s never "
+                     "matched (a parallel run gathers the counts: replay it with hopscope "
+                     "for the list)\n", old ? old : "", (unsigned long long)us,
+                     us == 1 ? "" : "s", (unsigned long long)ur, ur == 1 ? "" : "s");
+        free(old);
+    }
+    hs__rp_phases_result(R, res);
+    hs_fabric_stats st;
+    hs_fabric_get_stats(R->F, &st);
+    res->events += st.events;
+    res->hops += st.hops;
+    res->net = st;
+    res->packets_monitored = st.packets_monitored;
+    res->packets_overflowed = st.packets_overflowed;
+    res->max_route_links = hs_fabric_max_route_links(R->F);
+    res->monitor_p = R->jobs[0].sample_rate;
+    {
+        const hs_scheme *s = hs_fabric_scheme(R->F);
+        res->hop_bits = s->c;
+        res->field_bits = s->field_bits;
+    }
+    if (out) {
+        rc = hs_mkdir_p(out, err);
+        if (!rc)
+            rc = hs__rp_write_app_json(R, out, res, map, err);
+        if (!rc) {
+            extra_ctx x = { R, res };
+            rc = hs_fabric_write_rundir(R->F, out, manifest_extra, &x, err);
+        }
+    }
+    res->wall_write += wall_now() - w_ran;
+    res->wall += wall_now() - w0;
+    rp_free(R);
+    return rc;
+}
+
 static int run_once(const hs_replay_params *p, const char *bg, const char *out, const char *stage,
                     const hs_replay_result *iso, hs_replay_result *res, hs_error *err)
 {
@@ -422,6 +555,20 @@ static int run_once(const hs_replay_params *p, const char *bg, const char *out, 
         rc = hs__rp_coll_parse(R, p->coll, err);
     if (!rc)
         rc = hs_fabric_create(&R->F, p->topo, &p->net, err);
+    if (!rc && p->transport) {
+        /* this process simulates one part of the network and the ranks on
+         * its nodes (docs/fabric.md, "Parallel runs") */
+        rc = hs_fabric_partition(R->F, p->nparts, p->part);
+        if (rc)
+            rc = hs_error_set(err, rc == HS_ENOMEM ? HS_ENOMEM : HS_EINVAL,
+                              "cannot split %s over %u processes: %s", p->topo, p->nparts,
+                              rc == HS_ENOTSUP ? "routing=ugal-g (it reads queues of every "
+                                                 "group) and router=booksim (a cycle-level "
+                                                 "model of one process) run with hopscope only"
+                              : rc == HS_EINVAL ? "more processes than switches"
+                              : hs_strerror(rc));
+        R->par = 1;
+    }
     if (!rc) {
         R->nnodes = hs_topo_nodes(hs_fabric_topo(R->F));
         rc = hs__rp_load_trace(R, p->trace, 1, err);
@@ -449,6 +596,16 @@ static int run_once(const hs_replay_params *p, const char *bg, const char *out, 
         if (!R->req)
             rc = hs_error_set(err, HS_ENOMEM, "out of memory");
     }
+    if (!rc && (rc = hs__rp_phases_prepass(R)))
+        rc = hs_error_set(err, rc, "out of memory");
+    if (!rc && R->par && R->nwins)
+        rc = hs_error_set(err, HS_EINVAL, "the trace uses one-sided communication (RMA), "
+                          "which does not run in parallel: replay it with hopscope");
+    if (!rc && R->par && hs_fabric_nparts(R->F) > 1 &&
+        hs_fabric_lookahead(R->F) == HS_TIME_NEVER)
+        rc = hs_error_set(err, HS_EINVAL, "no link is cut between the parts");
+    if (!rc && R->par && hs_fabric_nparts(R->F) > 1 && (rc = hs__rp_par_balance(R)))
+        rc = hs_error_set(err, rc, "cannot balance the partition: %s", hs_strerror(rc));
     if (rc) {
         rp_free(R);
         return rc;
@@ -477,19 +634,25 @@ static int run_once(const hs_replay_params *p, const char *bg, const char *out, 
     int has_bg = 0;
     for (uint32_t j = 0; j < R->njobs; j++)
         has_bg |= !R->jobs[j].app;
+    R->to_idle = !has_bg;
     if (has_bg && (rc = hs_fabric_timer(R->F, R->watchdog, ck_make(TM_WATCHDOG, 0, 0)))) {
         rp_free(R);
         return hs_error_set(err, rc, "out of memory");
     }
-    /* Every actor starts at time 0, the end of MPI_Init. */
+    /* Every actor starts at time 0, the end of MPI_Init (in a parallel
+     * run, the actors of this process's nodes). */
+    uint64_t warnings0 = R->warnings;
     for (uint32_t a = 0; a < R->nactors; a++)
-        hs__rp_actor_ready(R, a);
+        if (!R->par || hs_fabric_node_local(R->F, R->ranks[R->actors[a].rank].node))
+            hs__rp_actor_ready(R, a);
     hs__rp_drain(R);
+    if (R->par)
+        return run_par(R, p, out, res, &map, w0, w_loaded, warnings0, err);
 
     hs_time slice = HS_PS_PER_US;
     double last = wall_now();
     int net_deadlock = 0;
-    while (!R->stop && !R->error) {
+    while (!R->error && (!R->stop || R->to_idle)) {
         hs_time now = hs_fabric_now(R->F);
         double t0 = wall_now();
         int r = hs_fabric_run(R->F, now > HS_TIME_NEVER - slice ? HS_TIME_NEVER : now + slice);
@@ -512,6 +675,8 @@ static int run_once(const hs_replay_params *p, const char *bg, const char *out, 
                 R->stop = 1;
             }
         }
+        if (r == 1 && R->to_idle)
+            break;                /* the end without a background: the network is idle */
         if (dt < 0.02 && slice < HS_PS_PER_S / 1000)
             slice *= 2;
         else if (dt > 0.2 && slice > 1000)
@@ -691,6 +856,13 @@ int hs_replay_run(const hs_replay_params *p, hs_replay_result *res, hs_error *er
     int rc = check_params(p, err);
     if (rc)
         return rc;
+    if (p->transport && (p->background || p->congestion_impact || p->wire || p->on_message))
+        return hs_error_set(err, HS_EINVAL, "%s does not run in parallel: replay it with hopscope",
+                            p->wire ? "a wire-level replay"
+                            : p->on_message ? "a replay reporting every message"
+                            : "a replay with background jobs (their eager credits read the "
+                              "receiver's state at once, and they loop until the application "
+                              "ends)");
     if (p->wire) {
         if (p->background || p->congestion_impact)
             return hs_error_set(err, HS_EINVAL, "a wire-level replay takes no background");

@@ -439,6 +439,9 @@ typedef struct rp {
     int       finished;      /* the application is done */
     int       deadlock;
     int       stop;          /* stopped: finished or deadlocked */
+    int       to_idle;       /* no background: the run goes on until the network is idle */
+    int       par;           /* a part of a parallel run: the end is decided at global idle */
+    uint32_t  par_qmax;      /* part 0 of a parallel run: the other parts' nic_queue_max */
     int       error;         /* sticky failure inside a callback */
     /* the application's packets against --max-packets (every message as if
      * it crossed the network): estimated from the trace when loading, and
@@ -529,6 +532,13 @@ void hs__rp_req_done(rp *R, uint32_t gi);
 /* Re-evaluates an actor blocked in an RMA synchronisation call. */
 void hs__rp_rma_recheck(rp *R, uint32_t a);
 void hs__rp_check_end(rp *R);
+int  hs__rp_phases_prepass(rp *R);
+/* Parallel runs (replay_par.c): the partition re-cut by the trace's bytes
+ * per rank; the replay's results gathered at part 0 (collective; part 0
+ * returns the first failure of any part, *us / *ur the leftovers of all). */
+int  hs__rp_par_balance(rp *R);
+int  hs__rp_par_gather(rp *R, const hs_fabric_transport *tr, int status, uint64_t warnings0,
+                       uint64_t *us, uint64_t *ur);
 /* The watchdog's timer: stops on a network deadlock or when the
  * application has made no progress for R->watchdog; else re-arms. */
 void hs__rp_watchdog(rp *R);

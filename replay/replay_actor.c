@@ -363,7 +363,9 @@ void hs__rp_rma_recheck(rp *R, uint32_t a)
 
 void hs__rp_check_end(rp *R)
 {
-    if (R->stop)
+    /* a part of a parallel run sees only its own ranks: the end is global
+     * idle, and whether every rank finished is gathered then */
+    if (R->stop || R->par)
         return;
     if (R->app_pending == 0 && R->ready_head == RP_NIL) {
         if (R->app_done == R->app_actors)
@@ -371,7 +373,11 @@ void hs__rp_check_end(rp *R)
         else
             R->deadlock = 1;
         R->stop = 1;
-        hs_fabric_stop(R->F);   /* a no-op outside hs_fabric_run */
+        /* without a background the network drains first (the end rule,
+         * docs/replay.md): only credits and the last packets' own events
+         * follow, and a partitioned run can honour "until idle" exactly */
+        if (!R->to_idle)
+            hs_fabric_stop(R->F);   /* a no-op outside hs_fabric_run */
     }
 }
 
@@ -397,4 +403,86 @@ void hs__rp_drain(rp *R)
         return;
     }
     hs__rp_check_end(R);
+}
+
+/* Phase ids before the run (docs/replay.md, "Phases"): the phases of the
+ * application's point-to-point tags and collective kinds, numbered by a
+ * scan of the actors' programs (actor by actor, each in program order)
+ * that calls hs__rp_phase for exactly the operations whose issue would
+ * (exec above).  The ids then do not depend on the order in which the
+ * calls run, which a partitioned run could not reproduce (packets carry
+ * the ids); the "other tags" overflow is decided in the same scan.  RMA
+ * phases are still numbered when first used (RMA runs only sequentially). */
+int hs__rp_phases_prepass(rp *R)
+{
+    rp_map slot_op;
+    if (hs__rp_map_init(&slot_op, 64))
+        return HS_ENOMEM;
+    for (uint32_t a = 0; a < R->nactors && !R->error; a++) {
+        const rp_actor *A = &R->actors[a];
+        const rp_job *J = &R->jobs[R->ranks[A->rank].job];
+        if (!J->app)
+            continue;
+        slot_op.n = 0;
+        memset(slot_op.k, 0, slot_op.cap * sizeof *slot_op.k);
+        for (uint32_t pc = A->op0; pc < A->op0 + A->nops && !R->error; pc++) {
+            const rp_op *op = &R->ops[pc];
+            switch (op->code) {
+            case OP_SEND:
+            case OP_ISEND:
+            case OP_RECV:
+            case OP_PROBE:
+                tag_phase(R, J, op->tag);
+                break;
+            case OP_IRECV:
+                if (!(op->flags & (F_NULLPEER | F_CANCELLED | F_UNRESOLVED)))
+                    tag_phase(R, J, op->tag);
+                break;
+            case OP_PSEND:
+            case OP_PRECV: {
+                if (op->peer >= 0 && op->tag >= 0)
+                    tag_phase(R, J, op->tag);
+                uint64_t *v = op->slot != RP_NIL ? hs__rp_map_get(&slot_op, (uint64_t)op->slot + 1)
+                                                 : NULL;
+                if (op->slot != RP_NIL && !v) {
+                    hs__rp_map_free(&slot_op);
+                    return HS_ENOMEM;
+                }
+                if (v)
+                    *v = (uint64_t)pc + 1;
+                break;
+            }
+            case OP_SENDRECV:
+                tag_phase(R, J, (op->flags & F_NOSEND) ? op->tag2 : op->tag);
+                break;
+            case OP_ISENDRECV:
+                tag_phase(R, J, !(op->flags & F_NOSEND) ? op->tag : op->tag2);
+                break;
+            case OP_START:
+                for (uint32_t i = 0; i < op->naux; i++) {
+                    const uint64_t *w = &R->aux[op->aux + 2 * i];
+                    unsigned fl = (unsigned)(w[0] >> 32);
+                    uint64_t *v = hs__rp_map_find(&slot_op, (uint64_t)(uint32_t)w[0] + 1);
+                    if (!v || !*v)
+                        continue;
+                    const rp_op *init = &R->ops[*v - 1];
+                    if (init->code == OP_PSEND)
+                        tag_phase(R, J, init->tag);
+                    else if (!(init->flags & F_NULLPEER || fl & (F_UNRESOLVED | F_CANCELLED)))
+                        tag_phase(R, J, (int32_t)(uint32_t)w[1]);
+                }
+                break;
+            case OP_COLL: {
+                hs__coll_kind kind;
+                if (!hs__rp_coll_kind(op->kind, &kind))
+                    hs__rp_phase(R, PH_COLL, (int32_t)kind);
+                break;
+            }
+            default:
+                break;
+            }
+        }
+    }
+    hs__rp_map_free(&slot_op);
+    return R->error;
 }

@@ -242,7 +242,11 @@ static void describe_op(rp *R, hs__sbuf *b, const rp_actor *A, const rp_op *o)
         uint32_t pend = 0;
         for (uint32_t i = 0; i < o->naux; i++)
             pend += R->req[K->req0 + (uint32_t)R->aux[o->aux + i]].pending != 0;
-        hs__sb_printf(b, " on %u request%s, %u not complete", o->naux, o->naux == 1 ? "" : "s", pend);
+        if (R->par && !hs_fabric_node_local(R->F, K->node))   /* another process's requests */
+            hs__sb_printf(b, " on %u request%s", o->naux, o->naux == 1 ? "" : "s");
+        else
+            hs__sb_printf(b, " on %u request%s, %u not complete", o->naux,
+                          o->naux == 1 ? "" : "s", pend);
         break;
     }
     case OP_COLL:
@@ -343,7 +347,9 @@ void hs__rp_report(rp *R, hs_replay_result *res)
     uint64_t us = 0, ur = 0;
     unsigned ls = 0, lr = 0;
     hs__sbuf bs = { NULL, 0, 0 }, br = { NULL, 0, 0 };
-    for (size_t i = 0; i < R->capmt; i++) {
+    /* a parallel run's leftovers are counted at the receivers and
+     * gathered (replay_par.c); a run with any is refused there */
+    for (size_t i = 0; i < R->capmt && !R->par; i++) {
         const rp_ment *e = &R->mt[i];
         if (e->dst == RP_NIL || !is_app_rank(R, e->dst))
             continue;
@@ -783,6 +789,8 @@ int hs__rp_write_app_json(rp *R, const char *dir, const hs_replay_result *res,
             uint32_t q = hs_fabric_nic_queue_max(R->F, R->ranks[J->rank0 + r].node);
             qmax = q > qmax ? q : qmax;
         }
+        if (R->par_qmax > qmax)   /* other parts' NICs (a parallel run) */
+            qmax = R->par_qmax;
         hs_json_key(&j, "nic_queue_max");
         hs_json_uint(&j, qmax);
     }

@@ -162,6 +162,19 @@ typedef struct hs_replay_params {
      * congestion_impact it is called in both runs (isolated first). */
     void   (*on_message)(void *ctx, const struct hs_replay_msg *m);
     void    *on_message_ctx;
+    /* A parallel run (hopscope-par simulate -i; docs/fabric.md, "Parallel
+     * runs"): the transport between the processes, their number and this
+     * one's index.  Every process calls hs_replay_run with the same
+     * parameters; part 0 gets the results and writes the run directory.
+     * No background, congestion impact, RMA, wire-level replay or
+     * on_message.  NULL: a sequential run. */
+    const hs_fabric_transport *transport;
+    unsigned nparts, part;
+    /* A parallel run: called in every process once the results are
+     * gathered, with its fabric (hs_fabric_par_stats_get; collective calls
+     * such as hs_fabric_par_critical are allowed).  NULL: none. */
+    void   (*on_parallel_done)(void *ctx, const hs_fabric *f);
+    void    *on_parallel_ctx;
 } hs_replay_params;
 
 /* One application message, as on_message sees it. */

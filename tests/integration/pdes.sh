@@ -128,9 +128,6 @@ if [ -x "$PAR" ]; then
     t_eq "router=booksim refused in parallel (usage error)" 2 $?
     t_grep "the refusal names router=booksim" 'router=booksim' "$T_TMP/r5"
     t_eq "and leaves no run directory" "" "$(ls -d "$T_TMP"/bs* 2>/dev/null)"
-    "$HOPSCOPE" gen halo3d --ranks 8 --iters 1 -o "$T_TMP/h.trace" --quiet
-    $MPIRUN_OMPI -np 2 "$PAR" simulate --topo torus:4x4 -i "$T_TMP/h.trace" > "$T_TMP/r3" 2>&1
-    t_eq "a replay is refused in parallel (not built yet)" 2 $?
     $MPIRUN_OMPI -np 2 "$PAR" topo torus:4x4 > "$T_TMP/r4" 2>&1
     t_eq "hopscope-par refuses commands other than simulate, sweep and whatif" 2 $?
     t_grep "the refusal names what runs in parallel" "runs 'simulate', 'sweep' and 'whatif'" "$T_TMP/r4"

@@ -13,6 +13,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -485,6 +486,234 @@ static void test_watchdog_needs_background(void **s)
     assert_int_equal(hs_replay_run(&p, &r, &e), 0);
     assert_int_equal(r.status, 0);
     assert_int_equal(r.total, 2 * 3 * L(4096));
+    hs_replay_result_free(&r);
+    rm_trace();
+}
+
+/* Phase ids are given before the run, by a scan of the ranks' programs in
+ * rank order (docs/replay.md, "Phases and time"): rank 1 sends tag 9 at
+ * time 0, while rank 0 computes for 10 us before its send of tag 5, yet
+ * tag 5 is phase 0 (the first tag of rank 0's program) and tag 9 phase 1.
+ * Given at first use in simulated time, tag 9 was phase 0.  Without a
+ * background the run ends when the network is idle: nothing is left in
+ * flight, and the job's time is still its last rank's finish. */
+static void test_phases_before_run(void **s)
+{
+    (void)s;
+    tw w[2];
+    new_trace(2, w);
+    send_(&w[0], HS_TRACE_SEND, 1, 5, 64, 10000);
+    recv_(&w[0], 1, 9, 64, 0);
+    send_(&w[1], HS_TRACE_SEND, 0, 9, 64, 0);
+    recv_(&w[1], 0, 5, 64, 0);
+    finish(w, 2);
+    hs_replay_result r;
+    assert_int_equal(replay(NULL, 1, &r), 0);
+    assert_int_equal(r.status, 0);
+    assert_int_equal(r.nphases, 2);
+    assert_string_equal(r.phases[0].name, "tag 5");
+    assert_string_equal(r.phases[1].name, "tag 9");
+    assert_int_equal(r.phases[0].messages, 1);
+    assert_int_equal(r.phases[1].messages, 1);
+    assert_int_equal(r.net.packets_in_flight, 0);
+    assert_int_equal(r.net.messages_delivered, 2);
+    /* rank 0: 10 us, then its eager send; rank 1's receive completes when
+     * that message arrives */
+    assert_int_equal(r.rank_time[1], 10000 * HS_PS_PER_NS + L(64));
+    assert_int_equal(r.total, r.rank_time[1]);
+    hs_replay_result_free(&r);
+    rm_trace();
+}
+
+/* ---- a parallel replay in one process (threads as MPI processes) ------------
+ * The transport of hopscope-par (cli/par_mpi.c) over threads: min_time is a
+ * minimum through a barrier, exchange copies what every part left for this
+ * one.  Each thread runs hs_replay_run as one part; part 0 writes the run
+ * directory, which must equal the sequential run's byte for byte. */
+#define PT_MAX 4
+typedef struct pt_shared {
+    pthread_barrier_t bar;
+    unsigned np;
+    hs_time t[PT_MAX];
+    const void *const *out[PT_MAX];
+    const size_t *outlen[PT_MAX];
+} pt_shared;
+typedef struct pt_ctx {
+    pt_shared *sh;
+    unsigned me;
+    unsigned char *rbuf;
+    size_t rcap;
+    hs_replay_params p;
+    hs_replay_result r;
+    int rc;
+    char out[300];
+} pt_ctx;
+
+static int pt_min(void *ctx, hs_time *t)
+{
+    pt_ctx *c = ctx;
+    pt_shared *sh = c->sh;
+    sh->t[c->me] = *t;
+    pthread_barrier_wait(&sh->bar);
+    hs_time m = HS_TIME_NEVER;
+    for (unsigned i = 0; i < sh->np; i++)
+        if (sh->t[i] < m)
+            m = sh->t[i];
+    pthread_barrier_wait(&sh->bar);
+    *t = m;
+    return 0;
+}
+
+static int pt_exchange(void *ctx, const void *const *out, const size_t *outlen, const void **in,
+                       size_t *inlen)
+{
+    pt_ctx *c = ctx;
+    pt_shared *sh = c->sh;
+    sh->out[c->me] = out;
+    sh->outlen[c->me] = outlen;
+    pthread_barrier_wait(&sh->bar);
+    size_t n = 0;
+    for (unsigned q = 0; q < sh->np; q++)
+        if (q != c->me)
+            n += sh->outlen[q][c->me];
+    if (n > c->rcap) {
+        unsigned char *b = realloc(c->rbuf, n);
+        if (b) {
+            c->rbuf = b;
+            c->rcap = n;
+        }
+    }
+    size_t k = 0;
+    for (unsigned q = 0; q < sh->np && n <= c->rcap; q++)
+        if (q != c->me && sh->outlen[q][c->me]) {
+            memcpy(c->rbuf + k, sh->out[q][c->me], sh->outlen[q][c->me]);
+            k += sh->outlen[q][c->me];
+        }
+    pthread_barrier_wait(&sh->bar);   /* the senders' buffers stay until all copied */
+    *in = c->rbuf;
+    *inlen = k;
+    return n <= c->rcap ? 0 : HS_ENOMEM;
+}
+
+static void *pt_run(void *arg)
+{
+    pt_ctx *c = arg;
+    hs_error e;
+    hs_error_clear(&e);
+    c->rc = hs_replay_run(&c->p, &c->r, &e);
+    if (c->rc)
+        print_error("part %u: %s\n", c->me, hs_error_str(&e, c->rc));
+    return NULL;
+}
+
+/* 1 when every file of directory a is in b with the same bytes, and b has
+ * no other file. */
+static int same_dirs(const char *a, const char *b)
+{
+    char cmd[800];
+    snprintf(cmd, sizeof cmd, "diff -r '%s' '%s' > /dev/null 2>&1", a, b);
+    return system(cmd) == 0;
+}
+
+/* A ring of rendezvous messages (Irecv, Isend, Wait), an allreduce, and
+ * eager sends to the rank four away, on 8 ranks, 2 per node with a
+ * shifted mapping on a 4x4 torus (shared-memory legs and network messages),
+ * replayed sequentially and as 2 and 3 parts. */
+static void test_parallel_in_process(void **s)
+{
+    (void)s;
+    const uint32_t n = 8;
+    tw w[8];
+    new_trace(n, w);
+    for (uint32_t r = 0; r < n; r++) {
+        uint64_t rq = irecv(&w[r], (int32_t)((r + n - 1) % n), 3, 40000, 0);
+        uint64_t sq = isend(&w[r], (int32_t)((r + 1) % n), 3, 40000, 1000 * r);
+        wait1(&w[r], sq, -1, 0, 0, 0);
+        wait1(&w[r], rq, (int32_t)((r + n - 1) % n), 3, 40000, 0);
+        coll(&w[r], HS_TRACE_ALLREDUCE, 256, 2000);
+        if (r < 4) {
+            send_(&w[r], HS_TRACE_SEND, (int32_t)(r + 4), 9, 512, 0);
+            recv_(&w[r], (int32_t)(r + 4), 9, 512, 0);
+        } else {
+            recv_(&w[r], (int32_t)(r - 4), 9, 512, 0);
+            send_(&w[r], HS_TRACE_SEND, (int32_t)(r - 4), 9, 512, 0);
+        }
+    }
+    finish(w, n);
+    char seq[300];
+    snprintf(seq, sizeof seq, "%s/seq", dir);
+    hs_replay_params p;
+    params(&p);
+    p.topo = "torus:4x4";
+    p.ppn = 2;
+    p.map = "shift:3";
+    p.command = "unit test";
+    p.out = seq;
+    hs_replay_result r;
+    hs_error e;
+    hs_error_clear(&e);
+    assert_int_equal(hs_replay_run(&p, &r, &e), 0);
+    assert_int_equal(r.status, 0);
+    assert_int_equal(r.unmatched_sends + r.unmatched_recvs, 0);
+    hs_time total = r.total;
+    uint64_t msgs = r.messages;
+    hs_replay_result_free(&r);
+    for (unsigned np = 2; np <= 3; np++) {
+        pt_shared sh;
+        memset(&sh, 0, sizeof sh);
+        sh.np = np;
+        assert_int_equal(pthread_barrier_init(&sh.bar, NULL, np), 0);
+        pt_ctx c[PT_MAX];
+        pthread_t th[PT_MAX];
+        hs_fabric_transport tr[PT_MAX];
+        memset(c, 0, sizeof c);
+        for (unsigned i = 0; i < np; i++) {
+            c[i].sh = &sh;
+            c[i].me = i;
+            c[i].p = p;
+            snprintf(c[i].out, sizeof c[i].out, "%s/par%u", dir, np);
+            c[i].p.out = c[i].out;
+            tr[i] = (hs_fabric_transport){ pt_min, pt_exchange, &c[i] };
+            c[i].p.transport = &tr[i];
+            c[i].p.nparts = np;
+            c[i].p.part = i;
+        }
+        for (unsigned i = 0; i < np; i++)
+            assert_int_equal(pthread_create(&th[i], NULL, pt_run, &c[i]), 0);
+        for (unsigned i = 0; i < np; i++)
+            pthread_join(th[i], NULL);
+        pthread_barrier_destroy(&sh.bar);
+        for (unsigned i = 0; i < np; i++) {
+            assert_int_equal(c[i].rc, 0);
+            free(c[i].rbuf);
+        }
+        assert_int_equal(c[0].r.total, total);
+        assert_int_equal(c[0].r.messages, msgs);
+        for (unsigned i = 0; i < np; i++)
+            hs_replay_result_free(&c[i].r);
+        if (!same_dirs(seq, c[0].out))
+            fail_msg("%u parts: the run directory differs from the sequential run's", np);
+    }
+    rm_trace();
+}
+
+/* A background job is refused in a parallel run, before anything runs. */
+static void test_parallel_refuses_background(void **s)
+{
+    (void)s;
+    pingpong_trace(64, 1);
+    hs_replay_params p;
+    params(&p);
+    p.background = "incast";
+    hs_fabric_transport tr = { pt_min, pt_exchange, NULL };
+    p.transport = &tr;
+    p.nparts = 2;
+    p.part = 0;
+    hs_replay_result r;
+    hs_error e;
+    hs_error_clear(&e);
+    assert_int_equal(hs_replay_run(&p, &r, &e), HS_EINVAL);
+    assert_non_null(strstr(e.msg, "background jobs"));
     hs_replay_result_free(&r);
     rm_trace();
 }
@@ -1162,6 +1391,9 @@ int main(void)
         cmocka_unit_test(test_probe_waits),
         cmocka_unit_test(test_ssend_waits_for_receiver),
         cmocka_unit_test(test_watchdog_needs_background),
+        cmocka_unit_test(test_phases_before_run),
+        cmocka_unit_test(test_parallel_in_process),
+        cmocka_unit_test(test_parallel_refuses_background),
         cmocka_unit_test(test_deadlock_reported),
         cmocka_unit_test(test_leftover_reported),
         cmocka_unit_test(test_max_compute),
