@@ -12,13 +12,21 @@
  *     their lengths: no record falls back to the whole set), and the links
  *     the decoder offers for it are exactly those on a path of that length;
  *   - the hop counts are Valiant lengths (4 to 7 links), and candidates on
- *     paths of other lengths are left out. */
+ *     paths of other lengths are left out.
+ * And the judge's score test with each link's own packets' hop counts
+ * (analyzer/analyze.c hop_sums, hs__an_hbar): on a fat-tree, a node link
+ * that only packets within one leaf switch cross (2 links each) has mean
+ * hops exactly 2 where the run's mean is near 4, a link of the 4-link
+ * paths exactly 4, and the lightly used node link, with no flagged record,
+ * is judged clear with its 2 hops where the run's mean leaves it
+ * undecided. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <cmocka.h>
 
 #include "an_runs.h"
+#include "hopscope/analyzer.h"
 #include "../../analyzer/route.h"
 
 #define NMAX 64
@@ -180,10 +188,62 @@ static void valiant_lengths(void **state)
     an_end(&R);
 }
 
+static void link_hops(void **state)
+{
+    (void)state;
+    an_run R;
+    an_begin(&R, "fattree:k=4,n=2", 5);
+    an_ranks(&R, 16, NULL);
+    an_phase(&R, 1, "p2p", "p2p", 1, NULL, 1);
+    /* node 0 -> node 1 (one leaf: 2 links) lightly, node 2 -> node 12
+     * (another leaf: injection, up, down, ejection) heavily */
+    an_stream(&R, 0, 1, 0.01, 1024, 1, 1, 0, 160 * HS_PS_PER_US, 0, 1);
+    an_stream(&R, 2, 12, 0.3, 1024, 1, 1, 0, 160 * HS_PS_PER_US, 2, 12);
+    an_finish(&R);
+    hs_analyze_params prm;
+    hs_analyze_params_default(&prm);
+    hs_analysis *a;
+    hs_error err;
+    int rc = hs_analyze_run(R.dir, &prm, &a, &err);
+    if (rc)
+        fail_msg("%s", hs_error_str(&err, rc));
+    const hs__run *r = a->r;
+    uint32_t inj0 = r->nd[0].inj, inj2 = r->nd[2].inj, ej12 = r->nd[12].ej;
+    assert_true(a->hop_n[inj0] > 20 && a->hop_n[inj0] < 60);
+    assert_true(a->hop_n[inj2] > 10 * a->hop_n[inj0]);
+    assert_true(hs__an_hbar(a, inj0) == 2.0);
+    assert_true(hs__an_hbar(a, inj2) == 4.0);
+    assert_true(hs__an_hbar(a, ej12) == 4.0);
+    /* the up-link node 2's packets take: 4 hops; a link none crosses: the
+     * run's mean */
+    uint32_t up = 0, idle = 0;
+    for (uint32_t l = 1; l <= r->L; l++)
+        if (r->lk[l].kind == HS__LK_SWITCH && a->hop_n[l] > 0)
+            up = l;
+        else if (r->lk[l].kind == HS__LK_SWITCH && !idle)
+            idle = l;
+    assert_true(up != 0 && idle != 0);
+    assert_true(hs__an_hbar(a, up) == 4.0);
+    assert_true(hs__an_hbar(a, idle) == a->judge_hbar);
+    assert_true(a->judge_hbar > 3.8 && a->judge_hbar < 4.0);
+    /* node 0's link: no flagged record; clear with its own 2 hops, and
+     * the run's mean alone would leave it undecided */
+    const hs_estimate *e = &a->est[inj0];
+    assert_true(e->traffic == a->hop_n[inj0]);
+    assert_true(e->congested == 0);
+    assert_int_equal(a->verdict[inj0], HS__V_CLEAR);
+    assert_int_equal(hs__an_judge_one(e, prm.cf_threshold, prm.z, prm.max_traffic_cv,
+                                      a->judge_hbar, 1.0, NULL),
+                     HS__V_UNDECIDED);
+    hs_an_free(a);
+    an_end(&R);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(valiant_lengths),
+        cmocka_unit_test(link_hops),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
