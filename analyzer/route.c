@@ -284,37 +284,38 @@ static int detours(hs__paths *p, hs__pentry *e, uint32_t s0, uint32_t c, uint32_
 }
 
 /* Path lengths through the breadth-first part of entry e (the tables'
- * allowed outputs from s0 towards class c, switch dsw; queue[0..nq) the
- * switches reached): pre[s] the lengths from s0 to s, suf[s] from s to
- * dsw (bit n: n switch links), to a fixed point (the outputs of minimal
- * tables form a DAG, so it comes within nq + 1 passes).  Each link's mask
- * is then every pre(from) + 1 + suf(to), plus the two node links.  0 when
- * a length does not fit in 62 bits (then no record is filtered by it). */
-static uint64_t bfs_lengths(hs__paths *p, hs__pentry *e, uint32_t c, uint32_t dsw, uint32_t nq)
+ * allowed outputs from s0 towards class c, switch dsw: the pool's links
+ * from e->off, listed in the breadth-first order of their switches;
+ * queue[0..nq) the switches reached): pre[s] the lengths from s0 to s,
+ * suf[s] from s to dsw (bit n: n switch links), to a fixed point, pre
+ * forward and suf backward over the links (the outputs of minimal tables
+ * form a DAG that the breadth-first order sorts: two passes, the second
+ * changing nothing).  Each link's mask is then every pre(from) + 1 +
+ * suf(to), plus the two node links.  0 when the passes do not settle or a
+ * length does not fit in 61 bits (then no record is filtered by it). */
+static uint64_t bfs_lengths(hs__paths *p, hs__pentry *e, uint32_t dsw, uint32_t nq)
 {
     const hs__run *r = p->r;
-    uint32_t set[HS__ROUTE_MAX];
+    const uint32_t *pl = p->pool + e->off;
     for (uint32_t i = 0; i < nq; i++)
         p->pre[p->queue[i]] = p->suf[p->queue[i]] = 0;
     p->pre[p->queue[0]] = 1;
     int changed = 1;
     for (uint32_t pass = 0; changed && pass <= nq + 1; pass++) {
         changed = 0;
-        for (uint32_t i = 0; i < nq; i++) {
-            uint32_t u = p->queue[i];
-            unsigned k = hs__route_set(r, u, c, set);
-            for (unsigned j = 0; j < k; j++) {
-                uint32_t v = r->lk[set[j]].to;
-                uint64_t sv = v == dsw ? 1 : p->suf[v];
-                uint64_t ns = p->suf[u] | sv << 1;
-                changed |= ns != p->suf[u];
-                p->suf[u] = ns;
-                if (v != dsw) {
-                    uint64_t np = p->pre[v] | p->pre[u] << 1;
-                    changed |= np != p->pre[v];
-                    p->pre[v] = np;
-                }
-            }
+        for (uint32_t i = 0; i < e->n; i++) {
+            const hs__link *k = &r->lk[pl[i]];
+            if (k->to == dsw)
+                continue;
+            uint64_t np = p->pre[k->to] | p->pre[k->from] << 1;
+            changed |= np != p->pre[k->to];
+            p->pre[k->to] = np;
+        }
+        for (uint32_t i = e->n; i-- > 0;) {
+            const hs__link *k = &r->lk[pl[i]];
+            uint64_t ns = p->suf[k->from] | (k->to == dsw ? 1 : p->suf[k->to]) << 1;
+            changed |= ns != p->suf[k->from];
+            p->suf[k->from] = ns;
         }
     }
     if (changed)
@@ -323,7 +324,7 @@ static uint64_t bfs_lengths(hs__paths *p, hs__pentry *e, uint32_t c, uint32_t ds
     if (lens >> 61)
         return 0;
     for (uint32_t i = 0; i < e->n; i++) {
-        const hs__link *k = &r->lk[p->pool[e->off + i]];
+        const hs__link *k = &r->lk[pl[i]];
         uint64_t sv = k->to == dsw ? 1 : p->suf[k->to], m = 0;
         for (unsigned b = 0; b < 61; b++)
             if (p->pre[k->from] >> b & 1)
@@ -380,7 +381,7 @@ static int build(hs__paths *p, hs__pentry *e, uint32_t s0, uint32_t c)
             }
         }
     }
-    e->lens = bfs_lengths(p, e, c, dsw, (uint32_t)qt);
+    e->lens = bfs_lengths(p, e, dsw, (uint32_t)qt);
     int nolen = !e->lens;
     if (p->nonminimal) {
         if ((rc0 = detours(p, e, s0, c, dsw, &nolen)))

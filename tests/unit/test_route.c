@@ -12,7 +12,9 @@
  *     their lengths: no record falls back to the whole set), and the links
  *     the decoder offers for it are exactly those on a path of that length;
  *   - the hop counts are Valiant lengths (4 to 7 links), and candidates on
- *     paths of other lengths are left out.
+ *     paths of other lengths are left out;
+ *   - an adaptive fat-tree (k=4, n=3): every candidate link between pods
+ *     carries the one length 6, between leaves of one pod 4.
  * And the judge's score test with each link's own packets' hop counts
  * (analyzer/analyze.c hop_sums, hs__an_hbar): on a fat-tree, a node link
  * that only packets within one leaf switch cross (2 links each) has mean
@@ -188,6 +190,46 @@ static void valiant_lengths(void **state)
     an_end(&R);
 }
 
+/* Adaptive fat-tree: many candidate links, every path between pods 4
+ * switch links long, so every candidate carries that one length (and
+ * between leaves of one pod, 2 switch links). */
+static void adaptive_lengths(void **state)
+{
+    (void)state;
+    an_run R;
+    an_begin(&R, "fattree:k=4,n=3,routing=adaptive", 3);
+    an_ranks(&R, 64, NULL);
+    an_phase(&R, 1, "p2p", "p2p", 1, NULL, 1);
+    /* 4 nodes per leaf, 16 per pod: node 63 in another pod, node 15 on
+     * another leaf of node 0's pod */
+    an_stream(&R, 0, 63, 0.2, 1024, 1, 1, 0, 20 * HS_PS_PER_US, 0, 63);
+    an_stream(&R, 0, 15, 0.2, 1024, 1, 1, 0, 20 * HS_PS_PER_US, 0, 15);
+    an_finish(&R);
+    hs__run *r;
+    hs_error err;
+    int rc = hs__an_run_open(R.dir, &r, &err);
+    if (rc)
+        fail_msg("%s", hs_error_str(&err, rc));
+    hs__paths p;
+    assert_int_equal(hs__an_paths_init(&p, r, &err), 0);
+    assert_false(p.exact);
+    assert_int_equal(r->N, 64);
+    const uint32_t dst[2] = { 63, 15 };
+    const uint64_t len[2] = { 1ull << 6, 1ull << 4 };
+    for (int i = 0; i < 2; i++) {
+        hs__pentry *e;
+        assert_int_equal(hs__an_paths_get(&p, r->nd[0].sw, hs__node_class(r, dst[i]), &e), 0);
+        assert_int_equal(e->lens, len[i]);
+        assert_true(e->n > (i == 0 ? 4u : 2u));   /* several candidate paths */
+        assert_int_equal(e->nlast, 4);   /* the 4 up-ports of the destination leaf */
+        for (uint32_t j = 0; j < e->n; j++)
+            assert_int_equal(p.plen[e->off + j], len[i]);
+    }
+    hs__an_paths_free(&p);
+    hs__an_run_close(r);
+    an_end(&R);
+}
+
 static void link_hops(void **state)
 {
     (void)state;
@@ -243,6 +285,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(valiant_lengths),
+        cmocka_unit_test(adaptive_lengths),
         cmocka_unit_test(link_hops),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
