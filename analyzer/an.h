@@ -440,6 +440,9 @@ struct hs_analysis {
                                            hold (< 1 only when records were capped) */
     double   judge_hbar;                /* mean hops (root mean square) of the
                                            decoded records, for hs__an_judge_se */
+    double  *hop_sum, *hop_n;           /* per link: the hop counts of the records
+                                           known to cross it, summed, and their
+                                           number (0: not known, judge_hbar) */
     double   sample_p;                  /* probability a message was monitored: every
                                            estimate is divided by it (hs__an_est) */
     double   msg_packets;               /* packet-weighted mean packets per message */
@@ -507,6 +510,8 @@ double hs__an_feeds(const hs_analysis *a, uint32_t u, uint32_t v);
  * threshold when larger (hbar: mean hops of the monitored packets, p: the
  * monitored probability; hbar 0 turns it off). */
 double hs__an_judge_se(const hs_estimate *e, double threshold, double hbar, double p);
+/* The mean hop count of link l's packets (judge_hbar when unknown). */
+double hs__an_hbar(const hs_analysis *a, uint32_t l);
 int hs__an_judge_one(const hs_estimate *e, double threshold, double z, double max_cv,
                      double hbar, double p, double *need);
 /* The critical value for an SE estimated from n packets: Student's t with

@@ -204,6 +204,57 @@ void hs__an_est(const hs_analysis *a, const hs_linksum *ls, int exact, hs_estima
 /* A link's own estimate judged by its standard error (judge.c): status OK
  * when it decides (congested or clear), congested when above the threshold
  * with confidence.  *verdict (may be NULL) gets the HS__V_* verdict. */
+static void classify_h(const hs_analysis *a, const hs_estimate *e, double hbar, uint8_t *status,
+                       uint8_t *cong, uint8_t *verdict)
+{
+    const hs_analyze_params *p = &a->p;
+    int v = hs__an_judge_one(e, p->cf_threshold, p->z, p->max_traffic_cv, hbar,
+                             a->sample_p, NULL);
+    *status = v == HS__V_CONGESTED || v == HS__V_CLEAR ? HS__ST_OK : HS__ST_INSUFFICIENT;
+    *cong = v == HS__V_CONGESTED;
+    if (verdict)
+        *verdict = (uint8_t)v;
+}
+
+double hs__an_hbar(const hs_analysis *a, uint32_t l)
+{
+    return a->hop_n && a->hop_n[l] > 0 ? a->hop_sum[l] / a->hop_n[l] : a->judge_hbar;
+}
+
+/* Per link, the hop counts of the records that surely crossed it: with
+ * exact paths every link of the path, with candidate sets the node links. */
+static int hop_sums(hs_analysis *a)
+{
+    const hs__run *r = a->r;
+    hs__paths *p = a->paths;
+    a->hop_sum = calloc((size_t)r->L + 1, sizeof *a->hop_sum);
+    a->hop_n = calloc((size_t)r->L + 1, sizeof *a->hop_n);
+    if (!a->hop_sum || !a->hop_n)
+        return HS_ENOMEM;
+    for (uint64_t i = 0; i < r->R; i++) {
+        hs__rec rec;
+        hs__rec_get(r, i, &rec);
+        hs_field f;
+        if (hs_field_unpack(&r->scheme, rec.field, &f) || f.hop == 0 || f.hop > r->scheme.hop_max)
+            continue;
+        uint32_t ends[2] = { r->nd[rec.src].inj, r->nd[rec.dst].ej };
+        for (int k = 0; k < 2; k++) {
+            a->hop_sum[ends[k]] += f.hop;
+            a->hop_n[ends[k]] += 1;
+        }
+        if (!p->exact)
+            continue;
+        hs__pentry *e;
+        if (hs__an_paths_get(p, r->nd[rec.src].sw, hs__node_class(r, rec.dst), &e))
+            return HS_ENOMEM;
+        for (uint32_t j = 0; j < e->n; j++) {
+            a->hop_sum[p->pool[e->off + j]] += f.hop;
+            a->hop_n[p->pool[e->off + j]] += 1;
+        }
+    }
+    return 0;
+}
+
 static void classify(const hs_analysis *a, const hs_estimate *e, uint8_t *status, uint8_t *cong,
                      uint8_t *verdict)
 {
@@ -1026,6 +1077,8 @@ void hs_an_free(hs_analysis *a)
     free(a->command);
     free(a->phases_file);
     free(a->est_route);
+    free(a->hop_sum);
+    free(a->hop_n);
     free(a->est_blind);
     free(a->status);
     free(a->congested);
@@ -1304,8 +1357,13 @@ int hs_analyze_run(const char *run, const hs_analyze_params *prm, hs_analysis **
 
     /* the whole run: status, congestion, load; the windows' loads were
      * gathered by the decoders */
+    if (a->decoder == HS__DEC_ROUTE && a->paths && (rc = hop_sums(a))) {
+        rc = hs_error_set(err, rc, "out of memory");
+        goto fail;
+    }
     for (uint32_t l = 1; l <= r->L; l++) {
-        classify(a, &a->est[l], &a->status[l], &a->congested[l], &a->verdict[l]);
+        classify_h(a, &a->est[l], hs__an_hbar(a, l), &a->status[l], &a->congested[l],
+                   &a->verdict[l]);
         a->load[l] = load_share(a, l, a->est[l].traffic, a->duration_ps);
         a->load_busy[l] = a->lw_packets[l] > 0 ? a->lw_load[l] / a->lw_packets[l] : 0;
         if (a->load[l] > a->load_busy[l])

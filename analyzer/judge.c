@@ -301,8 +301,21 @@ static int pool_level(hs_analysis *a, uint32_t *cand, uint32_t *ncand, int level
         role(r, cand[mem[0].i], level, P->role, sizeof P->role);
         P->level = level;
         hs__an_pool_estimate(ev, m, &P->e);
+        /* the pool's packets' mean hops, when every link's is known */
+        double hs = 0, hn = 0, hbar = a->judge_hbar;
+        for (uint32_t j = 0; j < m && a->hop_n; j++) {
+            uint32_t l = cand[mem[j].i];
+            if (!(a->hop_n[l] > 0)) {
+                hn = 0;
+                break;
+            }
+            hs += a->hop_sum[l];
+            hn += a->hop_n[l];
+        }
+        if (hn > 0)
+            hbar = hs / hn;
         P->verdict = (uint8_t)hs__an_judge_one(&P->e, a->p.cf_threshold, a->p.z,
-                                               a->p.max_traffic_cv, a->judge_hbar,
+                                               a->p.max_traffic_cv, hbar,
                                                a->sample_p, &P->need);
         for (uint32_t j = 0; j < m && !rc; j++) {
             uint32_t l = cand[mem[j].i];
@@ -368,7 +381,7 @@ int hs__an_judge(hs_analysis *a)
         for (uint32_t i = 0; i < nc; i++) {
             double need;
             hs__an_judge_one(&a->est[cand[i]], a->p.cf_threshold, a->p.z, a->p.max_traffic_cv,
-                             a->judge_hbar, a->sample_p, &need);
+                             hs__an_hbar(a, cand[i]), a->sample_p, &need);
             k[nk++] = need < NEED_MAX ? need : NEED_MAX;
         }
         qsort(k, nk, sizeof *k, cmp_dbl);

@@ -9,5 +9,5 @@ CORE_SRCS += analyzer/rundir_read.c analyzer/appjson.c analyzer/phases.c analyze
              analyzer/latmodel_report.c
 INSTALL_HEADERS += include/hopscope/analyzer.h
 CFLAGS_analyzer_ := -O3
-UNIT_TESTS += tests/unit/test_judge.c tests/unit/test_trees.c tests/unit/test_diagnosis.c tests/unit/test_analyze_rundir.c \
+UNIT_TESTS += tests/unit/test_judge.c tests/unit/test_trees.c tests/unit/test_route.c tests/unit/test_diagnosis.c tests/unit/test_analyze_rundir.c \
               tests/unit/test_features.c tests/unit/test_culprits.c tests/unit/test_latmodel.c

@@ -79,7 +79,9 @@ static int nonminimal_init(hs__paths *p)
     p->gl_off = calloc((size_t)ng * ng + 1, sizeof *p->gl_off);
     p->local = malloc((size_t)r->S * a * sizeof *p->local);
     p->lmark = calloc((size_t)r->L + 1, sizeof *p->lmark);
-    if (!p->gl_off || !p->local || !p->lmark)
+    p->lpos = calloc((size_t)r->L + 1, sizeof *p->lpos);
+    p->walk = malloc(((size_t)r->S + 2) * sizeof *p->walk);
+    if (!p->gl_off || !p->local || !p->lmark || !p->lpos || !p->walk)
         return HS_ENOMEM;
     for (size_t i = 0; i < (size_t)r->S * a; i++)
         p->local[i] = HS__NIL;
@@ -126,8 +128,10 @@ int hs__an_paths_init(hs__paths *p, const hs__run *r, hs_error *err)
     p->tab = calloc(p->cap, sizeof *p->tab);
     p->stamp = calloc(r->S, sizeof *p->stamp);
     p->queue = malloc((size_t)r->S * sizeof *p->queue);
+    p->pre = malloc(((size_t)r->S + 1) * sizeof *p->pre);
+    p->suf = malloc(((size_t)r->S + 1) * sizeof *p->suf);
     p->flow_off = malloc(((size_t)r->L + 1) * sizeof *p->flow_off);
-    if (!p->tab || !p->stamp || !p->queue || !p->flow_off) {
+    if (!p->tab || !p->stamp || !p->queue || !p->pre || !p->suf || !p->flow_off) {
         hs__an_paths_free(p);
         return hs_error_set(err, HS_ENOMEM, "out of memory for the path cache");
     }
@@ -164,8 +168,13 @@ void hs__an_paths_free(hs__paths *p)
     free(p->gl);
     free(p->local);
     free(p->lmark);
+    free(p->lpos);
+    free(p->walk);
     free(p->tab);
     free(p->pool);
+    free(p->plen);
+    free(p->pre);
+    free(p->suf);
     free(p->edges);
     free(p->stamp);
     free(p->queue);
@@ -174,18 +183,29 @@ void hs__an_paths_free(hs__paths *p)
     memset(p, 0, sizeof *p);
 }
 
-/* Builds the entry for (source switch s0, destination class c). */
-/* Appends link l to entry e's candidates unless it is there already. */
-static int add_cand(hs__paths *p, hs__pentry *e, uint32_t l)
+/* Appends link l with path-length mask m to the pool. */
+static int pool_push(hs__paths *p, uint32_t l, uint64_t m)
 {
-    if (p->lmark[l] == p->lgen)
-        return 0;
-    if (grow((void **)&p->pool, &p->cappool, p->npool + 1, sizeof *p->pool))
+    if (grow((void **)&p->pool, &p->cappool, p->npool + 1, sizeof *p->pool) ||
+        grow((void **)&p->plen, &p->capplen, p->npool + 1, sizeof *p->plen))
         return HS_ENOMEM;
-    p->lmark[l] = p->lgen;
+    p->plen[p->npool] = m;
     p->pool[p->npool++] = l;
-    e->n++;
     return 0;
+}
+
+/* Appends link l to entry e's candidates unless it is there already; either
+ * way it lies on a path of the lengths in m. */
+static int add_cand(hs__paths *p, hs__pentry *e, uint32_t l, uint64_t m)
+{
+    if (p->lmark[l] == p->lgen) {
+        p->plen[p->lpos[l]] |= m;
+        return 0;
+    }
+    p->lmark[l] = p->lgen;
+    p->lpos[l] = (uint32_t)p->npool;
+    e->n++;
+    return pool_push(p, l, m);
 }
 
 static int add_edge(hs__paths *p, hs__pentry *e, uint32_t u, uint32_t v)
@@ -205,8 +225,11 @@ static int add_edge(hs__paths *p, hs__pentry *e, uint32_t u, uint32_t v)
  * choice among them depends on hop counts the tables do not record), that
  * link, then the minimal tables from where it lands.  A superset of the
  * packet's path, so the route-aware sums stay unbiased.  Edges follow the
- * walks (flows are upper bounds, as with any candidate set). */
-static int detours(hs__paths *p, hs__pentry *e, uint32_t s0, uint32_t c, uint32_t dsw)
+ * walks (flows are upper bounds, as with any candidate set).  Each walk's
+ * length (node links included) goes into its links' masks and e->lens; a
+ * walk that does not reach dsw has no known length: *nolen is set. */
+static int detours(hs__paths *p, hs__pentry *e, uint32_t s0, uint32_t c, uint32_t dsw,
+                   int *nolen)
 {
     const hs__run *r = p->r;
     uint32_t G = (uint32_t)r->sw[s0].group, Gd = (uint32_t)r->sw[dsw].group, ng = p->ngroups;
@@ -217,39 +240,98 @@ static int detours(hs__paths *p, hs__pentry *e, uint32_t s0, uint32_t c, uint32_
         memset(p->lmark, 0, ((size_t)r->L + 1) * sizeof *p->lmark);
         p->lgen = 1;
     }
-    for (uint32_t j = 0; j < e->n; j++)
+    for (uint32_t j = 0; j < e->n; j++) {
         p->lmark[p->pool[e->off + j]] = p->lgen;
+        p->lpos[p->pool[e->off + j]] = e->off + j;
+    }
     for (uint32_t I = 0; I < ng; I++) {
         if (I == G || I == Gd)
             continue;
         for (uint32_t q = p->gl_off[(size_t)G * ng + I]; q < p->gl_off[(size_t)G * ng + I + 1];
              q++) {
             uint32_t gl = p->gl[q], owner = r->lk[gl].from, land = r->lk[gl].to;
-            int rc;
+            uint32_t n = 0;
             if (owner != s0) {
                 uint32_t ll = p->local[(size_t)s0 * p->a + (uint32_t)r->sw[owner].router];
                 if (ll == HS__NIL)
                     continue;
-                if ((rc = add_cand(p, e, ll)) || (rc = add_edge(p, e, ll, gl)))
-                    return rc;
+                p->walk[n++] = ll;
             }
-            if ((rc = add_cand(p, e, gl)))
-                return rc;
+            p->walk[n++] = gl;
             /* on from the landing switch along the minimal tables (at most
              * S hops: the tables are not checked for loops here) */
-            uint32_t s = land, prev = gl;
+            uint32_t s = land;
             for (uint32_t hop = 0; s != dsw && hop < r->S; hop++) {
                 uint32_t l = hs__route_first(r, s, c);
                 if (!l)
                     break;
-                if ((rc = add_cand(p, e, l)) || (rc = add_edge(p, e, prev, l)))
-                    return rc;
-                prev = l;
+                p->walk[n++] = l;
                 s = r->lk[l].to;
             }
+            /* n switch links and the two node links */
+            uint64_t m = s == dsw && n + 2 < 64 ? 1ull << (n + 2) : 0;
+            if (!m)
+                *nolen = 1;
+            e->lens |= m;
+            int rc;
+            for (uint32_t i = 0; i < n; i++)
+                if ((rc = add_cand(p, e, p->walk[i], m)) ||
+                    (i && (rc = add_edge(p, e, p->walk[i - 1], p->walk[i]))))
+                    return rc;
         }
     }
     return 0;
+}
+
+/* Path lengths through the breadth-first part of entry e (the tables'
+ * allowed outputs from s0 towards class c, switch dsw: the pool's links
+ * from e->off, listed in the breadth-first order of their switches;
+ * queue[0..nq) the switches reached): pre[s] the lengths from s0 to s,
+ * suf[s] from s to dsw (bit n: n switch links), to a fixed point, pre
+ * forward and suf backward over the links (the outputs of minimal tables
+ * form a DAG that the breadth-first order sorts: two passes, the second
+ * changing nothing).  Each link's mask is then every pre(from) + 1 +
+ * suf(to), plus the two node links.  0 when the passes do not settle or a
+ * length does not fit in 61 bits (then no record is filtered by it). */
+static uint64_t bfs_lengths(hs__paths *p, hs__pentry *e, uint32_t dsw, uint32_t nq)
+{
+    const hs__run *r = p->r;
+    const uint32_t *pl = p->pool + e->off;
+    for (uint32_t i = 0; i < nq; i++)
+        p->pre[p->queue[i]] = p->suf[p->queue[i]] = 0;
+    p->pre[p->queue[0]] = 1;
+    int changed = 1;
+    for (uint32_t pass = 0; changed && pass <= nq + 1; pass++) {
+        changed = 0;
+        for (uint32_t i = 0; i < e->n; i++) {
+            const hs__link *k = &r->lk[pl[i]];
+            if (k->to == dsw)
+                continue;
+            uint64_t np = p->pre[k->to] | p->pre[k->from] << 1;
+            changed |= np != p->pre[k->to];
+            p->pre[k->to] = np;
+        }
+        for (uint32_t i = e->n; i-- > 0;) {
+            const hs__link *k = &r->lk[pl[i]];
+            uint64_t ns = p->suf[k->from] | (k->to == dsw ? 1 : p->suf[k->to]) << 1;
+            changed |= ns != p->suf[k->from];
+            p->suf[k->from] = ns;
+        }
+    }
+    if (changed)
+        return 0;
+    uint64_t lens = p->suf[p->queue[0]];
+    if (lens >> 61)
+        return 0;
+    for (uint32_t i = 0; i < e->n; i++) {
+        const hs__link *k = &r->lk[pl[i]];
+        uint64_t sv = k->to == dsw ? 1 : p->suf[k->to], m = 0;
+        for (unsigned b = 0; b < 61; b++)
+            if (p->pre[k->from] >> b & 1)
+                m |= sv << (b + 1);
+        p->plen[e->off + i] = m << 2;
+    }
+    return lens << 2;
 }
 
 static int build(hs__paths *p, hs__pentry *e, uint32_t s0, uint32_t c)
@@ -262,6 +344,7 @@ static int build(hs__paths *p, hs__pentry *e, uint32_t s0, uint32_t c)
     e->edge_off = p->nedges;
     e->nedge = 0;
     e->count = 0;
+    e->lens = 1ull << 2;   /* injection and ejection only */
     if (s0 == dsw)
         return 0;
     /* breadth-first over the allowed outputs; every switch once */
@@ -275,9 +358,8 @@ static int build(hs__paths *p, hs__pentry *e, uint32_t s0, uint32_t c)
         unsigned k = hs__route_set(r, s, c, set);
         for (unsigned i = 0; i < k; i++) {
             uint32_t l = set[i];
-            if (grow((void **)&p->pool, &p->cappool, p->npool + 1, sizeof *p->pool))
+            if (pool_push(p, l, 0))
                 return HS_ENOMEM;
-            p->pool[p->npool++] = l;
             e->n++;
             uint32_t t = r->lk[l].to;
             if (t == dsw)
@@ -299,24 +381,27 @@ static int build(hs__paths *p, hs__pentry *e, uint32_t s0, uint32_t c)
             }
         }
     }
+    e->lens = bfs_lengths(p, e, dsw, (uint32_t)qt);
+    int nolen = !e->lens;
     if (p->nonminimal) {
-        if ((rc0 = detours(p, e, s0, c, dsw)))
+        if ((rc0 = detours(p, e, s0, c, dsw, &nolen)))
             return rc0;
         /* the detours enter the destination switch too */
         e->nlast = 0;
         for (uint32_t i = 0; i < e->n; i++)
             e->nlast += r->lk[p->pool[e->off + i]].to == dsw;
     }
+    if (nolen)
+        e->lens = 0;
     /* first: the outputs at s0, pooled first by the breadth-first order;
      * last: the links into the destination switch, listed again after the
      * entry's links (the flows into the ejection link need them) */
     e->nfirst = hs__route_set(r, s0, c, set);
-    if (grow((void **)&p->pool, &p->cappool, p->npool + e->nlast, sizeof *p->pool))
-        return HS_ENOMEM;
-    e->last_off = p->npool;
+    e->last_off = (uint32_t)p->npool;
     for (uint32_t i = 0; i < e->n; i++)
-        if (r->lk[p->pool[e->off + i]].to == dsw)
-            p->pool[p->npool++] = p->pool[e->off + i];
+        if (r->lk[p->pool[e->off + i]].to == dsw &&
+            pool_push(p, p->pool[e->off + i], p->plen[e->off + i]))
+            return HS_ENOMEM;
     return 0;
 }
 
@@ -485,8 +570,21 @@ int hs__an_route_add(hs__decoder *d, uint64_t i, int (*keep)(void *ctx, uint32_t
         d->cand[nc++] = inj;
         acc[inj].npath += counted;
     }
+    /* Candidate sets: the record's hop count is the length of its packet's
+     * path, so a candidate link on no candidate path of that length was not
+     * crossed (its contribution has expectation 0 there: leaving it out
+     * keeps the sums unbiased and removes its noise).  The hop count does
+     * not depend on which link was sampled, so the choice is not the
+     * outcome's.  A hop count no candidate path has (routing the tables do
+     * not describe) keeps every candidate. */
+    uint64_t hb = 0;
+    if (!p->exact && f->hop != 0 && f->hop != r->scheme.hop_ovf && f->hop < 64 &&
+        (e->lens >> f->hop & 1))
+        hb = 1ull << f->hop;
     for (uint32_t j = 0; j < e->n; j++) {  /* pool may be empty (same-switch pairs) */
         uint32_t l = p->pool[e->off + j];
+        if (hb && !(p->plen[e->off + j] & hb))
+            continue;
         if (!keep || keep(ctx, l))
             d->cand[nc++] = l;
     }

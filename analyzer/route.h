@@ -14,6 +14,9 @@ typedef struct hs__pentry {
     uint32_t last_off, nlast; /* pool[last_off ..): those entering the destination switch */
     uint32_t edge_off, nedge; /* consecutive pairs (u, v) in edges[] */
     uint64_t count;      /* records through this entry whose edges await counting */
+    uint64_t lens;       /* bit n: some candidate path crosses n links in all
+                            (node links included), the hop count its records
+                            carry; 0 when a length exceeds 63 (no filter) */
 } hs__pentry;
 
 typedef struct hs__paths {
@@ -22,7 +25,9 @@ typedef struct hs__paths {
     hs__pentry *tab;
     size_t cap, n;
     uint32_t *pool;
-    size_t npool, cappool;
+    uint64_t *plen;      /* per pool slot: bit n when the link lies on a
+                            candidate path of n links (node links included) */
+    size_t npool, cappool, capplen;
     uint32_t *edges;     /* pairs */
     size_t nedges, capedges;
     uint32_t *stamp, gen, *queue;   /* scratch */
@@ -37,6 +42,10 @@ typedef struct hs__paths {
     uint32_t *local;         /* local link from switch s to router j of its group, per s*a+j */
     uint32_t a;              /* routers per group */
     uint32_t *lmark, lgen;   /* per link: in the entry being built */
+    uint32_t *lpos;          /* per link marked: its pool slot */
+    uint32_t *walk;          /* scratch: one detour's links (S + 2) */
+    uint64_t *pre, *suf;     /* per switch: path lengths from the source switch,
+                                to the destination switch (bit n: n links) */
     size_t *flow_off;    /* per link into a switch: offset in flow[], else SIZE_MAX */
     uint64_t *flow;      /* records per (link, output port of its far switch) */
     size_t nflow;
