@@ -398,6 +398,36 @@ static int place_app(rp *R, hs_mapping_cfg *map, hs_error *err)
     return rc;
 }
 
+/* The application's times and totals in res: each rank's end (a rank not
+ * done ends with the run), the run's, mean compute and communication time,
+ * messages and bytes.  HS_ENOMEM if the per-rank array cannot be had. */
+static int app_times(const rp *R, const rp_job *J, hs_replay_result *res)
+{
+    res->ranks = J->nranks;
+    res->actors = R->app_actors;
+    res->rank_time = calloc(J->nranks ? J->nranks : 1, sizeof *res->rank_time);
+    if (!res->rank_time)
+        return HS_ENOMEM;
+    uint64_t comp = 0, comm = 0;
+    for (uint32_t a = J->actor0; a < J->actor0 + J->nactors; a++) {
+        const rp_actor *A = &R->actors[a];
+        uint32_t r = R->ranks[A->rank].jrank;
+        hs_time e = A->state == A_DONE ? A->t_end : R->t_end;
+        if (e > res->rank_time[r])
+            res->rank_time[r] = e;
+        comp += A->compute;
+        comm += A->comm;
+    }
+    for (uint32_t r = 0; r < J->nranks; r++)
+        if (res->rank_time[r] > res->total)
+            res->total = res->rank_time[r];
+    res->compute_mean = J->nranks ? (hs_time)((comp + J->nranks / 2) / J->nranks) : 0;
+    res->comm_mean = J->nranks ? (hs_time)((comm + J->nranks / 2) / J->nranks) : 0;
+    res->messages = R->app_msgs;
+    res->bytes = R->app_bytes;
+    return 0;
+}
+
 /* The run of one process of a parallel replay: to global idle, the
  * network's and the replay's results gathered at part 0, which writes the
  * run directory (docs/fabric.md, "Parallel runs").  Every process goes
@@ -459,30 +489,10 @@ static int run_par(rp *R, const hs_replay_params *p, const char *out, hs_replay_
      * deadlock, found there too */
     if (R->app_done != R->app_actors)
         R->deadlock = 1;
-    res->ranks = J->nranks;
-    res->actors = R->app_actors;
-    res->rank_time = calloc(J->nranks ? J->nranks : 1, sizeof *res->rank_time);
-    if (!res->rank_time) {
+    if (app_times(R, J, res)) {
         rp_free(R);
         return hs_error_set(err, HS_ENOMEM, "out of memory");
     }
-    uint64_t comp = 0, comm = 0;
-    for (uint32_t a = J->actor0; a < J->actor0 + J->nactors; a++) {
-        const rp_actor *A = &R->actors[a];
-        uint32_t r = R->ranks[A->rank].jrank;
-        hs_time e = A->state == A_DONE ? A->t_end : R->t_end;
-        if (e > res->rank_time[r])
-            res->rank_time[r] = e;
-        comp += A->compute;
-        comm += A->comm;
-    }
-    for (uint32_t r = 0; r < J->nranks; r++)
-        if (res->rank_time[r] > res->total)
-            res->total = res->rank_time[r];
-    res->compute_mean = J->nranks ? (hs_time)((comp + J->nranks / 2) / J->nranks) : 0;
-    res->comm_mean = J->nranks ? (hs_time)((comm + J->nranks / 2) / J->nranks) : 0;
-    res->messages = R->app_msgs;
-    res->bytes = R->app_bytes;
     hs__rp_lat_stats(R, -1, &res->lat);
     hs__rp_report(R, res);
     res->unmatched_sends = us;
@@ -724,30 +734,10 @@ static int run_once(const hs_replay_params *p, const char *bg, const char *out, 
 
     /* ---- results ---- */
     const rp_job *J = &R->jobs[0];
-    res->ranks = J->nranks;
-    res->actors = R->app_actors;
-    res->rank_time = calloc(J->nranks ? J->nranks : 1, sizeof *res->rank_time);
-    if (!res->rank_time) {
+    if (app_times(R, J, res)) {
         rp_free(R);
         return hs_error_set(err, HS_ENOMEM, "out of memory");
     }
-    uint64_t comp = 0, comm = 0;
-    for (uint32_t a = J->actor0; a < J->actor0 + J->nactors; a++) {
-        const rp_actor *A = &R->actors[a];
-        uint32_t r = R->ranks[A->rank].jrank;
-        hs_time e = A->state == A_DONE ? A->t_end : R->t_end;
-        if (e > res->rank_time[r])
-            res->rank_time[r] = e;
-        comp += A->compute;
-        comm += A->comm;
-    }
-    for (uint32_t r = 0; r < J->nranks; r++)
-        if (res->rank_time[r] > res->total)
-            res->total = res->rank_time[r];
-    res->compute_mean = J->nranks ? (hs_time)((comp + J->nranks / 2) / J->nranks) : 0;
-    res->comm_mean = J->nranks ? (hs_time)((comm + J->nranks / 2) / J->nranks) : 0;
-    res->messages = R->app_msgs;
-    res->bytes = R->app_bytes;
     res->rma_ops = R->app_rma;
     res->rma_bytes = R->app_rma_bytes;
     hs__rp_lat_stats(R, -1, &res->lat);
