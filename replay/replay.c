@@ -428,6 +428,24 @@ static int app_times(const rp *R, const rp_job *J, hs_replay_result *res)
     return 0;
 }
 
+/* The network's side of res: its statistics (events and hops added to the
+ * replay's own), monitoring and the in-band field's widths. */
+static void net_results(const rp *R, hs_replay_result *res)
+{
+    hs_fabric_stats st;
+    hs_fabric_get_stats(R->F, &st);
+    res->events += st.events;
+    res->hops += st.hops;
+    res->net = st;
+    res->packets_monitored = st.packets_monitored;
+    res->packets_overflowed = st.packets_overflowed;
+    res->max_route_links = hs_fabric_max_route_links(R->F);
+    res->monitor_p = R->jobs[0].sample_rate;
+    const hs_scheme *sc = hs_fabric_scheme(R->F);
+    res->hop_bits = sc->c;
+    res->field_bits = sc->field_bits;
+}
+
 /* The run of one process of a parallel replay: to global idle, the
  * network's and the replay's results gathered at part 0, which writes the
  * run directory (docs/fabric.md, "Parallel runs").  Every process goes
@@ -512,20 +530,7 @@ static int run_par(rp *R, const hs_replay_params *p, const char *out, hs_replay_
         free(old);
     }
     hs__rp_phases_result(R, res);
-    hs_fabric_stats st;
-    hs_fabric_get_stats(R->F, &st);
-    res->events += st.events;
-    res->hops += st.hops;
-    res->net = st;
-    res->packets_monitored = st.packets_monitored;
-    res->packets_overflowed = st.packets_overflowed;
-    res->max_route_links = hs_fabric_max_route_links(R->F);
-    res->monitor_p = R->jobs[0].sample_rate;
-    {
-        const hs_scheme *s = hs_fabric_scheme(R->F);
-        res->hop_bits = s->c;
-        res->field_bits = s->field_bits;
-    }
+    net_results(R, res);
     if (out) {
         rc = hs_mkdir_p(out, err);
         if (!rc)
@@ -767,20 +772,7 @@ static int run_once(const hs_replay_params *p, const char *bg, const char *out, 
         res->ci_bandwidth = iso->comm_mean ? (double)res->comm_mean / (double)iso->comm_mean : NAN;
         res->ci_runtime = iso->total ? (double)res->total / (double)iso->total : NAN;
     }
-    hs_fabric_stats st;
-    hs_fabric_get_stats(R->F, &st);
-    res->events += st.events;
-    res->hops += st.hops;
-    res->net = st;
-    res->packets_monitored = st.packets_monitored;
-    res->packets_overflowed = st.packets_overflowed;
-    res->max_route_links = hs_fabric_max_route_links(R->F);
-    res->monitor_p = R->jobs[0].sample_rate;
-    {
-        const hs_scheme *s = hs_fabric_scheme(R->F);
-        res->hop_bits = s->c;
-        res->field_bits = s->field_bits;
-    }
+    net_results(R, res);
     if (out) {
         char path[4096];
         rc = hs_mkdir_p(out, err);
