@@ -22,3 +22,36 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1
 MPIRUN_OMPI="mpirun.openmpi --oversubscribe"
 MPIRUN_MPICH="mpirun.mpich"
+
+# The processes of a run under mpirun PID (the launcher's descendants
+# named hopscope-par), by process id.
+ranks_of() {
+    kids=$1 all=""
+    while [ -n "$kids" ]; do
+        next=""
+        for k in $kids; do
+            for c in $(cat /proc/"$k"/task/*/children 2>/dev/null); do
+                next="$next $c"
+                [ "$(cat /proc/"$c"/comm 2>/dev/null)" = hopscope-par ] && all="$all $c"
+            done
+        done
+        kids=$next
+    done
+    echo $all
+}
+
+# Kills one process of the 2-process run under launcher PID once both have
+# started and run for a second (SIGKILL, the last one found); prints its
+# process id (nothing if none was found).
+kill_one_rank() {
+    victims=""
+    for i in $(seq 1 100); do
+        victims=$(ranks_of "$1")
+        [ "$(echo $victims | wc -w)" -ge 2 ] && break
+        sleep 0.1
+    done
+    sleep 1
+    v=$(echo $victims | awk '{print $NF}')
+    [ -n "$v" ] && kill -9 "$v"
+    echo "$v"
+}

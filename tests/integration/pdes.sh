@@ -72,23 +72,6 @@ for mpi in openmpi mpich; do
     done
 done
 
-# The processes of a run under mpirun PID (the launcher's descendants
-# named hopscope-par), by process id.
-ranks_of() {
-    kids=$1 all=""
-    while [ -n "$kids" ]; do
-        next=""
-        for k in $kids; do
-            for c in $(cat /proc/"$k"/task/*/children 2>/dev/null); do
-                next="$next $c"
-                [ "$(cat /proc/"$c"/comm 2>/dev/null)" = hopscope-par ] && all="$all $c"
-            done
-        done
-        kids=$next
-    done
-    echo $all
-}
-
 # Kill one process of a long run: the run fails and leaves no run directory.
 for mpi in openmpi mpich; do
     PAR="$BUILD/bin/$mpi/hopscope-par"
@@ -98,15 +81,7 @@ for mpi in openmpi mpich; do
     timeout 120 $RUN -np 2 "$PAR" simulate --topo fattree:k=4,n=2 --load 0.5 \
         --packets 50000000 --quiet -o "$T_TMP/killed" > "$T_TMP/k.log" 2>&1 &
     launcher=$!
-    victims=""
-    for i in $(seq 1 100); do
-        victims=$(ranks_of $launcher)
-        [ "$(echo $victims | wc -w)" -ge 2 ] && break
-        sleep 0.1
-    done
-    sleep 1
-    v=$(echo $victims | awk '{print $NF}')
-    [ -n "$v" ] && kill -9 "$v"
+    v=$(kill_one_rank $launcher)
     wait $launcher
     rc=$?
     t_eq "$mpi: a killed process stops the run with an error" "failed" \

@@ -92,23 +92,6 @@ if [ -x "$PAR" ]; then
         "$(cd "$T_TMP/run" && md5sum -- $(ls | grep -v '^app.json$') | md5sum)"
 fi
 
-# The processes of a run under mpirun PID (the launcher's descendants
-# named hopscope-par), by process id.
-ranks_of() {
-    kids=$1 all=""
-    while [ -n "$kids" ]; do
-        next=""
-        for k in $kids; do
-            for c in $(cat /proc/"$k"/task/*/children 2>/dev/null); do
-                next="$next $c"
-                [ "$(cat /proc/"$c"/comm 2>/dev/null)" = hopscope-par ] && all="$all $c"
-            done
-        done
-        kids=$next
-    done
-    echo $all
-}
-
 # Kill one process of a long replay: the run fails and leaves no run
 # directory (nor its RUN.part-PID).
 "$HOPSCOPE" gen halo3d --ranks 16 --iters 100000 --size 4K --compute 1us \
@@ -121,15 +104,7 @@ for mpi in openmpi mpich; do
     timeout 120 $RUN -np 2 "$PAR" simulate -i "$T_TMP/long" --topo torus:4x4 --max-packets 0 \
         --quiet -o "$T_TMP/killed" > "$T_TMP/k.log" 2>&1 < /dev/null &
     launcher=$!
-    victims=""
-    for i in $(seq 1 100); do
-        victims=$(ranks_of $launcher)
-        [ "$(echo $victims | wc -w)" -ge 2 ] && break
-        sleep 0.1
-    done
-    sleep 1
-    v=$(echo $victims | awk '{print $NF}')
-    [ -n "$v" ] && kill -9 "$v"
+    v=$(kill_one_rank $launcher)
     wait $launcher
     rc=$?
     t_eq "$mpi: a killed process stops the replay with an error" "failed" \
